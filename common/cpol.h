@@ -1,0 +1,257 @@
+/*
+ * cpol.h - the compiled policy ("blob"): its on-disk format and the
+ * in-memory form that the reader produces and the writer consumes.
+ *
+ * This header is the one definition of the format; man/cordon.cpol.5 is
+ * its prose version.  They change together.  Nothing here needs
+ * libseccomp: the launcher links only common/.
+ *
+ * On disk, every integer is little-endian and every field is decoded one
+ * by one through a bounds-checked cursor (cpol_read.c); no host struct is
+ * ever copied in or out.
+ *
+ *   header (CPOL_HEADER_LEN bytes)
+ *     0  magic[8]      CPOL_MAGIC
+ *     8  u16 version   CPOL_VERSION
+ *    10  u16 hdrlen    CPOL_HEADER_LEN
+ *    12  u32 arch      AUDIT_ARCH_* of the seccomp program
+ *    16  u32 size      total bytes, header included
+ *    20  u32 nsect     number of sections
+ *    24  u32 flags     0 (no flag is defined; others are refused)
+ *    28  u32 reserved  0
+ *    32  u8[32] sum    SHA-256 of bytes [0,32) and [64,size)
+ *   sections, in strictly increasing type order, each at most once:
+ *     u16 type, u16 flags (CPOL_SECT_CRITICAL), u32 len, len bytes
+ *   A reader refuses an unknown section marked critical and skips an
+ *   unknown one that is not.  No byte may follow the last section.
+ *
+ *   A string is u16 length then that many bytes, no NUL among them.
+ */
+#ifndef CORDON_CPOL_H
+#define CORDON_CPOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CPOL_MAGIC "\x89" "CPOL\r\n\x1a"
+#define CPOL_MAGIC_LEN 8
+#define CPOL_VERSION 1
+#define CPOL_HEADER_LEN 64
+#define CPOL_SUM_OFF 32
+#define CPOL_SUM_LEN 32
+
+/* Limits.  Each bounds something a reader allocates or a kernel takes. */
+#define CPOL_MAX_SIZE (4u << 20)   /* whole blob; policies are a few KiB */
+#define CPOL_MAX_SECTIONS 32       /* more than the defined types */
+#define CPOL_MAX_STR 4096          /* PATH_MAX: the longest path Linux takes */
+#define CPOL_MAX_INSNS 4096        /* BPF_MAXINSNS: the kernel's own limit */
+#define CPOL_MAX_FS 512            /* Landlock rules; ~1 open fd each */
+#define CPOL_MAX_NET 64            /* TCP port rules */
+#define CPOL_MAX_ENV 128           /* environment entries */
+#define CPOL_MAX_ARGV 64           /* command-line words */
+#define CPOL_MAX_RULES 8192        /* explain table: ~450 syscalls x conds */
+#define CPOL_MAX_CONDS 6           /* one per syscall argument */
+
+enum cpol_section {
+	CPOL_S_META = 1,     /* name, description, compiler, source digest */
+	CPOL_S_LAYERS = 2,   /* Landlock ABI minimum, layer flags */
+	CPOL_S_SECCOMP = 3,  /* the BPF program, ready for the kernel */
+	CPOL_S_FS = 4,       /* Landlock path rules */
+	CPOL_S_NET = 5,      /* Landlock TCP port rules */
+	CPOL_S_LIMITS = 6,   /* rlimits, timeout, output cap */
+	CPOL_S_ENV = 7,      /* environment allowlist and fixed values */
+	CPOL_S_ARGV = 8,     /* the command line to exec */
+	CPOL_S_RULES = 9,    /* the syscall rules, for explain/diff/audit */
+	CPOL_S_MAX = 9,
+};
+#define CPOL_SECT_CRITICAL 0x0001u
+
+/*
+ * META:   str name, str description, str compiler_version,
+ *         u8[32] source_digest (SHA-256 over every source file read, in
+ *         the order read, each as u32 length then bytes)
+ * LAYERS: u32 landlock_abi_min, u32 flags (CPOL_F_*), u32 errata_min (0)
+ */
+#define CPOL_F_BEST_EFFORT_LANDLOCK 0x0001u /* run below landlock_abi_min */
+#define CPOL_F_NET_OFF 0x0002u    /* no network: Landlock TCP handled, netns */
+#define CPOL_F_NET_TCP 0x0004u    /* TCP limited to the NET section's ports */
+#define CPOL_F_PRIVATE_TMP 0x0008u  /* fresh tmpfs on /tmp (mount namespace) */
+#define CPOL_F_PRIVATE_SHM 0x0010u  /* fresh tmpfs on /dev/shm */
+#define CPOL_F_BEST_EFFORT_NS 0x0020u /* private tmp/shm may be missing */
+#define CPOL_F_ALL 0x003fu
+/* Exactly one of NET_OFF and NET_TCP is set: "network on" is not a mode. */
+
+/*
+ * SECCOMP: u32 count (1..CPOL_MAX_INSNS), then count instructions, each
+ *          u16 code, u8 jt, u8 jf, u32 k.  Installed as is.
+ */
+struct cpol_insn {
+	uint16_t code;
+	uint8_t jt;
+	uint8_t jf;
+	uint32_t k;
+};
+
+/*
+ * FS: u32 count, then per rule: u64 access (LANDLOCK_ACCESS_FS_* bits,
+ *     the kernel's numbering), u8 flags (CPOL_FS_*), str path.
+ *     The path is absolute, or starts with "$WORKDIR" or is "$SNIPPET"
+ *     (the launcher binds those); no "." or ".." component, no "//".
+ */
+#define CPOL_FS_OPTIONAL 0x01u /* absent at launch: skipped, not an error */
+#define CPOL_FS_ALL 0x01u
+
+/*
+ * NET: u32 count, then per rule: u8 kind (CPOL_NET_*), u16 port (1..65535).
+ */
+enum cpol_net_kind { CPOL_NET_CONNECT = 1, CPOL_NET_BIND = 2 };
+
+/*
+ * LIMITS: u64 timeout_ms (0 < t), u64 output_cap (bytes, stdout+stderr),
+ *         u32 count, then per limit: u8 resource (CPOL_RLIM_*), u64 value
+ *         (soft = hard; CPOL_RLIM_INFINITY for unlimited).  Each resource
+ *         at most once, in increasing order.
+ */
+enum cpol_rlim {
+	CPOL_RLIM_CPU = 1,    /* seconds */
+	CPOL_RLIM_AS = 2,     /* bytes */
+	CPOL_RLIM_DATA = 3,
+	CPOL_RLIM_FSIZE = 4,
+	CPOL_RLIM_NPROC = 5,
+	CPOL_RLIM_NOFILE = 6,
+	CPOL_RLIM_CORE = 7,
+	CPOL_RLIM_STACK = 8,
+	CPOL_RLIM_MEMLOCK = 9,
+	CPOL_RLIM_MAX = 9,
+};
+#define CPOL_RLIM_INFINITY UINT64_MAX
+
+/*
+ * ENV: u32 count, then per entry: u8 kind (CPOL_ENV_*), str name, str value
+ *      (empty for KEEP).  A SET value may contain "$WORKDIR".
+ */
+enum cpol_env_kind { CPOL_ENV_KEEP = 1, CPOL_ENV_SET = 2 };
+
+/*
+ * ARGV: u32 count (1..CPOL_MAX_ARGV), then count strings.  argv[0] is an
+ *       absolute path (no PATH search in the sandbox).  "$SNIPPET" and
+ *       "$WORKDIR" inside a word are replaced by the launcher.
+ */
+
+/*
+ * RULES: u32 default_action, u32 count, then per rule: u32 nr, str name,
+ *        u32 action (SECCOMP_RET_* with its data), u8 ncond, ncond times
+ *        { u8 arg (0..5), u8 op (CPOL_OP_*), u8 width (32 or 64),
+ *          u64 mask, u64 value }, str origin ("file:line").
+ *        Rules are sorted by (nr, action, conditions).  A syscall with no
+ *        rule gets default_action; numbers the compiler did not know get
+ *        ENOSYS.  This table is what explain and diff read; the kernel
+ *        gets only the SECCOMP section, built from the same rules.
+ */
+enum cpol_op {
+	CPOL_OP_EQ = 1,
+	CPOL_OP_NE = 2,
+	CPOL_OP_LT = 3,
+	CPOL_OP_LE = 4,
+	CPOL_OP_GT = 5,
+	CPOL_OP_GE = 6,
+	CPOL_OP_MASKED_EQ = 7, /* (arg & mask) == value */
+	CPOL_OP_MAX = 7,
+};
+
+struct cpol_cond {
+	uint8_t arg;
+	uint8_t op;
+	uint8_t width;
+	uint64_t mask;
+	uint64_t value;
+};
+
+struct cpol_rule {
+	uint32_t nr;
+	char *name;
+	uint32_t action;
+	uint8_t ncond;
+	struct cpol_cond cond[CPOL_MAX_CONDS];
+	char *origin;
+};
+
+struct cpol_fs {
+	uint64_t access;
+	uint8_t flags;
+	char *path;
+};
+
+struct cpol_net {
+	uint8_t kind;
+	uint16_t port;
+};
+
+struct cpol_env {
+	uint8_t kind;
+	char *name;
+	char *value;
+};
+
+struct cpol_limit {
+	uint8_t resource;
+	uint64_t value;
+};
+
+/* A whole policy.  Strings are NUL-terminated heap copies. */
+struct cpol {
+	uint32_t arch;
+	char *name;
+	char *description;
+	char *compiler_version;
+	uint8_t source_digest[32];
+	uint32_t landlock_abi_min;
+	uint32_t flags;
+	uint32_t errata_min;
+	struct cpol_insn *insns;
+	uint32_t ninsns;
+	struct cpol_fs *fs;
+	uint32_t nfs;
+	struct cpol_net *net;
+	uint32_t nnet;
+	uint64_t timeout_ms;
+	uint64_t output_cap;
+	struct cpol_limit *limits;
+	uint32_t nlimits;
+	struct cpol_env *env;
+	uint32_t nenv;
+	char **argv;
+	uint32_t nargv;
+	uint32_t default_action;
+	struct cpol_rule *rules;
+	uint32_t nrules;
+	uint8_t blob_digest[32];   /* filled by the reader: the header's sum */
+};
+
+/*
+ * cpol_read: validate buf[0..len) completely and decode it into *out.
+ * Returns 0, or -1 with a message in err (errlen bytes) and *out empty.
+ * Makes no system call besides malloc.
+ */
+int cpol_read(const uint8_t *buf, size_t len, struct cpol *out,
+    char *err, size_t errlen);
+
+/* cpol_load: read a whole file (no symlink, regular, size-capped), then
+ * cpol_read.  Returns 0, or -1 with a message in err. */
+int cpol_load(const char *path, struct cpol *out, char *err, size_t errlen);
+
+/*
+ * cpol_write: serialise *p into a fresh heap buffer (*bufp, *lenp).
+ * The output depends only on *p: same policy, same bytes.  Returns 0, or
+ * -1 with a message in err if *p breaks a limit the reader enforces.
+ */
+int cpol_write(const struct cpol *p, uint8_t **bufp, size_t *lenp,
+    char *err, size_t errlen);
+
+void cpol_free(struct cpol *p);
+
+/* Names, for explain and diagnostics; NULL when out of range. */
+const char *cpol_rlim_name(unsigned int resource);
+const char *cpol_op_name(unsigned int op);
+
+#endif

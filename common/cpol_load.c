@@ -1,0 +1,77 @@
+/* cpol_load.c - read a blob file whole, then validate it (cpol_read). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cpol.h"
+
+int cpol_load(const char *path, struct cpol *out, char *err, size_t errlen)
+{
+	struct stat st;
+	uint8_t *buf = NULL;
+	size_t len, got = 0;
+	int fd, rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto close_fd;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		goto close_fd;
+	}
+	if (st.st_size < CPOL_HEADER_LEN || st.st_size > CPOL_MAX_SIZE) {
+		snprintf(err, errlen, "%s: size %lld is outside %u..%u", path,
+		    (long long)st.st_size, CPOL_HEADER_LEN, CPOL_MAX_SIZE);
+		goto close_fd;
+	}
+	len = (size_t)st.st_size;
+	buf = malloc(len + 1);
+	if (!buf) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto close_fd;
+	}
+	/* Read one byte more than stat said, to notice a file that grew. */
+	while (got < len + 1) {
+		ssize_t n = read(fd, buf + got, len + 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto free_buf;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got != len) {
+		snprintf(err, errlen, "%s: changed size while being read",
+		    path);
+		goto free_buf;
+	}
+	if (cpol_read(buf, len, out, err, errlen) < 0) {
+		/* Prefix the file name without losing the reader's words. */
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", err);
+		snprintf(err, errlen, "%s: %s", path, msg);
+		goto free_buf;
+	}
+	rc = 0;
+free_buf:
+	free(buf);
+close_fd:
+	close(fd);
+	return rc;
+}
