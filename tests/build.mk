@@ -1,0 +1,17 @@
+# tests/: make check builds everything, then runs each suite in order.
+#   unit:   tests/unit/test_*.c (cmocka), linked with common/ and the
+#           compiler's library objects (COMPILER_LIB_OBJS, from
+#           compiler/build.mk)
+#   golden: tests/golden/run.sh (diagnostics and round trips)
+#   pytest: tests/run-pytest.sh (as root, then as uid 65534)
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(COMMON_OBJS) $(COMPILER_LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka $(COMPILER_LIBS)
+
+check: all $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+	@echo "== golden"; BUILD=$(BUILD) sh tests/golden/run.sh
+	@echo "== pytest"; BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run-pytest.sh

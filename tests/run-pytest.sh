@@ -1,0 +1,30 @@
+#!/bin/sh
+# Run the pytest suites against the built binaries.  As root, run them
+# twice: as root, then as uid 65534 on a copy of what they need in a
+# temporary directory that uid can read (the checkout may sit in a folder
+# it cannot enter).  Extra arguments go to pytest (e.g. -k, -m).
+set -eu
+BUILD=${BUILD:-build}
+PYTHON=${PYTHON:-/usr/bin/python3}
+top=$(pwd)
+
+
+echo "-- pytest as $(id -un) (uid $(id -u))"
+CORDON_BUILD="$top/$BUILD" CORDON_SRC="$top" "$PYTHON" -m pytest -q \
+	-p no:cacheprovider "$top/tests" "$@"
+
+if [ "$(id -u)" = 0 ] && [ "${CORDON_NO_UNPRIV:-0}" != 1 ]; then
+	tmp=$(mktemp -d /tmp/cordon-test.XXXXXX)
+	trap 'rm -rf "$tmp"' EXIT INT TERM
+	mkdir -p "$tmp/src"
+	cp -r "$BUILD" "$tmp/build"
+	cp -r tests policies clients "$tmp/src/" 2>/dev/null || cp -r tests policies "$tmp/src/"
+	chmod -R a+rX "$tmp"
+	chmod 0755 "$tmp"
+	echo "-- pytest as uid 65534"
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- env -i \
+		PATH=/usr/bin:/bin HOME="$tmp" LANG=C.UTF-8 \
+		CORDON_BUILD="$tmp/build" CORDON_SRC="$tmp/src" \
+		"$PYTHON" -m pytest -q -p no:cacheprovider \
+		-o cache_dir="$tmp/.cache" "$tmp/src/tests" "$@"
+fi
