@@ -46,6 +46,7 @@ include common/build.mk
 -include launcher/build.mk
 -include tests/build.mk
 -include bench/build.mk
+-include tools/hardening.mk
 
 POLICY_SRCS := $(wildcard policies/*.policy)
 POLICY_BLOBS := $(POLICY_SRCS:policies/%.policy=$(BUILD)/policies/%.cpol)
@@ -80,6 +81,10 @@ install: all
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 0644 $(POLICY_BLOBS) $(DESTDIR)$(PREFIX)/share/cordon/policies/
+
+# One real snippet per shipped tool policy, as a table.
+demo: all
+	$(PYTHON) tools/demo.py --build $(BUILD)
 
 .PHONY: all deps check clean install demo bench sanitize fuzz lint
 .DELETE_ON_ERROR:
