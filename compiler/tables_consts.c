@@ -1,0 +1,287 @@
+/*
+ * tables_consts.c - symbolic constants a policy may name in argument
+ * conditions, and errno names.
+ *
+ * Values come from the system headers where Debian 12's have them, and
+ * otherwise from the kernel's UAPI headers (the fallbacks below, each
+ * checked against Linux 6.18).  Every value is stored sign-extended to 64
+ * bits (AT_FDCWD is -100); the checker truncates to a 32-bit argument's
+ * width.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "tables.h"
+
+/* Newer than Debian 12's headers (values from Linux 6.18 UAPI). */
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+#ifndef MADV_SOFT_OFFLINE
+#define MADV_SOFT_OFFLINE 101
+#endif
+#ifndef PROT_SEM
+#define PROT_SEM 0x8
+#endif
+#define MADV_GUARD_INSTALL 102
+#define MADV_GUARD_REMOVE 103
+#ifndef PR_SET_MDWE
+#define PR_SET_MDWE 65
+#define PR_GET_MDWE 66
+#endif
+#ifndef PR_SET_MEMORY_MERGE
+#define PR_SET_MEMORY_MERGE 67
+#define PR_GET_MEMORY_MERGE 68
+#endif
+#ifndef CLONE_CLEAR_SIGHAND
+#define CLONE_CLEAR_SIGHAND 0x100000000ULL
+#endif
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 0x0001u
+#define MFD_ALLOW_SEALING 0x0002u
+#define MFD_HUGETLB 0x0004u
+#endif
+#define MFD_NOEXEC_SEAL_ 0x0008u
+#define MFD_EXEC_ 0x0010u
+/* glibc defines O_LARGEFILE as 0 on 64-bit; the kernel's flag is this. */
+#define O_LARGEFILE_KERNEL 00100000
+/* sizeof(struct termios2) is 44 on x86-64: _IOR('T', 0x2A/0x2B..) */
+#define TCGETS2_ 0x802c542au
+#define TCSETS2_ 0x402c542bu
+#define TCSETSW2_ 0x402c542cu
+#define TCSETSF2_ 0x402c542du
+
+/* Every namespace flag clone() and unshare() take: for "flags &
+ * CLONE_NEW_MASK == 0".  0x80 (CLONE_NEWTIME) is never a valid exit
+ * signal, so the mask is safe for clone() too. */
+#define CLONE_NEW_MASK (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | \
+	CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | \
+	CLONE_NEWTIME)
+
+struct constant {
+	const char *name;
+	uint64_t value;
+};
+
+#define K(x) { #x, (uint64_t)(int64_t)(x) }
+#define KV(n, v) { n, (uint64_t)(int64_t)(v) }
+
+static const struct constant consts[] = {
+	/* socket families */
+	K(AF_UNSPEC), K(AF_UNIX), K(AF_LOCAL), K(AF_INET), K(AF_AX25),
+	K(AF_IPX), K(AF_APPLETALK), K(AF_NETROM), K(AF_BRIDGE),
+	K(AF_ATMPVC), K(AF_X25), K(AF_INET6), K(AF_ROSE), K(AF_DECnet),
+	K(AF_NETBEUI), K(AF_SECURITY), K(AF_KEY), K(AF_NETLINK),
+	K(AF_ROUTE), K(AF_PACKET), K(AF_ASH), K(AF_ECONET), K(AF_ATMSVC),
+	K(AF_RDS), K(AF_SNA), K(AF_IRDA), K(AF_PPPOX), K(AF_WANPIPE),
+	K(AF_LLC), K(AF_IB), K(AF_MPLS), K(AF_CAN), K(AF_TIPC),
+	K(AF_BLUETOOTH), K(AF_IUCV), K(AF_RXRPC), K(AF_ISDN), K(AF_PHONET),
+	K(AF_IEEE802154), K(AF_CAIF), K(AF_ALG), K(AF_NFC), K(AF_VSOCK),
+	K(AF_KCM), K(AF_QIPCRTR), K(AF_SMC), K(AF_XDP), K(AF_MCTP),
+	/* socket types and type flags */
+	K(SOCK_STREAM), K(SOCK_DGRAM), K(SOCK_RAW), K(SOCK_RDM),
+	K(SOCK_SEQPACKET), K(SOCK_DCCP), K(SOCK_PACKET), K(SOCK_CLOEXEC),
+	K(SOCK_NONBLOCK), KV("SOCK_TYPE_MASK", 0xf),
+	/* protocols */
+	K(IPPROTO_IP), K(IPPROTO_ICMP), K(IPPROTO_IGMP), K(IPPROTO_IPIP),
+	K(IPPROTO_TCP), K(IPPROTO_EGP), K(IPPROTO_PUP), K(IPPROTO_UDP),
+	K(IPPROTO_IDP), K(IPPROTO_TP), K(IPPROTO_DCCP), K(IPPROTO_IPV6),
+	K(IPPROTO_RSVP), K(IPPROTO_GRE), K(IPPROTO_ESP), K(IPPROTO_AH),
+	K(IPPROTO_ICMPV6), K(IPPROTO_MTP), K(IPPROTO_BEETPH),
+	K(IPPROTO_ENCAP), K(IPPROTO_PIM), K(IPPROTO_COMP), K(IPPROTO_SCTP),
+	K(IPPROTO_UDPLITE), K(IPPROTO_MPLS), K(IPPROTO_ETHERNET),
+	K(IPPROTO_RAW), K(IPPROTO_MPTCP),
+	/* send/recv flags */
+	K(MSG_OOB), K(MSG_PEEK), K(MSG_DONTROUTE), K(MSG_CTRUNC),
+	K(MSG_PROXY), K(MSG_TRUNC), K(MSG_DONTWAIT), K(MSG_EOR),
+	K(MSG_WAITALL), K(MSG_FIN), K(MSG_SYN), K(MSG_CONFIRM), K(MSG_RST),
+	K(MSG_ERRQUEUE), K(MSG_NOSIGNAL), K(MSG_MORE), K(MSG_WAITFORONE),
+	K(MSG_BATCH), K(MSG_ZEROCOPY), K(MSG_FASTOPEN), K(MSG_CMSG_CLOEXEC),
+	/* open flags */
+	K(O_RDONLY), K(O_WRONLY), K(O_RDWR), K(O_ACCMODE), K(O_CREAT),
+	K(O_EXCL), K(O_NOCTTY), K(O_TRUNC), K(O_APPEND), K(O_NONBLOCK),
+	K(O_NDELAY), K(O_DSYNC), K(O_SYNC), K(O_RSYNC), K(O_ASYNC),
+	K(O_DIRECT), KV("O_LARGEFILE", O_LARGEFILE_KERNEL), K(O_DIRECTORY),
+	K(O_NOFOLLOW), K(O_NOATIME), K(O_CLOEXEC), K(O_PATH), K(O_TMPFILE),
+	/* *at() */
+	K(AT_FDCWD), K(AT_SYMLINK_NOFOLLOW), K(AT_REMOVEDIR),
+	K(AT_SYMLINK_FOLLOW), K(AT_NO_AUTOMOUNT), K(AT_EMPTY_PATH),
+	K(AT_EACCESS), K(AT_RECURSIVE), K(AT_STATX_SYNC_TYPE),
+	K(AT_STATX_FORCE_SYNC), K(AT_STATX_DONT_SYNC),
+	/* file modes (mknod, chmod) */
+	K(S_IFMT), K(S_IFSOCK), K(S_IFLNK), K(S_IFREG), K(S_IFBLK),
+	K(S_IFDIR), K(S_IFCHR), K(S_IFIFO), K(S_ISUID), K(S_ISGID),
+	K(S_ISVTX),
+	/* fcntl */
+	K(F_DUPFD), K(F_GETFD), K(F_SETFD), K(F_GETFL), K(F_SETFL),
+	K(F_GETLK), K(F_SETLK), K(F_SETLKW), K(F_SETOWN), K(F_GETOWN),
+	K(F_SETSIG), K(F_GETSIG), K(F_SETOWN_EX), K(F_GETOWN_EX),
+	K(F_OFD_GETLK), K(F_OFD_SETLK), K(F_OFD_SETLKW), K(F_SETLEASE),
+	K(F_GETLEASE), K(F_NOTIFY), K(F_DUPFD_CLOEXEC), K(F_SETPIPE_SZ),
+	K(F_GETPIPE_SZ), K(F_ADD_SEALS), K(F_GET_SEALS), K(F_GET_RW_HINT),
+	K(F_SET_RW_HINT), K(F_GET_FILE_RW_HINT), K(F_SET_FILE_RW_HINT),
+	K(FD_CLOEXEC), K(F_SEAL_SEAL), K(F_SEAL_SHRINK), K(F_SEAL_GROW),
+	K(F_SEAL_WRITE), K(F_SEAL_FUTURE_WRITE),
+	/* mmap, mprotect */
+	K(PROT_NONE), K(PROT_READ), K(PROT_WRITE), K(PROT_EXEC), K(PROT_SEM),
+	K(PROT_GROWSDOWN), K(PROT_GROWSUP),
+	K(MAP_SHARED), K(MAP_PRIVATE), K(MAP_SHARED_VALIDATE), K(MAP_TYPE),
+	K(MAP_FIXED), K(MAP_ANONYMOUS), K(MAP_ANON), K(MAP_32BIT),
+	K(MAP_GROWSDOWN), K(MAP_DENYWRITE), K(MAP_EXECUTABLE), K(MAP_LOCKED),
+	K(MAP_NORESERVE), K(MAP_POPULATE), K(MAP_NONBLOCK), K(MAP_STACK),
+	K(MAP_HUGETLB), K(MAP_SYNC), K(MAP_FIXED_NOREPLACE),
+	/* madvise */
+	K(MADV_NORMAL), K(MADV_RANDOM), K(MADV_SEQUENTIAL), K(MADV_WILLNEED),
+	K(MADV_DONTNEED), K(MADV_FREE), K(MADV_REMOVE), K(MADV_DONTFORK),
+	K(MADV_DOFORK), K(MADV_MERGEABLE), K(MADV_UNMERGEABLE),
+	K(MADV_HUGEPAGE), K(MADV_NOHUGEPAGE), K(MADV_DONTDUMP), K(MADV_DODUMP),
+	K(MADV_WIPEONFORK), K(MADV_KEEPONFORK), K(MADV_COLD), K(MADV_PAGEOUT),
+	K(MADV_POPULATE_READ), K(MADV_POPULATE_WRITE),
+	K(MADV_DONTNEED_LOCKED), K(MADV_COLLAPSE), K(MADV_HWPOISON),
+	K(MADV_SOFT_OFFLINE), K(MADV_GUARD_INSTALL), K(MADV_GUARD_REMOVE),
+	/* memfd_create, getrandom */
+	K(MFD_CLOEXEC), K(MFD_ALLOW_SEALING), K(MFD_HUGETLB),
+	KV("MFD_NOEXEC_SEAL", MFD_NOEXEC_SEAL_), KV("MFD_EXEC", MFD_EXEC_),
+	K(GRND_NONBLOCK), K(GRND_RANDOM), K(GRND_INSECURE),
+	/* clone, unshare */
+	K(CSIGNAL), K(CLONE_VM), K(CLONE_FS), K(CLONE_FILES),
+	K(CLONE_SIGHAND), K(CLONE_PIDFD), K(CLONE_PTRACE), K(CLONE_VFORK),
+	K(CLONE_PARENT), K(CLONE_THREAD), K(CLONE_NEWNS), K(CLONE_SYSVSEM),
+	K(CLONE_SETTLS), K(CLONE_PARENT_SETTID), K(CLONE_CHILD_CLEARTID),
+	K(CLONE_DETACHED), K(CLONE_UNTRACED), K(CLONE_CHILD_SETTID),
+	K(CLONE_NEWCGROUP), K(CLONE_NEWUTS), K(CLONE_NEWIPC),
+	K(CLONE_NEWUSER), K(CLONE_NEWPID), K(CLONE_NEWNET), K(CLONE_IO),
+	K(CLONE_NEWTIME), K(CLONE_CLEAR_SIGHAND), K(CLONE_INTO_CGROUP),
+	K(CLONE_NEW_MASK),
+	/* ioctl requests: terminals and generic file ioctls */
+	K(TCGETS), K(TCSETS), K(TCSETSW), K(TCSETSF), K(TCGETA), K(TCSETA),
+	K(TCSETAW), K(TCSETAF), K(TCSBRK), K(TCXONC), K(TCFLSH), K(TIOCEXCL),
+	K(TIOCNXCL), K(TIOCSCTTY), K(TIOCGPGRP), K(TIOCSPGRP), K(TIOCOUTQ),
+	K(TIOCSTI), K(TIOCGWINSZ), K(TIOCSWINSZ), K(TIOCMGET), K(TIOCMBIS),
+	K(TIOCMBIC), K(TIOCMSET), K(TIOCGSOFTCAR), K(TIOCSSOFTCAR),
+	K(FIONREAD), K(TIOCINQ), K(TIOCLINUX), K(TIOCCONS), K(TIOCGSERIAL),
+	K(TIOCSSERIAL), K(TIOCPKT), K(FIONBIO), K(TIOCNOTTY), K(TIOCSETD),
+	K(TIOCGETD), K(TCSBRKP), K(TIOCSBRK), K(TIOCCBRK), K(TIOCGSID),
+	KV("TCGETS2", TCGETS2_), KV("TCSETS2", TCSETS2_),
+	KV("TCSETSW2", TCSETSW2_), KV("TCSETSF2", TCSETSF2_),
+	K(TIOCGPTN), K(TIOCSPTLCK), K(TIOCGPTPEER), K(TIOCGEXCL),
+	K(FIONCLEX), K(FIOCLEX), K(FIOASYNC), K(FIOQSIZE),
+	/* prctl options */
+	K(PR_SET_PDEATHSIG), K(PR_GET_PDEATHSIG), K(PR_GET_DUMPABLE),
+	K(PR_SET_DUMPABLE), K(PR_GET_UNALIGN), K(PR_SET_UNALIGN),
+	K(PR_GET_KEEPCAPS), K(PR_SET_KEEPCAPS), K(PR_GET_FPEMU),
+	K(PR_SET_FPEMU), K(PR_GET_FPEXC), K(PR_SET_FPEXC), K(PR_GET_TIMING),
+	K(PR_SET_TIMING), K(PR_SET_NAME), K(PR_GET_NAME), K(PR_GET_ENDIAN),
+	K(PR_SET_ENDIAN), K(PR_GET_SECCOMP), K(PR_SET_SECCOMP),
+	K(PR_CAPBSET_READ), K(PR_CAPBSET_DROP), K(PR_GET_TSC), K(PR_SET_TSC),
+	K(PR_GET_SECUREBITS), K(PR_SET_SECUREBITS), K(PR_SET_TIMERSLACK),
+	K(PR_GET_TIMERSLACK), K(PR_TASK_PERF_EVENTS_DISABLE),
+	K(PR_TASK_PERF_EVENTS_ENABLE), K(PR_MCE_KILL), K(PR_MCE_KILL_GET),
+	K(PR_SET_MM), K(PR_SET_PTRACER), K(PR_SET_CHILD_SUBREAPER),
+	K(PR_GET_CHILD_SUBREAPER), K(PR_SET_NO_NEW_PRIVS),
+	K(PR_GET_NO_NEW_PRIVS), K(PR_GET_TID_ADDRESS), K(PR_SET_THP_DISABLE),
+	K(PR_GET_THP_DISABLE), K(PR_MPX_ENABLE_MANAGEMENT),
+	K(PR_MPX_DISABLE_MANAGEMENT), K(PR_SET_FP_MODE), K(PR_GET_FP_MODE),
+	K(PR_CAP_AMBIENT), K(PR_SVE_SET_VL), K(PR_SVE_GET_VL),
+	K(PR_GET_SPECULATION_CTRL), K(PR_SET_SPECULATION_CTRL),
+	K(PR_PAC_RESET_KEYS), K(PR_SET_TAGGED_ADDR_CTRL),
+	K(PR_GET_TAGGED_ADDR_CTRL), K(PR_SET_IO_FLUSHER),
+	K(PR_GET_IO_FLUSHER), K(PR_SET_SYSCALL_USER_DISPATCH),
+	K(PR_SCHED_CORE), K(PR_SET_VMA), K(PR_SET_MDWE), K(PR_GET_MDWE),
+	K(PR_SET_MEMORY_MERGE), K(PR_GET_MEMORY_MERGE),
+	/* personality */
+	K(PER_LINUX), K(PER_LINUX_32BIT), K(PER_LINUX_FDPIC), K(PER_SVR4),
+	K(PER_SVR3), K(PER_BSD), K(PER_LINUX32), K(PER_MASK),
+	K(UNAME26), K(ADDR_NO_RANDOMIZE), K(FDPIC_FUNCPTRS),
+	K(MMAP_PAGE_ZERO), K(ADDR_COMPAT_LAYOUT), K(READ_IMPLIES_EXEC),
+	K(ADDR_LIMIT_32BIT), K(SHORT_INODE), K(WHOLE_SECONDS),
+	K(STICKY_TIMEOUTS), K(ADDR_LIMIT_3GB),
+	/* personality(0xffffffff) reads the persona without changing it */
+	KV("PER_QUERY", 0xffffffffu),
+	/* signals */
+	K(SIGHUP), K(SIGINT), K(SIGQUIT), K(SIGILL), K(SIGTRAP), K(SIGABRT),
+	K(SIGIOT), K(SIGBUS), K(SIGFPE), K(SIGKILL), K(SIGUSR1), K(SIGSEGV),
+	K(SIGUSR2), K(SIGPIPE), K(SIGALRM), K(SIGTERM), K(SIGSTKFLT),
+	K(SIGCHLD), K(SIGCONT), K(SIGSTOP), K(SIGTSTP), K(SIGTTIN),
+	K(SIGTTOU), K(SIGURG), K(SIGXCPU), K(SIGXFSZ), K(SIGVTALRM),
+	K(SIGPROF), K(SIGWINCH), K(SIGIO), K(SIGPOLL), K(SIGPWR), K(SIGSYS),
+	/* futex operations */
+	K(FUTEX_WAIT), K(FUTEX_WAKE), K(FUTEX_FD), K(FUTEX_REQUEUE),
+	K(FUTEX_CMP_REQUEUE), K(FUTEX_WAKE_OP), K(FUTEX_LOCK_PI),
+	K(FUTEX_UNLOCK_PI), K(FUTEX_TRYLOCK_PI), K(FUTEX_WAIT_BITSET),
+	K(FUTEX_WAKE_BITSET), K(FUTEX_WAIT_REQUEUE_PI),
+	K(FUTEX_CMP_REQUEUE_PI), K(FUTEX_LOCK_PI2), K(FUTEX_PRIVATE_FLAG),
+	K(FUTEX_CLOCK_REALTIME), K(FUTEX_CMD_MASK),
+};
+
+#define NCONSTS (sizeof(consts) / sizeof(consts[0]))
+
+int tables_constant(const char *name, uint64_t *value)
+{
+	size_t i;
+
+	if (!name)
+		return -1;
+	for (i = 0; i < NCONSTS; i++)
+		if (strcmp(consts[i].name, name) == 0) {
+			*value = consts[i].value;
+			return 0;
+		}
+	return -1;
+}
+
+const char *tables_constant_at(unsigned int i)
+{
+	return i < NCONSTS ? consts[i].name : NULL;
+}
+
+/* errno: glibc names each number (strerrorname_np); these are the
+ * aliases it does not return. */
+static const struct constant errno_aliases[] = {
+	K(EWOULDBLOCK), K(EDEADLOCK), K(ENOTSUP),
+};
+
+/* Highest errno a seccomp filter may return (SECCOMP_RET_DATA is 16 bits,
+ * the kernel clamps to MAX_ERRNO). */
+#define TABLES_ERRNO_MAX 4095
+
+int tables_errno(const char *name)
+{
+	size_t i;
+	int e;
+
+	if (!name)
+		return -1;
+	for (i = 0; i < sizeof(errno_aliases) / sizeof(errno_aliases[0]); i++)
+		if (strcmp(errno_aliases[i].name, name) == 0)
+			return (int)errno_aliases[i].value;
+	for (e = 1; e < 200; e++) {
+		const char *n = strerrorname_np(e);
+
+		if (n && strcmp(n, name) == 0)
+			return e;
+	}
+	return -1;
+}
+
+const char *tables_errno_name(int e)
+{
+	if (e <= 0 || e > TABLES_ERRNO_MAX)
+		return NULL;
+	return strerrorname_np(e);
+}
