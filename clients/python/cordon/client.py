@@ -1,0 +1,421 @@
+"""The client: launch one sandboxed run per call, without blocking the
+event loop."""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+import weakref
+from typing import Any, Awaitable, Mapping, Sequence, TypeVar
+
+from . import _fs
+from .blob import BlobInfo
+from .errors import ConfigError, LauncherError
+from .inputs import check_name, place_inputs
+from .outputs import OutputLimits, collect_outputs
+from .policy import PolicyStore
+from .result import Layers, Outcome, RunResult, Timings
+
+T = TypeVar("T")
+
+DEFAULT_CONCURRENCY = 4
+DEFAULT_GRACE = 5.0             # SIGTERM -> SIGKILL, seconds
+DEFAULT_STREAM_CAP = 8 << 20    # bytes kept per stream by the client
+STATUS_CAP = 1 << 20            # the status report is one short line
+DRAIN_AFTER_EXIT = 2.0          # seconds to reach EOF once cordon exited
+BACKSTOP_MARGIN = 10.0          # client deadline past the run's timeout
+# The launcher's own environment: nothing else of the server's (its
+# secrets) reaches cordon's /proc/PID/environ.  The policy then decides
+# what of this the snippet sees ("env keep").
+DEFAULT_ENV_KEEP = ("LANG", "LC_ALL", "LC_CTYPE", "TZ")
+SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+SNIPPET_NAME = "snippet.py"
+WORKDIR_NAME = "work"
+EXIT_LAUNCHER = 125
+
+
+def _find_binary(name: str, env_var: str) -> str | None:
+    v = os.environ.get(env_var)
+    if v:
+        return v
+    return shutil.which(name)
+
+
+async def _uncancellable(aw: Awaitable[T]) -> T:
+    """Await aw to completion even if the caller is cancelled meanwhile
+    (cleanup must finish); re-raise the cancellation afterwards."""
+    fut = asyncio.ensure_future(aw)
+    cancelled = False
+    while True:
+        try:
+            res = await asyncio.shield(fut)
+            break
+        except asyncio.CancelledError:
+            if fut.done():
+                raise
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError()
+    return res
+
+
+async def _read_capped(stream: asyncio.StreamReader | None,
+                       cap: int) -> tuple[bytes, bool]:
+    """Read to EOF, keeping at most cap bytes: (data, truncated)."""
+    if stream is None:
+        return b"", False
+    buf = bytearray()
+    cut = False
+    while True:
+        chunk = await stream.read(1 << 16)
+        if not chunk:
+            return bytes(buf), cut
+        room = cap - len(buf)
+        if len(chunk) > room:
+            cut = True
+            chunk = chunk[:max(room, 0)]
+        buf += chunk
+
+
+async def _read_status(pipe: Any) -> bytes:
+    """Read the status pipe to EOF (cordon exits or closes it)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=STATUS_CAP)
+    try:
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), pipe)
+    except BaseException:
+        pipe.close()
+        raise
+    try:
+        data, _ = await _read_capped(reader, STATUS_CAP)
+        return data
+    finally:
+        transport.close()
+
+
+def _parse_status(raw: bytes) -> dict | None:
+    line = raw.strip().split(b"\n", 1)[0] if raw.strip() else b""
+    if not line:
+        return None
+    try:
+        d = json.loads(line)
+    except ValueError:
+        return None
+    return d if isinstance(d, dict) else None
+
+
+def _int(d: Mapping[str, Any], key: str) -> int:
+    v = d.get(key)
+    return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+
+# cordon copies the snippet into a caller's workdir as snippet-XXXXXX.py.
+_SNIPPET_COPY = re.compile(r"snippet(-[a-z0-9]{6})?\.py\Z")
+
+
+def _snippet_copy(code: bytes) -> Any:
+    def skip(name: str, data: bytes) -> bool:
+        return bool(_SNIPPET_COPY.match(name)) and data == code
+    return skip
+
+
+class Client:
+    """Runs snippets under cordon, one sandboxed process tree per call.
+
+    policy_dir:   folder of compiled policies, ``TOOL.cpol``
+                  (default $CORDON_POLICY_DIR).
+    cordon:       the launcher (default $CORDON_BIN, then PATH).
+    source_dir:   folder of policy sources ``TOOL.policy``; when set, a blob
+                  compiled from an older source raises PolicyStale.
+    cordonc:      the compiler, to confirm staleness (default $CORDONC_BIN,
+                  then PATH, when source_dir is set).
+    concurrency:  runs at once per tool: an int for every tool, or a
+                  mapping tool -> int (key "*" for the rest).
+    work_root:    where private run folders are made (default: $TMPDIR).
+    output_limits: caps on collected output files.
+    stream_cap:   bytes of stdout and of stderr kept (the policy's output
+                  cap applies first, in cordon).
+    grace:        seconds between SIGTERM and SIGKILL when a run is
+                  cancelled.
+    env_keep:     names of this process's environment passed to cordon.
+    check_kernel: run ``cordon --check`` once per blob before using it.
+    """
+
+    def __init__(self, policy_dir: str | os.PathLike | None = None, *,
+                 cordon: str | os.PathLike | None = None,
+                 source_dir: str | os.PathLike | None = None,
+                 include_dirs: Sequence[str | os.PathLike] = (),
+                 cordonc: str | os.PathLike | None = None,
+                 concurrency: int | Mapping[str, int] = DEFAULT_CONCURRENCY,
+                 work_root: str | os.PathLike | None = None,
+                 output_limits: OutputLimits = OutputLimits(),
+                 stream_cap: int = DEFAULT_STREAM_CAP,
+                 grace: float = DEFAULT_GRACE,
+                 env_keep: Sequence[str] = DEFAULT_ENV_KEEP,
+                 check_kernel: bool = True) -> None:
+        pdir = policy_dir or os.environ.get("CORDON_POLICY_DIR")
+        if not pdir:
+            raise ConfigError("no policy folder: pass policy_dir or set "
+                              "CORDON_POLICY_DIR")
+        launcher = cordon or _find_binary("cordon", "CORDON_BIN")
+        if not launcher:
+            raise ConfigError("cordon launcher not found: pass cordon= or "
+                              "set CORDON_BIN")
+        self.cordon = os.path.abspath(os.fspath(launcher))
+        if not os.access(self.cordon, os.X_OK):
+            raise ConfigError(f"{self.cordon} is not an executable")
+        if source_dir and not cordonc:
+            cordonc = _find_binary("cordonc", "CORDONC_BIN")
+        self.policies = PolicyStore(pdir, source_dir=source_dir,
+                                    include_dirs=include_dirs,
+                                    cordonc=cordonc, cordon=self.cordon)
+        if isinstance(concurrency, int):
+            self._limits: dict[str, int] = {"*": concurrency}
+        else:
+            self._limits = dict(concurrency)
+            self._limits.setdefault("*", DEFAULT_CONCURRENCY)
+        if any(n < 1 for n in self._limits.values()):
+            raise ConfigError("concurrency limits must be >= 1")
+        self.work_root = os.fspath(work_root) if work_root else None
+        self.output_limits = output_limits
+        self.stream_cap = stream_cap
+        self.grace = grace
+        self.env_keep = tuple(env_keep)
+        self.check_kernel = check_kernel
+        # One semaphore per (event loop, tool): asyncio primitives belong
+        # to the loop that first waits on them, and run() makes a new loop
+        # per call.
+        self._sems: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = \
+            weakref.WeakKeyDictionary()
+
+    # -- concurrency ------------------------------------------------------
+
+    def concurrency(self, tool: str) -> int:
+        return self._limits.get(tool, self._limits["*"])
+
+    def _semaphore(self, tool: str) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        per_loop = self._sems.setdefault(loop, {})
+        sem = per_loop.get(tool)
+        if sem is None:
+            sem = per_loop[tool] = asyncio.Semaphore(self.concurrency(tool))
+        return sem
+
+    # -- the run ----------------------------------------------------------
+
+    def run(self, tool: str, code: str | bytes, **kw: Any) -> RunResult:
+        """Blocking form of arun() (for code without an event loop)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.arun(tool, code, **kw))
+        raise RuntimeError("cordon run() called inside a running event "
+                           "loop: use 'await cordon.arun(...)'")
+
+    async def arun(self, tool: str, code: str | bytes, *,
+                   inputs: Mapping[str, Any] | None = None,
+                   args: Sequence[str] = (),
+                   timeout: float | None = None,
+                   output_dir: str | None = None,
+                   save_outputs_to: str | os.PathLike | None = None,
+                   env: Mapping[str, str] | None = None,
+                   include_inputs: bool = False) -> RunResult:
+        """Run code under TOOL's policy and return its RunResult.
+
+        inputs:   {file name: value} placed in the workdir (see
+                  cordon.inputs for the formats).
+        args:     extra command-line words for the snippet.
+        timeout:  wall-clock seconds (cordon --timeout); the policy's own
+                  timeout applies when None.
+        output_dir: collect outputs from this folder inside the workdir
+                  (created empty before the run) instead of the workdir.
+        save_outputs_to: write accepted outputs to this existing folder
+                  and return paths instead of bytes (large images).
+        env:      extra variables given to cordon; the policy decides
+                  which the snippet sees.
+        include_inputs: also return input files (by default files with an
+                  input's name are not collected).
+
+        Cancelling the awaiting task terminates cordon (which ends the
+        whole process tree), reaps it and removes the run's folder.
+        """
+        if isinstance(code, str):
+            code = code.encode("utf-8")
+        if output_dir is not None:
+            check_name(output_dir)
+        if timeout is not None and not timeout > 0:
+            raise ValueError("timeout must be > 0 seconds")
+        async with self._semaphore(tool):
+            t0 = time.monotonic()
+            if self.check_kernel:
+                info = await self.policies.acheck(tool)
+            else:
+                info = await asyncio.to_thread(self.policies.load, tool)
+            base = await asyncio.to_thread(
+                _fs.make_private_dir, self.work_root, f"cordon-{tool}-")
+            try:
+                return await self._run_in(base, tool, info, code, inputs or {},
+                                          args, timeout, output_dir,
+                                          save_outputs_to, env,
+                                          include_inputs, t0)
+            finally:
+                await _uncancellable(asyncio.to_thread(_fs.remove_tree,
+                                                       base))
+
+    def _prepare(self, base: str, code: bytes, inputs: Mapping[str, Any],
+                 output_dir: str | None) -> tuple[str, str, dict[str, str]]:
+        snippet = os.path.join(base, SNIPPET_NAME)
+        fd = os.open(snippet, os.O_WRONLY | os.O_CREAT | os.O_EXCL
+                     | os.O_CLOEXEC, 0o600)
+        with open(fd, "wb") as f:
+            f.write(code)
+        workdir = os.path.join(base, WORKDIR_NAME)
+        os.mkdir(workdir, 0o700)
+        written = place_inputs(workdir, inputs)
+        if output_dir is not None:
+            os.mkdir(os.path.join(workdir, output_dir), 0o700)
+        return snippet, workdir, written
+
+    def _env(self, extra: Mapping[str, str] | None) -> dict[str, str]:
+        env = {k: os.environ[k] for k in self.env_keep if k in os.environ}
+        env.setdefault("PATH", SAFE_PATH)
+        if extra:
+            env.update(extra)
+        return env
+
+    async def _run_in(self, base: str, tool: str, info: BlobInfo,
+                      code: bytes, inputs: Mapping[str, Any],
+                      args: Sequence[str], timeout: float | None,
+                      output_dir: str | None,
+                      save_outputs_to: str | os.PathLike | None,
+                      env: Mapping[str, str] | None,
+                      include_inputs: bool, t0: float) -> RunResult:
+        snippet, workdir, written = await asyncio.to_thread(
+            self._prepare, base, code, inputs, output_dir)
+        rfd, wfd = os.pipe()            # both O_CLOEXEC
+        status_pipe = os.fdopen(rfd, "rb", buffering=0)
+        # --workdir: cordon uses this existing folder and never removes it
+        # (the client collects the outputs, then removes it).
+        argv = [self.cordon, "--status-fd", str(wfd), "--workdir", workdir,
+                "--quiet"]
+        if timeout is not None:
+            argv += ["--timeout", f"{timeout:g}"]
+        argv += [info.path, snippet, *args]
+        run_timeout = timeout if timeout is not None else \
+            info.timeout_ms / 1000.0
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, pass_fds=(wfd,),
+                env=self._env(env), cwd=base)
+        except BaseException:
+            status_pipe.close()
+            raise
+        finally:
+            os.close(wfd)
+        try:
+            out, err, raw_status = await self._supervise(
+                proc, status_pipe, run_timeout + BACKSTOP_MARGIN)
+        except BaseException:
+            await _uncancellable(self._terminate(proc))
+            raise
+        rc = proc.returncode
+        assert rc is not None
+        status = _parse_status(raw_status)
+        if status is None or status.get("outcome") == "error":
+            msg = (status or {}).get("reason") or \
+                err[0].decode("utf-8", "replace").strip()[-2000:] or \
+                "no status report"
+            raise LauncherError(f"cordon failed for tool {tool!r} "
+                                f"(exit {rc}): {msg}", rc, err[0], status)
+        exclude = frozenset() if include_inputs or output_dir else \
+            frozenset(written.values())
+        outputs, refused = await _uncancellable(asyncio.to_thread(
+            collect_outputs, workdir, subdir=output_dir, exclude=exclude,
+            limits=self.output_limits,
+            save_dir=os.fspath(save_outputs_to) if save_outputs_to
+            else None, skip=_snippet_copy(code)))
+        return self._result(tool, info, rc, status, out, err, outputs,
+                            refused, t0)
+
+    async def _supervise(self, proc: asyncio.subprocess.Process,
+                         status_pipe: Any, deadline: float
+                         ) -> tuple[tuple[bytes, bool], tuple[bytes, bool],
+                                    bytes]:
+        """Read stdout, stderr and the status pipe while cordon runs."""
+        tasks = [asyncio.ensure_future(_read_capped(proc.stdout,
+                                                    self.stream_cap)),
+                 asyncio.ensure_future(_read_capped(proc.stderr,
+                                                    self.stream_cap)),
+                 asyncio.ensure_future(_read_status(status_pipe))]
+        try:
+            try:
+                await asyncio.wait_for(proc.wait(), deadline)
+            except asyncio.TimeoutError:
+                raise LauncherError(
+                    f"cordon did not end {deadline:.0f}s after start: "
+                    "terminated", None) from None
+            # cordon has exited; its descendants are gone, so EOF follows.
+            done, pending = await asyncio.wait(tasks,
+                                               timeout=DRAIN_AFTER_EXIT)
+            for t in pending:
+                t.cancel()
+            res = []
+            for t, empty in zip(tasks, ((b"", True), (b"", True), b"")):
+                res.append(t.result() if t in done else empty)
+            return res[0], res[1], res[2]
+        finally:
+            for t in tasks:
+                if not t.done():
+                    t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            status_pipe.close()
+
+    async def _terminate(self, proc: asyncio.subprocess.Process) -> None:
+        """SIGTERM (cordon then kills the whole tree), SIGKILL after the
+        grace period, and always reap."""
+        if proc.returncode is None:
+            try:
+                proc.send_signal(signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            try:
+                await asyncio.wait_for(proc.wait(), self.grace)
+            except asyncio.TimeoutError:
+                try:
+                    proc.kill()
+                except ProcessLookupError:
+                    pass
+        await proc.wait()
+
+    def _result(self, tool: str, info: BlobInfo, rc: int, status: dict,
+                out: tuple[bytes, bool], err: tuple[bytes, bool],
+                outputs: dict, refused: list, t0: float) -> RunResult:
+        cut = status.get("output_truncated") is True
+        return RunResult(
+            tool=tool,
+            outcome=Outcome.parse(status.get("outcome")),
+            reason=str(status.get("reason", "")),
+            exit_code=rc,
+            signal=_int(status, "signal"),
+            stdout=out[0], stderr=err[0],
+            stdout_truncated=out[1] or cut
+            or _int(status, "stdout_bytes") > len(out[0]),
+            stderr_truncated=err[1] or cut
+            or _int(status, "stderr_bytes") > len(err[0]),
+            timings=Timings(wall_ms=_int(status, "wall_ms"),
+                            user_ms=_int(status, "user_ms"),
+                            sys_ms=_int(status, "sys_ms"),
+                            max_rss_kb=_int(status, "max_rss_kb"),
+                            client_ms=(time.monotonic() - t0) * 1000.0),
+            layers=Layers.from_status(status.get("layers")),
+            policy=str(status.get("policy", info.name)),
+            blob=str(status.get("blob", info.blob_digest)),
+            outputs=outputs, refused=tuple(refused), status=status)

@@ -1,0 +1,314 @@
+"""Collecting a run's output files without trusting what the snippet left.
+
+Only regular files directly in the workdir (or in one named output folder
+directly below it) are collected.  Each is opened relative to a directory
+descriptor with ``O_NOFOLLOW`` (a planted symlink fails to open), checked
+with ``fstat`` to be a regular file with exactly one link (a hard link to a
+file elsewhere is refused: its other name may be a secret outside the
+workdir), and read up to a per-file cap, a total cap and a count cap.
+Everything else is listed in ``refused`` with the reason.
+
+Decoding happens only on request and only from safe formats: JSON, CSV,
+text, ``.npy`` with ``allow_pickle=False``; PNG and NIfTI come back as bytes
+(or a path when the caller asked for files on disk).  Pickle-based formats
+are refused outright and are never read back, and a ``.npy`` whose dtype
+holds Python objects (which ``numpy.save`` stores as a pickle) is refused
+at collection.
+"""
+from __future__ import annotations
+
+import ast
+import csv
+import dataclasses
+import io
+import json
+import os
+import stat
+import struct
+from typing import Any, Callable
+
+from .errors import UnsafeOutput
+
+# Formats that are pickles underneath; loading any of them runs code.
+PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib", ".dill", ".pt", ".pth",
+                   ".ckpt", ".sav")
+_OPEN_FLAGS = (os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY
+               | os.O_CLOEXEC)
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+NPY_MAGIC = b"\x93NUMPY"
+
+
+@dataclasses.dataclass(frozen=True)
+class OutputLimits:
+    """Caps on what is collected from one run."""
+    max_files: int = 64                  # files returned
+    max_file_bytes: int = 64 << 20       # per file
+    max_total_bytes: int = 256 << 20     # all files together
+    max_entries: int = 10_000            # directory entries looked at
+
+
+@dataclasses.dataclass(frozen=True)
+class RefusedOutput:
+    name: str
+    reason: str
+
+
+def kind_of(name: str) -> str:
+    low = name.lower()
+    for suffix, kind in ((".json", "json"), (".csv", "csv"), (".npy", "npy"),
+                         (".png", "png"), (".nii.gz", "nifti"),
+                         (".nii", "nifti"), (".txt", "text"),
+                         (".log", "text"), (".md", "text")):
+        if low.endswith(suffix):
+            return kind
+    return "binary"
+
+
+@dataclasses.dataclass(frozen=True)
+class OutputFile:
+    """One collected output file.  ``data`` holds the bytes, or ``path``
+    the copy the client wrote when outputs were saved to a folder."""
+    name: str
+    size: int
+    kind: str
+    data: bytes | None = dataclasses.field(default=None, repr=False)
+    path: str | None = None
+
+    @property
+    def content(self) -> bytes:
+        if self.data is not None:
+            return self.data
+        assert self.path is not None
+        with open(self.path, "rb") as f:
+            return f.read()
+
+    def text(self, encoding: str = "utf-8") -> str:
+        return self.content.decode(encoding)
+
+    def json(self) -> Any:
+        return json.loads(self.content)
+
+    def csv_rows(self) -> list[list[str]]:
+        return list(csv.reader(io.StringIO(self.text(), newline="")))
+
+    def dataframe(self) -> Any:
+        """A pandas DataFrame read from CSV (pandas imported on demand)."""
+        import pandas
+        return pandas.read_csv(io.BytesIO(self.content))
+
+    def array(self) -> Any:
+        """A numpy array from .npy, never unpickling."""
+        import numpy
+        data = self.content
+        if npy_has_objects(data) is not False:
+            raise UnsafeOutput(f"{self.name}: .npy with object dtype (a "
+                               "pickle) or unreadable header: refused")
+        try:
+            return numpy.load(io.BytesIO(data), allow_pickle=False)
+        except ValueError as e:
+            raise UnsafeOutput(f"{self.name}: {e}") from e
+
+    def decode(self) -> Any:
+        """Decode by suffix: .json -> object, .csv -> DataFrame (list of
+        rows without pandas), .npy -> array, text -> str, else bytes."""
+        if self.kind == "json":
+            return self.json()
+        if self.kind == "csv":
+            try:
+                import pandas  # noqa: F401
+            except ImportError:
+                return self.csv_rows()
+            return self.dataframe()
+        if self.kind == "npy":
+            return self.array()
+        if self.kind == "text":
+            return self.text()
+        return self.content
+
+
+def looks_like_pickle(head: bytes) -> bool:
+    """Protocol 2+ pickles start with PROTO (0x80) and a version 2..5."""
+    return len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5
+
+
+def _descr_has_objects(descr: Any) -> bool:
+    if isinstance(descr, str):
+        code = descr.lstrip("<>|=")
+        return code[:1] == "O"
+    if isinstance(descr, list):
+        for field in descr:
+            if not isinstance(field, tuple) or len(field) < 2:
+                return True
+            if _descr_has_objects(field[1]):
+                return True
+        return False
+    return True    # unknown shape: treat as unsafe
+
+
+def npy_has_objects(data: bytes) -> bool | None:
+    """True if the .npy header declares Python objects anywhere in its
+    dtype, False if not, None if the header cannot be read.  Parsed with
+    ast.literal_eval (no code runs), without numpy."""
+    if not data.startswith(NPY_MAGIC) or len(data) < 10:
+        return None
+    major = data[6]
+    if major == 1:
+        (hlen,), start = struct.unpack("<H", data[8:10]), 10
+    elif major in (2, 3):
+        if len(data) < 12:
+            return None
+        (hlen,), start = struct.unpack("<I", data[8:12]), 12
+    else:
+        return None
+    if hlen > 1 << 16 or start + hlen > len(data):
+        return None
+    try:
+        header = ast.literal_eval(data[start:start + hlen].decode("latin1"))
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if not isinstance(header, dict) or "descr" not in header:
+        return None
+    return _descr_has_objects(header["descr"])
+
+
+def _read_capped(fd: int, cap: int) -> bytes | None:
+    """Up to cap bytes, or None if the file holds more."""
+    chunks, got = [], 0
+    while True:
+        b = os.read(fd, min(1 << 20, cap + 1 - got))
+        if not b:
+            return b"".join(chunks)
+        chunks.append(b)
+        got += len(b)
+        if got > cap:
+            return None
+
+
+def _save(dest_dir: str, name: str, data: bytes) -> str:
+    path = os.path.join(dest_dir, name)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                 | os.O_CLOEXEC, 0o600)
+    with open(fd, "wb") as f:
+        f.write(data)
+    return path
+
+
+def _check_one(dir_fd: int, name: str, limits: OutputLimits,
+               budget: int) -> tuple[bytes | None, str | None]:
+    """(data, None) for an acceptable file, (None, reason) otherwise."""
+    if name.lower().endswith(PICKLE_SUFFIXES):
+        return None, "pickle-based format: never read back"
+    try:
+        lst = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except OSError as e:
+        return None, f"cannot stat: {e.strerror}"
+    if stat.S_ISLNK(lst.st_mode):
+        return None, "symbolic link: not followed"
+    if not stat.S_ISREG(lst.st_mode):
+        return None, "not a regular file"
+    try:
+        fd = os.open(name, _OPEN_FLAGS, dir_fd=dir_fd)
+    except OSError as e:   # ELOOP: swapped for a link since the lstat
+        return None, f"cannot open without following links: {e.strerror}"
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None, "not a regular file"
+        if st.st_nlink != 1:
+            return None, (f"has {st.st_nlink} hard links: it may be a file "
+                          "from outside the workdir")
+        if st.st_size > limits.max_file_bytes:
+            return None, (f"{st.st_size} bytes exceeds the per-file cap of "
+                          f"{limits.max_file_bytes}")
+        if st.st_size > budget:
+            return None, (f"{st.st_size} bytes exceeds what is left of the "
+                          f"total cap ({budget} of {limits.max_total_bytes})")
+        data = _read_capped(fd, min(limits.max_file_bytes, budget))
+    finally:
+        os.close(fd)
+    if data is None:
+        return None, "grew beyond the cap while being read"
+    if looks_like_pickle(data[:2]):
+        return None, "content is a pickle: never read back"
+    if kind_of(name) == "npy" and npy_has_objects(data) is not False:
+        return None, ".npy with object dtype (stored as a pickle) or an " \
+            "unreadable header: refused"
+    return data, None
+
+
+MAX_REFUSED = 100   # refusals listed one by one; the rest are counted
+
+
+def _refuse(refused: list[RefusedOutput], name: str, reason: str) -> None:
+    if len(refused) < MAX_REFUSED:
+        refused.append(RefusedOutput(name, reason))
+    elif len(refused) == MAX_REFUSED:
+        refused.append(RefusedOutput("*", "more refusals not listed"))
+
+
+def collect_outputs(workdir: str, *, subdir: str | None = None,
+                    exclude: frozenset[str] = frozenset(),
+                    limits: OutputLimits = OutputLimits(),
+                    save_dir: str | None = None,
+                    skip: Callable[[str, bytes], bool] | None = None,
+                    ) -> tuple[dict[str, OutputFile], list[RefusedOutput]]:
+    """Collect the output files of a finished run (blocking).
+
+    workdir: the run's workdir; subdir: a folder directly inside it to
+    collect from instead; exclude: names not to collect (the inputs);
+    save_dir: write accepted files there and return paths, not bytes;
+    skip(name, data): True drops an accepted file silently (the launcher's
+    copy of the snippet).
+    """
+    outputs: dict[str, OutputFile] = {}
+    refused: list[RefusedOutput] = []
+    top = os.open(workdir, _DIR_FLAGS)
+    try:
+        if subdir is not None:
+            try:
+                dir_fd = os.open(subdir, _DIR_FLAGS, dir_fd=top)
+            except FileNotFoundError:
+                return outputs, refused
+            except OSError as e:
+                return outputs, [RefusedOutput(
+                    subdir, f"output folder cannot be opened without "
+                    f"following links: {e.strerror}")]
+            os.close(top)
+            top = dir_fd
+        names = []
+        with os.scandir(top) as it:
+            for entry in it:
+                if len(names) >= limits.max_entries:
+                    refused.append(RefusedOutput(
+                        "*", f"more than {limits.max_entries} entries: "
+                        "the rest were not looked at"))
+                    break
+                names.append(entry.name)
+        names.sort()
+        budget = limits.max_total_bytes
+        for name in names:
+            if name in exclude:
+                continue
+            if len(outputs) >= limits.max_files:
+                _refuse(refused, name,
+                        f"count cap of {limits.max_files} files reached")
+                continue
+            data, reason = _check_one(top, name, limits, budget)
+            if data is None:
+                _refuse(refused, name, reason or "refused")
+                continue
+            if skip is not None and skip(name, data):
+                continue
+            budget -= len(data)
+            kind = kind_of(name)
+            if kind == "png" and not data.startswith(PNG_MAGIC):
+                kind = "binary"
+            if save_dir is not None:
+                outputs[name] = OutputFile(name, len(data), kind,
+                                           path=_save(save_dir, name, data))
+            else:
+                outputs[name] = OutputFile(name, len(data), kind, data=data)
+    finally:
+        os.close(top)
+    return outputs, refused

@@ -1,0 +1,229 @@
+"""Finding a tool's compiled policy and deciding whether it can be used.
+
+A :class:`PolicyStore` maps a tool name to ``BLOB_DIR/TOOL.cpol``.  Before
+a blob is used it must be
+
+* present and a valid blob (header, checksum)    -> PolicyNotFound / PolicyInvalid
+* fresh, if a source folder is configured        -> PolicyStale
+* enforceable on this kernel (``cordon --check``) -> PolicyUnenforceable
+
+Staleness: the compiler records in the blob's META section a SHA-256 digest
+over every source file it read (the tool's ``.policy`` and each file it
+includes, in order, each as a u32 length then the bytes).  The store
+recomputes that digest in Python from ``SOURCE_DIR/TOOL.policy``.  If it
+matches, the blob is fresh.  If it does not and a ``cordonc`` binary is
+configured, the store asks the real compiler -- ``cordonc compile`` into a
+private temporary file -- and compares the digest *it* records, so a
+difference between this client's include resolution and the compiler's can
+never call a fresh blob stale.  Without cordonc, a mismatch is stale.
+
+Results are cached; the cache entry is invalidated when the blob or any
+source file it was computed from changes (inode, size, mtime).
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import subprocess
+import tempfile
+import threading
+from typing import Sequence
+
+from . import blob as _blob
+from .errors import (ConfigError, LauncherError, PolicyInvalid,
+                     PolicyNotFound, PolicyStale, PolicyUnenforceable)
+
+TOOL_RE = re.compile(r"[a-z0-9_-]{1,64}\Z")
+CHECK_UNENFORCEABLE = 125
+COMPILE_TIMEOUT = 60.0
+
+
+def _stat_key(path: str) -> tuple | None:
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+class PolicyStore:
+    """Compiled policies by tool name.
+
+    blob_dir:     folder of ``NAME.cpol`` (e.g. build/policies).
+    source_dir:   folder of ``NAME.policy``; enables the staleness check.
+    include_dirs: extra ``-I`` folders for includes (after the including
+                  file's own folder, as the compiler searches).
+    cordonc:      path of the compiler, to confirm a suspected stale blob.
+    cordon:       path of the launcher, for ``cordon --check``.
+    """
+
+    def __init__(self, blob_dir: str | os.PathLike, *,
+                 source_dir: str | os.PathLike | None = None,
+                 include_dirs: Sequence[str | os.PathLike] = (),
+                 cordonc: str | os.PathLike | None = None,
+                 cordon: str | os.PathLike | None = None) -> None:
+        self.blob_dir = os.fspath(blob_dir)
+        self.source_dir = os.fspath(source_dir) if source_dir else None
+        self.include_dirs = tuple(os.fspath(d) for d in include_dirs)
+        self.cordonc = os.fspath(cordonc) if cordonc else None
+        self.cordon = os.fspath(cordon) if cordon else None
+        self._lock = threading.Lock()
+        self._cache: dict[str, tuple] = {}
+        self._enforceable: dict[str, str | None] = {}   # blob digest -> err
+
+    # -- lookup -----------------------------------------------------------
+
+    def blob_path(self, tool: str) -> str:
+        if not isinstance(tool, str) or not TOOL_RE.match(tool):
+            raise PolicyNotFound(str(tool), f"invalid tool name {tool!r}: "
+                                 "expected [a-z0-9_-]{1,64}")
+        return os.path.join(self.blob_dir, tool + ".cpol")
+
+    def tools(self) -> list[str]:
+        """Names of the tools with a blob in blob_dir."""
+        try:
+            names = os.listdir(self.blob_dir)
+        except OSError:
+            return []
+        return sorted(n[:-5] for n in names
+                      if n.endswith(".cpol") and TOOL_RE.match(n[:-5]))
+
+    def load(self, tool: str) -> _blob.BlobInfo:
+        """Find, read and (if sources are configured) freshness-check the
+        tool's blob.  Blocking (small file reads; maybe one cordonc run):
+        async callers run it in a thread."""
+        path = self.blob_path(tool)
+        bkey = _stat_key(path)
+        with self._lock:
+            hit = self._cache.get(tool)
+        if hit and hit[0] == bkey and all(_stat_key(p) == k
+                                          for p, k in hit[1]):
+            return hit[2]
+        if bkey is None:
+            avail = ", ".join(self.tools()) or "none"
+            raise PolicyNotFound(tool, f"no compiled policy for tool "
+                                 f"{tool!r}: {path} does not exist "
+                                 f"(available: {avail})")
+        try:
+            info = _blob.load_blob(path)
+        except (OSError, _blob.BlobFormatError) as e:
+            raise PolicyInvalid(tool, f"{path}: unusable policy blob: {e}") \
+                from e
+        deps: list[tuple[str, tuple | None]] = []
+        if self.source_dir is not None:
+            deps = self._check_fresh(tool, info)
+        with self._lock:
+            self._cache[tool] = (bkey, deps, info)
+        return info
+
+    # -- staleness --------------------------------------------------------
+
+    def source_path(self, tool: str) -> str | None:
+        if self.source_dir is None:
+            return None
+        return os.path.join(self.source_dir, tool + ".policy")
+
+    def _check_fresh(self, tool: str, info: _blob.BlobInfo) -> list:
+        src = self.source_path(tool)
+        assert src is not None
+        files: list[str] = []
+        try:
+            digest = self._digest(src, files)
+        except OSError as e:
+            raise PolicyStale(tool, f"{info.path}: its source cannot be "
+                              f"read ({e}); recompile or remove the blob",
+                              info.source_digest, None) from e
+        if digest != info.source_digest and self.cordonc:
+            digest = self._compiled_digest(tool, src, info)
+        if digest != info.source_digest:
+            raise PolicyStale(
+                tool, f"{info.path} is stale: it was compiled from a source "
+                f"with digest {info.source_digest[:16]}..., {src} (with its "
+                f"includes) now has {digest[:16]}...; run make or "
+                f"cordonc compile", info.source_digest, digest)
+        return [(p, _stat_key(p)) for p in files]
+
+    def _digest(self, src: str, files: list[str]) -> str:
+        return _blob.source_digest(src, self.include_dirs, files)
+
+    def _compiled_digest(self, tool: str, src: str,
+                         info: _blob.BlobInfo) -> str:
+        """What the real compiler records for src today."""
+        assert self.cordonc is not None
+        with tempfile.TemporaryDirectory(prefix="cordon-verify-") as tmp:
+            out = os.path.join(tmp, tool + ".cpol")
+            cmd = [self.cordonc, "compile", "-o", out]
+            for d in self.include_dirs:
+                cmd += ["-I", d]
+            cmd.append(src)
+            try:
+                p = subprocess.run(cmd, stdin=subprocess.DEVNULL,
+                                   capture_output=True,
+                                   timeout=COMPILE_TIMEOUT, check=False)
+            except (OSError, subprocess.TimeoutExpired) as e:
+                raise ConfigError(f"cannot run {self.cordonc}: {e}") from e
+            if p.returncode != 0:
+                msg = p.stderr.decode("utf-8", "replace").strip()
+                raise PolicyStale(tool, f"{info.path} is stale: its source "
+                                  f"{src} changed and no longer compiles:\n"
+                                  f"{msg}", info.source_digest, None)
+            try:
+                return _blob.load_blob(out).source_digest
+            except (OSError, _blob.BlobFormatError) as e:
+                raise ConfigError(f"{self.cordonc} wrote an unreadable "
+                                  f"blob: {e}") from e
+
+    # -- enforceability ---------------------------------------------------
+
+    def _check_cmd(self, info: _blob.BlobInfo) -> list[str]:
+        if not self.cordon:
+            raise ConfigError("no cordon launcher configured")
+        return [self.cordon, "--check", info.path]
+
+    def _check_result(self, tool: str, info: _blob.BlobInfo, rc: int,
+                      err: bytes) -> None:
+        msg = err.decode("utf-8", "replace").strip()
+        if rc == 0:
+            with self._lock:
+                self._enforceable[info.blob_digest] = None
+            return
+        if rc == CHECK_UNENFORCEABLE:
+            raise PolicyUnenforceable(
+                tool, f"the kernel cannot enforce policy {tool!r} "
+                f"({info.path}): {msg}", msg)
+        raise LauncherError(f"cordon --check {info.path} exited {rc}: {msg}",
+                            rc, err)
+
+    def _known_ok(self, info: _blob.BlobInfo) -> bool:
+        with self._lock:
+            return info.blob_digest in self._enforceable
+
+    def check(self, tool: str) -> _blob.BlobInfo:
+        """load() plus ``cordon --check`` (cached per blob digest)."""
+        info = self.load(tool)
+        if not self._known_ok(info):
+            p = subprocess.run(self._check_cmd(info), stdin=subprocess.DEVNULL,
+                               capture_output=True, check=False,
+                               timeout=COMPILE_TIMEOUT)
+            self._check_result(tool, info, p.returncode, p.stderr)
+        return info
+
+    async def acheck(self, tool: str) -> _blob.BlobInfo:
+        """check() without blocking the event loop."""
+        info = await asyncio.to_thread(self.load, tool)
+        if not self._known_ok(info):
+            proc = await asyncio.create_subprocess_exec(
+                *self._check_cmd(info), stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            try:
+                _, err = await proc.communicate()
+            except BaseException:
+                if proc.returncode is None:
+                    proc.kill()
+                    await asyncio.shield(proc.wait())
+                raise
+            assert proc.returncode is not None
+            self._check_result(tool, info, proc.returncode, err)
+        return info
+

@@ -1,0 +1,129 @@
+"""The result of one sandboxed run."""
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any, Mapping
+
+from .errors import CordonError
+from .outputs import OutputFile, RefusedOutput
+
+
+class Outcome(str, enum.Enum):
+    """How the run ended (the status report's ``outcome``)."""
+    EXITED = "exited"            # the snippet exited; see exit_code
+    SIGNALED = "signaled"        # killed by a signal; see signal
+    TIMEOUT = "timeout"          # wall-clock timeout (the whole tree ended)
+    SECCOMP = "seccomp"          # killed by the seccomp filter
+    CPU_LIMIT = "cpu_limit"      # RLIMIT_CPU
+    FSIZE_LIMIT = "fsize_limit"  # RLIMIT_FSIZE
+    OOM = "oom"                  # out of memory
+    ERROR = "error"              # cordon's own failure
+
+    @classmethod
+    def parse(cls, value: Any) -> "Outcome | str":
+        try:
+            return cls(value)
+        except ValueError:
+            return str(value)     # a newer launcher's outcome: keep it
+
+
+@dataclasses.dataclass(frozen=True)
+class Layers:
+    """The enforcement receipt: what cordon actually applied."""
+    no_new_privs: bool = False
+    seccomp: bool = False
+    landlock_abi: int = 0
+    landlock_errata: int = 0
+    landlock_fs: bool = False
+    landlock_net: bool = False
+    scope_abstract_unix: bool = False
+    scope_signal: bool = False
+    caps_dropped: bool = False
+    rlimits: bool = False
+    env: bool = False
+    fds_closed: bool = False
+    new_session: bool = False
+    namespaces: tuple[str, ...] = ()
+    private_tmp: bool = False
+    private_shm: bool = False
+    raw: Mapping[str, Any] = dataclasses.field(default_factory=dict,
+                                               repr=False)
+
+    @classmethod
+    def from_status(cls, d: Mapping[str, Any] | None) -> "Layers":
+        if not isinstance(d, Mapping):
+            return cls()
+        kw: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):
+            if f.name == "raw" or f.name not in d:
+                continue
+            v = d[f.name]
+            if f.name == "namespaces":
+                v = tuple(str(x) for x in v) if isinstance(v, list) else ()
+            elif f.name in ("landlock_abi", "landlock_errata"):
+                v = int(v) if isinstance(v, int) else 0
+            else:
+                v = v is True
+            kw[f.name] = v
+        return cls(raw=dict(d), **kw)
+
+
+@dataclasses.dataclass(frozen=True)
+class Timings:
+    wall_ms: int = 0        # cordon's wall clock for the snippet
+    user_ms: int = 0
+    sys_ms: int = 0
+    max_rss_kb: int = 0
+    client_ms: float = 0.0  # the client's whole call: inputs to outputs
+
+
+@dataclasses.dataclass(frozen=True)
+class RunResult:
+    tool: str
+    outcome: Outcome | str
+    reason: str
+    exit_code: int           # cordon's exit status (see cordon(1))
+    signal: int
+    stdout: bytes = dataclasses.field(repr=False)
+    stderr: bytes = dataclasses.field(repr=False)
+    stdout_truncated: bool
+    stderr_truncated: bool
+    timings: Timings
+    layers: Layers
+    policy: str              # the policy name in the blob
+    blob: str                # the blob's SHA-256 (hex)
+    outputs: Mapping[str, OutputFile]
+    refused: tuple[RefusedOutput, ...]
+    status: Mapping[str, Any] = dataclasses.field(repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """The snippet exited 0 within every limit."""
+        return self.outcome == Outcome.EXITED and self.exit_code == 0
+
+    @property
+    def output_truncated(self) -> bool:
+        return self.stdout_truncated or self.stderr_truncated
+
+    def stdout_text(self, errors: str = "replace") -> str:
+        return self.stdout.decode("utf-8", errors)
+
+    def stderr_text(self, errors: str = "replace") -> str:
+        return self.stderr.decode("utf-8", errors)
+
+    def check(self) -> "RunResult":
+        """Return self if ok, else raise SnippetFailed."""
+        if not self.ok:
+            raise SnippetFailed(self)
+        return self
+
+
+class SnippetFailed(CordonError):
+    """Raised by RunResult.check() when the snippet did not succeed."""
+
+    def __init__(self, result: RunResult) -> None:
+        tail = result.stderr_text()[-2000:]
+        super().__init__(f"{result.tool}: {result.outcome}: {result.reason}"
+                         + (f"\n{tail}" if tail else ""))
+        self.result = result
