@@ -3,6 +3,7 @@
 #define CORDON_EMIT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cpol.h"
 
@@ -15,6 +16,15 @@
  * Returns 0, or -1 with a message in err.
  */
 int emit_seccomp(struct cpol *p, char *err, size_t errlen);
+
+/*
+ * emit_fixed: the fixed lowering of a syscall the policy does not name.
+ * Returns 1 and sets *action (ERRNO(ENOSYS)) for clone3 and io_uring_*
+ * when no rule of p names nr; 0 otherwise (the default action applies).
+ * Numbers outside the table answer ENOSYS and x32/ia32 are killed before
+ * any of this (see emit.c).
+ */
+int emit_fixed(const struct cpol *p, uint32_t nr, uint32_t *action);
 
 /*
  * validate_seccomp: translation validation.  Run p->insns through the BPF
