@@ -1,0 +1,26 @@
+/*
+ * fuzz.h - the libFuzzer entry points every harness in tests/fuzz/
+ * defines.  Each harness is linked two ways: with -fsanitize=fuzzer
+ * (build-fuzz/, `make fuzz`), and with driver.c's main() as a plain
+ * program that replays files (the regression inputs of `make check`).
+ */
+#ifndef CORDON_FUZZ_H
+#define CORDON_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+/* Stop with a message on stderr: a harness property failed.  abort()
+ * so that libFuzzer records the input as a crash. */
+void fuzz_fail(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+
+/* Set by driver.c while it replays a file whose name starts with "ok-":
+ * that input must be accepted (a blob read, a policy compiled), not only
+ * survived.  Always 0 under libFuzzer. */
+extern int fuzz_expect_accept;
+
+#endif

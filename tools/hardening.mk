@@ -1,0 +1,135 @@
+# tools/hardening.mk - sanitizers, fuzzing and static analysis (issue 7).
+#
+#   make sanitize   clang ASan+UBSan build in build-san/, then `make check`
+#                   in it (unit, golden, fuzz regressions, pytest)
+#   make fuzz       libFuzzer harnesses in build-fuzz/, FUZZ_SECONDS each,
+#                   seeded from the shipped policies, their blobs and the
+#                   golden tests
+#   make lint       cppcheck and clang-tidy over the project's C sources
+#
+# Every build also links each harness of tests/fuzz/ with a plain main()
+# (tests/fuzz/driver.c) into $(BUILD)/fuzz/; `make check` replays
+# tests/fuzz/regressions/<harness>/ through it.  The normal build's
+# hardening flags live in the top-level Makefile; tests/test_hardening.py
+# checks them in the binaries.
+
+# Seconds per harness for `make fuzz` (CI passes a smaller number).
+FUZZ_SECONDS ?= 60
+# The sanitizer and fuzzer builds need clang (libFuzzer is clang's).
+SAN_CC ?= clang
+# -fno-sanitize-recover: a UBSan report fails the run, it is not a log line.
+SAN_CFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+# Objects for the fuzzer build: coverage hooks, no libFuzzer main yet.
+FUZZ_CFLAGS := -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-omit-frame-pointer -fno-sanitize-recover=all
+# Runtime options: leaks are errors everywhere (the compiler must be
+# LeakSanitizer-clean); abort so pytest sees a signal, not a quiet exit.
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+# _FORTIFY_SOURCE must be off under ASan: glibc's __*_chk wrappers bypass
+# ASan's interceptors, so overflows in them would go unseen.  Only for
+# sanitizer builds (SAN_FLAGS set); the normal build keeps it.
+ifneq ($(findstring address,$(SAN_FLAGS)),)
+HARDEN_CFLAGS := $(filter-out -D_FORTIFY_SOURCE=%,$(HARDEN_CFLAGS)) \
+	-U_FORTIFY_SOURCE
+endif
+
+# ---------------------------------------------------------------------
+# Fuzz harnesses.  FUZZ_ENGINE=libfuzzer links them with libFuzzer's main
+# (only in build-fuzz/, with FUZZ_CFLAGS); otherwise with driver.c.
+
+FUZZ_NAMES := blob
+FUZZ_OBJ := $(BUILD)/tests/fuzz
+# explain.c (back end) is optional until it lands.
+FUZZ_EXPLAIN := $(filter %/compiler/explain.o,$(COMPILER_LIB_OBJS))
+ifneq ($(FUZZ_EXPLAIN),)
+EXTRA_CFLAGS_tests/fuzz/fuzz_blob.c := -DFUZZ_HAVE_EXPLAIN
+FUZZ_DEPS_blob := $(COMMON_OBJS) $(COMPILER_LIB_OBJS)
+FUZZ_LIBS_blob := $(COMPILER_LIBS)
+else
+FUZZ_DEPS_blob := $(COMMON_OBJS)
+endif
+
+ifeq ($(FUZZ_ENGINE),libfuzzer)
+FUZZ_MAIN :=
+FUZZ_LINK_FLAGS := -fsanitize=fuzzer
+else
+FUZZ_MAIN := $(FUZZ_OBJ)/driver.o
+FUZZ_LINK_FLAGS :=
+endif
+
+FUZZ_BINS = $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+
+$(BUILD)/fuzz/fuzz_blob: $(FUZZ_OBJ)/fuzz_blob.o $(FUZZ_OBJ)/fail.o \
+		$(FUZZ_MAIN) $(FUZZ_DEPS_blob)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^ $(FUZZ_LIBS_blob)
+
+fuzz-build: $(FUZZ_BINS)
+
+# Replay every saved regression input (part of `make check`).
+fuzz-regress: $(FUZZ_BINS)
+	@set -e; for h in $(FUZZ_NAMES); do \
+		echo "== fuzz regressions: $$h"; \
+		$(BUILD)/fuzz/fuzz_$$h tests/fuzz/regressions/$$h; \
+	done
+
+check: fuzz-regress
+
+# ---------------------------------------------------------------------
+# make sanitize: the whole suite again, built with ASan and UBSan.
+
+sanitize:
+	$(SAN_ENV) $(MAKE) BUILD=build-san CC=$(SAN_CC) OPT='-O1 -g' \
+		SAN_FLAGS='$(SAN_CFLAGS)' check
+
+# ---------------------------------------------------------------------
+# make fuzz: each harness for FUZZ_SECONDS.  The corpus grows in
+# build-fuzz/corpus/<harness>/ (kept between runs); seeds are regenerated
+# from the shipped policies, the blobs `make` compiles and the golden
+# tests; crashes land in build-fuzz/artifacts/<harness>/ and fail the run.
+# Each crash must become a file in tests/fuzz/regressions/<harness>/.
+
+FUZZ_RUN_FLAGS := -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+
+fuzz: all
+	$(MAKE) BUILD=build-fuzz CC=$(SAN_CC) OPT='-O1 -g' \
+		SAN_FLAGS='$(FUZZ_CFLAGS)' FUZZ_ENGINE=libfuzzer fuzz-build
+	$(PYTHON) tools/fuzz-seeds.py --build $(BUILD) --out build-fuzz/seeds
+	@set -e; for h in $(FUZZ_NAMES); do \
+		mkdir -p build-fuzz/corpus/$$h build-fuzz/artifacts/$$h; \
+		echo "== fuzz $$h for $(FUZZ_SECONDS)s"; \
+		dict=; [ -f tests/fuzz/$$h.dict ] && dict=-dict=tests/fuzz/$$h.dict; \
+		$(SAN_ENV) build-fuzz/fuzz/fuzz_$$h $(FUZZ_RUN_FLAGS) $$dict \
+			-max_total_time=$(FUZZ_SECONDS) \
+			-artifact_prefix=build-fuzz/artifacts/$$h/ \
+			build-fuzz/corpus/$$h build-fuzz/seeds/$$h \
+			tests/fuzz/regressions/$$h \
+			2>build-fuzz/fuzz_$$h.log || { \
+			tail -n 60 build-fuzz/fuzz_$$h.log; exit 1; }; \
+		grep -E '^stat::(number_of_executed_units|average_exec_per_sec)' \
+			build-fuzz/fuzz_$$h.log; \
+	done
+
+# ---------------------------------------------------------------------
+# make lint: cppcheck (suppressions, each justified, in
+# tools/cppcheck.supp) and clang-tidy (.clang-tidy) over hand-written C;
+# the bison/flex output in $(BUILD)/grammar is generated and not linted.
+
+LINT_SRCS = $(sort $(wildcard common/*.c compiler/*.c launcher/*.c \
+	grammar/*.c tests/unit/*.c tests/fuzz/*.c bench/*.c))
+CPPCHECK := cppcheck
+CLANG_TIDY := clang-tidy
+
+lint: all
+	$(CPPCHECK) --quiet --error-exitcode=1 --std=c11 --language=c \
+		--enable=warning,style,performance,portability \
+		--inline-suppr --suppressions-list=tools/cppcheck.supp \
+		-D_GNU_SOURCE -D__linux__ -Icommon -Icompiler -Ilauncher \
+		-I$(BUILD)/grammar $(LINT_SRCS)
+	$(CLANG_TIDY) --quiet $(LINT_SRCS) -- $(CPPFLAGS) -Ilauncher \
+		-std=gnu11
+
+.PHONY: fuzz-build fuzz-regress
