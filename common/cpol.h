@@ -23,7 +23,9 @@
  *   sections, in strictly increasing type order, each at most once:
  *     u16 type, u16 flags (CPOL_SECT_CRITICAL), u32 len, len bytes
  *   A reader refuses an unknown section marked critical and skips an
- *   unknown one that is not.  No byte may follow the last section.
+ *   unknown one that is not.  Every section defined here is marked
+ *   critical (a reader refuses one that is not: one policy, one
+ *   encoding).  No byte may follow the last section.
  *
  *   A string is u16 length then that many bytes, no NUL among them.
  */

@@ -380,8 +380,14 @@ static void rules(struct cur *c, struct cpol *p)
 		r->name = str(c, "syscall name");
 		r->action = u32(c, "rule action");
 		r->ncond = u8(c, "rule");
-		if (c->bad || !rule_ok(c, r))
+		if (c->bad)
 			break;
+		/* Only the count here: the conditions are not read yet. */
+		if (r->ncond > CPOL_MAX_CONDS) {
+			fail(c, "rule for %s: %u conditions", r->name,
+			    r->ncond);
+			break;
+		}
 		for (j = 0; j < r->ncond; j++) {
 			r->cond[j].arg = u8(c, "condition");
 			r->cond[j].op = u8(c, "condition");
@@ -506,6 +512,8 @@ int cpol_read(const uint8_t *buf, size_t len, struct cpol *out,
 			fail(&c, "section %u: unknown flags 0x%x", type, flags);
 		else if (type > CPOL_S_MAX && (flags & CPOL_SECT_CRITICAL))
 			fail(&c, "unknown critical section %u", type);
+		else if (type <= CPOL_S_MAX && !(flags & CPOL_SECT_CRITICAL))
+			fail(&c, "section %u is not marked critical", type);
 		last = type;
 		if (type <= CPOL_S_MAX)
 			seen |= 1u << type;
