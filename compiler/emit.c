@@ -56,20 +56,36 @@ static const char *const fixed_enosys[] = {
 	"clone3", "io_uring_setup", "io_uring_enter", "io_uring_register",
 };
 
+/* Is nr one of fixed_enosys?  (Numbers resolved once: this is called
+ * for every probe of the translation validation.) */
+static int is_fixed(uint32_t nr)
+{
+	static int nrs[sizeof(fixed_enosys) / sizeof(fixed_enosys[0])];
+	static int loaded;
+	size_t i;
+
+	if (!loaded) {
+		for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
+			nrs[i] = tables_syscall_nr(fixed_enosys[i]);
+		loaded = 1;
+	}
+	for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
+		if (nrs[i] >= 0 && (uint32_t)nrs[i] == nr)
+			return 1;
+	return 0;
+}
+
 int emit_fixed(const struct cpol *p, uint32_t nr, uint32_t *action)
 {
-	size_t i;
 	uint32_t r;
 
+	if (!is_fixed(nr))
+		return 0;
 	for (r = 0; r < p->nrules; r++)
 		if (p->rules[r].nr == nr)
 			return 0;
-	for (i = 0; i < sizeof(fixed_enosys) / sizeof(fixed_enosys[0]); i++)
-		if ((int)nr == tables_syscall_nr(fixed_enosys[i])) {
-			*action = BPF_ACT_ERRNO | ENOSYS;
-			return 1;
-		}
-	return 0;
+	*action = BPF_ACT_ERRNO | ENOSYS;
+	return 1;
 }
 
 static struct cpol_insn insn(uint16_t code, uint8_t jt, uint8_t jf,
