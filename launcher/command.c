@@ -1,0 +1,143 @@
+/*
+ * command.c - what the child will exec, prepared in the parent: the
+ * policy's command line with $SNIPPET and $WORKDIR bound, the environment
+ * built from nothing (kept names copied from cordon's own environment,
+ * fixed values with $WORKDIR bound), and the rlimits (the policy's,
+ * tightened by the command line, never loosened).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "cordon.h"
+
+static const int rlimit_of[CPOL_RLIM_MAX + 1] = {
+	[CPOL_RLIM_CPU] = RLIMIT_CPU, [CPOL_RLIM_AS] = RLIMIT_AS,
+	[CPOL_RLIM_DATA] = RLIMIT_DATA, [CPOL_RLIM_FSIZE] = RLIMIT_FSIZE,
+	[CPOL_RLIM_NPROC] = RLIMIT_NPROC, [CPOL_RLIM_NOFILE] = RLIMIT_NOFILE,
+	[CPOL_RLIM_CORE] = RLIMIT_CORE, [CPOL_RLIM_STACK] = RLIMIT_STACK,
+	[CPOL_RLIM_MEMLOCK] = RLIMIT_MEMLOCK,
+};
+
+/* word with every "$SNIPPET" and "$WORKDIR" replaced; a heap copy. */
+static char *expand(const char *word, const char *workdir,
+    const char *snippet)
+{
+	size_t cap = strlen(word) + 1, len = 0;
+	const char *w;
+	char *out;
+
+	for (w = word; (w = strchr(w, '$')) != NULL; w++)
+		cap += strlen(workdir) + strlen(snippet);
+	out = malloc(cap);
+	if (!out)
+		return NULL;
+	for (w = word; *w; ) {
+		const char *with = NULL;
+
+		if (strncmp(w, "$WORKDIR", 8) == 0)
+			with = workdir;
+		else if (strncmp(w, "$SNIPPET", 8) == 0)
+			with = snippet;
+		if (with) {
+			memcpy(out + len, with, strlen(with));
+			len += strlen(with);
+			w += 8;
+		} else {
+			out[len++] = *w++;
+		}
+	}
+	out[len] = '\0';
+	return out;
+}
+
+void command_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+char **command_argv(const struct cpol *p, const char *workdir,
+    const char *snippet, char **args, int nargs)
+{
+	size_t n = p->nargv + (size_t)nargs, i;
+	char **v = calloc(n + 1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		v[i] = i < p->nargv ? expand(p->argv[i], workdir, snippet) :
+		    strdup(args[i - p->nargv]);
+		if (!v[i]) {
+			command_free(v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+char **command_envp(const struct cpol *p, const char *workdir)
+{
+	char **v = calloc((size_t)p->nenv + 1, sizeof(*v));
+	size_t n = 0;
+	uint32_t i;
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < p->nenv; i++) {
+		const struct cpol_env *e = &p->env[i];
+		const char *val = e->value;
+		char *x = NULL, *s;
+
+		if (e->kind == CPOL_ENV_KEEP && !(val = getenv(e->name)))
+			continue;
+		if (e->kind == CPOL_ENV_SET && !(val = x = expand(val,
+		    workdir, "$SNIPPET")))
+			goto fail;
+		s = malloc(strlen(e->name) + strlen(val) + 2);
+		if (s)
+			sprintf(s, "%s=%s", e->name, val);
+		free(x);
+		if (!s)
+			goto fail;
+		v[n++] = s;
+	}
+	return v;
+fail:
+	command_free(v);
+	return NULL;
+}
+
+/* The policy's limits, each tightened by cli[] (UINT64_MAX: none), and
+ * limits the policy lacks but the command line sets.  Returns the count. */
+int command_rlimits(const struct cpol *p, const uint64_t *cli,
+    struct rlim *out)
+{
+	uint64_t val[CPOL_RLIM_MAX + 1];
+	int set[CPOL_RLIM_MAX + 1];
+	unsigned int r;
+	uint32_t i;
+	int n = 0;
+
+	for (r = 0; r <= CPOL_RLIM_MAX; r++) {
+		val[r] = cli[r];
+		set[r] = cli[r] != UINT64_MAX;
+	}
+	for (i = 0; i < p->nlimits; i++) {
+		r = p->limits[i].resource;
+		if (!set[r] || p->limits[i].value < val[r])
+			val[r] = p->limits[i].value;
+		set[r] = 1;
+	}
+	for (r = 1; r <= CPOL_RLIM_MAX; r++) {
+		if (!set[r])
+			continue;
+		out[n].resource = rlimit_of[r];
+		out[n++].value = val[r];
+	}
+	return n;
+}

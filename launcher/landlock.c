@@ -1,0 +1,222 @@
+/*
+ * landlock.c - probe the running Landlock ABI, decide whether the policy
+ * can run on it, and build the ruleset (in the parent, before fork, so a
+ * missing path is reported before anything irreversible happens).
+ *
+ * Every right the running ABI knows is handled; the policy's rules only
+ * grant.  Rule paths: "$WORKDIR..." is resolved beneath the working
+ * directory with no symlink at all (the snippet may have planted one);
+ * "$SNIPPET" is the copied snippet, never a link; an absolute path has its
+ * final component opened without following, and a final symlink is
+ * followed only when root owns it (system links such as /etc/localtime),
+ * otherwise the rule is refused.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cordon.h"
+#include "landlock_compat.h"
+
+/* Rights that make sense on a file that is not a directory. */
+#define FILE_RIGHTS (CORDON_LL_FS_EXECUTE | CORDON_LL_FS_WRITE_FILE | \
+    CORDON_LL_FS_READ_FILE | CORDON_LL_FS_TRUNCATE | CORDON_LL_FS_IOCTL_DEV)
+
+static const char hint[] = "Hint: Landlock needs Linux 5.13+ built with "
+    "CONFIG_SECURITY_LANDLOCK=y and \"landlock\" in the lsm= boot list";
+
+/* Returns the ABI (0: no Landlock); *errata gets the errata bitmask. */
+int landlock_probe(int *errata)
+{
+	long abi = syscall(__NR_landlock_create_ruleset, NULL, 0,
+	    CORDON_LL_CREATE_RULESET_VERSION);
+	long e;
+
+	*errata = 0;
+	if (abi <= 0)
+		return 0;
+	e = syscall(__NR_landlock_create_ruleset, NULL, 0,
+	    CORDON_LL_CREATE_RULESET_ERRATA);
+	if (e > 0)
+		*errata = (int)e;
+	return abi > 255 ? 255 : (int)abi;
+}
+
+uint64_t landlock_fs_rights(int abi)
+{
+	if (abi >= 5)
+		return CORDON_LL_FS_ABI5;
+	if (abi >= 3)
+		return CORDON_LL_FS_ABI3;
+	if (abi == 2)
+		return CORDON_LL_FS_ABI2;
+	return abi == 1 ? CORDON_LL_FS_ABI1 : 0;
+}
+
+/* Refuse unless the running ABI has what the policy needs (fail closed),
+ * and record in *l what will apply. */
+int landlock_check(const struct cpol *p, int abi, struct layers *l,
+    char *err, size_t errlen)
+{
+	int best = (p->flags & CPOL_F_BEST_EFFORT_LANDLOCK) != 0;
+
+	l->landlock_abi = abi;
+	l->landlock_fs = abi >= 1;
+	l->landlock_net = abi >= 4;
+	l->scope_abstract_unix = l->scope_signal = abi >= 6;
+	if (best)
+		return 0;
+	if ((uint32_t)abi < p->landlock_abi_min) {
+		snprintf(err, errlen, "policy %s needs Landlock ABI %u, this "
+		    "kernel has %d. %s (or mark the policy best-effort)",
+		    p->name, p->landlock_abi_min, abi, hint);
+		return -1;
+	}
+	if (abi < 4) {
+		snprintf(err, errlen, "Landlock ABI %d has no TCP rules, "
+		    "needed for network %s. Hint: Linux 6.7+", abi,
+		    p->flags & CPOL_F_NET_OFF ? "off" : "tcp");
+		return -1;
+	}
+	if (abi < 6) {
+		snprintf(err, errlen, "Landlock ABI %d cannot scope signals "
+		    "and abstract unix sockets. Hint: Linux 6.12+", abi);
+		return -1;
+	}
+	return 0;
+}
+
+int landlock_add(int ruleset, int fd, uint64_t access)
+{
+	struct cordon_ll_path_beneath_attr pb = {
+		.allowed_access = access, .parent_fd = fd,
+	};
+
+	return (int)syscall(__NR_landlock_add_rule, ruleset,
+	    CORDON_LL_RULE_PATH_BENEATH, &pb, 0);
+}
+
+/* Open one rule path as O_PATH; see the top of the file. */
+static int open_rule(const char *path, int workdir_fd, const char *snippet)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+		    RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat st;
+	int fd;
+
+	if (strcmp(path, "$SNIPPET") == 0)
+		return openat(workdir_fd, snippet, O_PATH | O_CLOEXEC |
+		    O_NOFOLLOW);
+	if (strncmp(path, "$WORKDIR", 8) == 0)
+		return (int)syscall(SYS_openat2, workdir_fd,
+		    path[8] ? path + 9 : ".", &how, sizeof(how));
+	fd = open(path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISLNK(st.st_mode))
+		return fd;
+	close(fd);
+	if (st.st_uid != 0) {
+		errno = ELOOP;
+		return -1;
+	}
+	return open(path, O_PATH | O_CLOEXEC);
+}
+
+static int add_paths(int rs, const struct cpol *p, uint64_t handled,
+    int workdir_fd, const char *snippet, char *err, size_t errlen)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nfs; i++) {
+		const struct cpol_fs *r = &p->fs[i];
+		uint64_t access = r->access & handled;
+		struct stat st;
+		int fd = open_rule(r->path, workdir_fd, snippet);
+
+		if (fd < 0 && errno == ENOENT && (r->flags & CPOL_FS_OPTIONAL))
+			continue;
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			snprintf(err, errlen, "path rule %s: %s%s", r->path,
+			    strerror(errno), errno == ELOOP ?
+			    " (a symbolic link; name its target)" : "");
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		if (!S_ISDIR(st.st_mode))
+			access &= FILE_RIGHTS;
+		if (access && landlock_add(rs, fd, access) < 0) {
+			snprintf(err, errlen, "path rule %s: landlock_add_rule:"
+			    " %s", r->path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+static int add_ports(int rs, const struct cpol *p, char *err, size_t errlen)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nnet; i++) {
+		struct cordon_ll_net_port_attr np = {
+			.allowed_access = p->net[i].kind == CPOL_NET_BIND ?
+			    CORDON_LL_NET_BIND_TCP : CORDON_LL_NET_CONNECT_TCP,
+			.port = p->net[i].port,
+		};
+
+		if (syscall(__NR_landlock_add_rule, rs,
+		    CORDON_LL_RULE_NET_PORT, &np, 0) < 0) {
+			snprintf(err, errlen, "port rule %u: %s",
+			    p->net[i].port, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Returns the ruleset fd (O_CLOEXEC), -1 on error, -2 when there is no
+ * Landlock at all (only reached for a best-effort policy). */
+int landlock_build(const struct cpol *p, int abi, int workdir_fd,
+    const char *snippet, char *err, size_t errlen)
+{
+	struct cordon_ll_ruleset_attr attr = { 0 };
+	size_t size = sizeof(attr.handled_access_fs);
+	int rs;
+
+	if (abi < 1)
+		return -2;
+	attr.handled_access_fs = landlock_fs_rights(abi);
+	if (abi >= 4) {
+		attr.handled_access_net = CORDON_LL_NET_BIND_TCP |
+		    CORDON_LL_NET_CONNECT_TCP;
+		size = offsetof(struct cordon_ll_ruleset_attr, scoped);
+	}
+	if (abi >= 6) {
+		attr.scoped = CORDON_LL_SCOPE_ABSTRACT_UNIX_SOCKET |
+		    CORDON_LL_SCOPE_SIGNAL;
+		size = sizeof(attr);
+	}
+	rs = (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);
+	if (rs < 0) {
+		snprintf(err, errlen, "landlock_create_ruleset: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (add_paths(rs, p, attr.handled_access_fs, workdir_fd, snippet,
+	    err, errlen) < 0 || (abi >= 4 && add_ports(rs, p, err,
+	    errlen) < 0)) {
+		close(rs);
+		return -1;
+	}
+	return rs;
+}

@@ -1,0 +1,258 @@
+/*
+ * main.c - cordon: run a snippet under a compiled policy.
+ *
+ * Options are parsed into struct opts; then, in order: validate the whole
+ * blob, probe Landlock and refuse what the kernel cannot enforce, read the
+ * snippet, make the workdir, build the Landlock ruleset, start the child
+ * (run.c), supervise it, report, clean up.  Nothing irreversible happens
+ * before the blob is validated and every rule path is open.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/audit.h>
+
+#include "cordon.h"
+
+static const char usage_text[] =
+    "usage: cordon [--check] [--keep-workdir] [--no-namespaces] [--quiet]\n"
+    "              [--limit name=value] [--output bytes] "
+    "[--status-fd fd]\n"
+    "              [--status-file path] [--timeout seconds] "
+    "[--workdir dir]\n"
+    "              policy.cpol snippet | - [arg ...]\n";
+
+static const char *const rlim_names[CPOL_RLIM_MAX + 1] = {
+	[CPOL_RLIM_CPU] = "cpu", [CPOL_RLIM_AS] = "as",
+	[CPOL_RLIM_DATA] = "data", [CPOL_RLIM_FSIZE] = "fsize",
+	[CPOL_RLIM_NPROC] = "nproc", [CPOL_RLIM_NOFILE] = "nofile",
+	[CPOL_RLIM_CORE] = "core", [CPOL_RLIM_STACK] = "stack",
+	[CPOL_RLIM_MEMLOCK] = "memlock",
+};
+
+/* A number with an optional K/M/G/T suffix (powers of 1024). */
+static int parse_size(const char *s, uint64_t *v)
+{
+	char *end;
+	unsigned long long n;
+	int shift = 0;
+
+	errno = 0;
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	n = strtoull(s, &end, 10);
+	switch (*end) {
+	case 'K': shift = 10; end++; break;
+	case 'M': shift = 20; end++; break;
+	case 'G': shift = 30; end++; break;
+	case 'T': shift = 40; end++; break;
+	default: break;
+	}
+	if (errno || *end || n > (UINT64_MAX - 1) >> shift)
+		return -1;
+	*v = (uint64_t)n << shift;
+	return 0;
+}
+
+static int parse_limit(const char *s, struct opts *o)
+{
+	const char *eq = strchr(s, '=');
+	unsigned int r;
+
+	for (r = 1; eq && r <= CPOL_RLIM_MAX; r++)
+		if (strlen(rlim_names[r]) == (size_t)(eq - s) &&
+		    strncmp(s, rlim_names[r], (size_t)(eq - s)) == 0)
+			return parse_size(eq + 1, &o->limit[r]);
+	return -1;
+}
+
+/* Returns -1 to go on, or an exit status (help, version, bad usage). */
+static int opts_parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "workdir", 1, NULL, 'w' }, { "keep-workdir", 0, NULL, 'k' },
+		{ "timeout", 1, NULL, 't' }, { "output", 1, NULL, 'o' },
+		{ "limit", 1, NULL, 'l' }, { "status-fd", 1, NULL, 'f' },
+		{ "status-file", 1, NULL, 'F' }, { "check", 0, NULL, 'c' },
+		{ "no-namespaces", 0, NULL, 'n' }, { "quiet", 0, NULL, 'q' },
+		{ "version", 0, NULL, 'V' }, { "help", 0, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	char *end;
+	double d;
+	int c, i;
+
+	memset(o, 0, sizeof(*o));
+	o->status_fd = -1;
+	o->output_cap = UINT64_MAX;
+	for (i = 0; i <= CPOL_RLIM_MAX; i++)
+		o->limit[i] = UINT64_MAX;
+	while ((c = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+		switch (c) {
+		case 'w': o->workdir = optarg; break;
+		case 'k': o->keep_workdir = 1; break;
+		case 'c': o->check = 1; break;
+		case 'n': o->no_namespaces = 1; break;
+		case 'q': o->quiet = 1; break;
+		case 'F': o->status_file = optarg; break;
+		case 'V': printf("cordon %s\n", CORDON_VERSION); return 0;
+		case 'h': fputs(usage_text, stdout); return 0;
+		case 't':
+			d = strtod(optarg, &end);
+			if (*end || !(d > 0 && d < 1e9))
+				goto bad;
+			o->timeout_ms = (uint64_t)(d * 1000) ? (uint64_t)(d *
+			    1000) : 1;
+			break;
+		case 'o':
+			if (parse_size(optarg, &o->output_cap) < 0)
+				goto bad;
+			break;
+		case 'l':
+			if (parse_limit(optarg, o) < 0)
+				goto bad;
+			break;
+		case 'f':
+			if (parse_size(optarg, &v) < 0 || v > 1 << 20 || v < 3)
+				goto bad;
+			o->status_fd = (int)v;
+			break;
+		default:
+			goto bad;
+		}
+	}
+	if (argc - optind < (o->check ? 1 : 2))
+		goto bad;
+	o->policy = argv[optind];
+	o->snippet = o->check ? NULL : argv[optind + 1];
+	o->args = argv + optind + 2;
+	o->nargs = o->check ? 0 : argc - optind - 2;
+	return -1;
+bad:
+	if (c != '?' && c != -1)
+		fprintf(stderr, "cordon: bad value for --%s: %s\n",
+		    lo[0].name ? argv[optind - 1] + 2 : "", optarg);
+	fputs(usage_text, stderr);
+	return EXIT_CORDON;
+}
+
+/* Descriptors 0-2 exist (so no pipe lands on them), nothing else leaks. */
+static void fds_sane(void)
+{
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0 && fd <= 2)
+		if (fcntl(fd, F_SETFD, 0) < 0)
+			break;
+	if (fd > 2)
+		close(fd);
+}
+
+static int check_print(const struct cpol *p, const struct layers *l,
+    int ns)
+{
+	uint32_t i;
+	int j;
+
+	printf("policy %s: %s\nblob sha256 ", p->name, p->description);
+	for (j = 0; j < 32; j++)
+		printf("%02x", p->blob_digest[j]);
+	printf("\nlandlock: ABI %d (policy minimum %u%s), errata 0x%x\n",
+	    l->landlock_abi, p->landlock_abi_min, p->flags &
+	    CPOL_F_BEST_EFFORT_LANDLOCK ? ", best effort" : "",
+	    l->landlock_errata);
+	printf("landlock fs: %s, %u path rules\n", l->landlock_fs ? "yes" :
+	    "NO", p->nfs);
+	printf("landlock net: %s, network %s", l->landlock_net ? "yes" : "NO",
+	    p->flags & CPOL_F_NET_OFF ? "off" : "tcp");
+	for (i = 0; i < p->nnet; i++)
+		printf(" %s %u", p->net[i].kind == CPOL_NET_BIND ? "bind" :
+		    "connect", p->net[i].port);
+	printf("\nscopes: abstract unix %s, signal %s\n",
+	    l->scope_abstract_unix ? "yes" : "NO",
+	    l->scope_signal ? "yes" : "NO");
+	printf("seccomp: %u instructions\nrlimits: %u\nnamespaces: %s\n"
+	    "no_new_privs, capabilities dropped, environment from nothing, "
+	    "descriptors closed, new session: yes\n", p->ninsns, p->nlimits,
+	    ns ? "available" : "not used");
+	return fflush(stdout) == 0 ? 0 : EXIT_CORDON;
+}
+
+/* Validate the blob and the kernel's support.  Returns 0 or -1. */
+static int prepare(const struct opts *o, struct cpol *pol,
+    struct report *r, char *err)
+{
+	if (cpol_load(o->policy, pol, err, ERRLEN) < 0)
+		return -1;
+	r->policy = pol->name;
+	r->digest = pol->blob_digest;
+	if (pol->arch != AUDIT_ARCH_X86_64) {
+		snprintf(err, ERRLEN, "%s: blob is for architecture 0x%x, "
+		    "this machine is 0x%x", o->policy, pol->arch,
+		    AUDIT_ARCH_X86_64);
+		return -1;
+	}
+	if (pol->ninsns > 0xffff) {
+		snprintf(err, ERRLEN, "seccomp program too long");
+		return -1;
+	}
+	if (o->no_namespaces && (pol->flags & (CPOL_F_PRIVATE_TMP |
+	    CPOL_F_PRIVATE_SHM)) && !(pol->flags & CPOL_F_BEST_EFFORT_NS)) {
+		snprintf(err, ERRLEN, "policy %s requires a private /tmp, "
+		    "which needs namespaces (--no-namespaces)", pol->name);
+		return -1;
+	}
+	r->layers.landlock_abi = landlock_probe(&r->layers.landlock_errata);
+	return landlock_check(pol, r->layers.landlock_abi, &r->layers, err,
+	    ERRLEN);
+}
+
+int main(int argc, char **argv)
+{
+	struct report r;
+	struct opts o;
+	struct cpol pol;
+	char err[ERRLEN];
+	int rc;
+
+	fds_sane();
+	memset(&r, 0, sizeof(r));
+	memset(&pol, 0, sizeof(pol));
+	r.outcome = OUT_ERROR;      /* until the snippet has run */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return EXIT_CORDON;
+	rc = opts_parse(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	r.wall_ms = supervise_now_ms();
+	if (prepare(&o, &pol, &r, err) < 0)
+		rc = EXIT_CORDON;
+	else if (o.check)
+		rc = check_print(&pol, &r.layers, !o.no_namespaces &&
+		    run_probe_ns(ns_wanted(&pol)));
+	else
+		rc = launch(&o, &pol, &r, err);
+	if (rc == EXIT_CORDON && r.outcome == OUT_ERROR) {
+		fprintf(stderr, "cordon: %s\n", err);
+		r.outcome = OUT_ERROR;
+		r.exit_code = EXIT_CORDON;
+		snprintf(r.reason, sizeof(r.reason), "%.150s", err);
+	}
+	r.wall_ms = supervise_now_ms() - r.wall_ms;
+	if (!o.check && (o.status_fd >= 0 || o.status_file) &&
+	    status_write(&r, o.status_fd, o.status_file, err, ERRLEN) < 0) {
+		fprintf(stderr, "cordon: %s\n", err);
+		rc = EXIT_CORDON;
+	}
+	cpol_free(&pol);
+	return rc;
+}

@@ -1,0 +1,179 @@
+/*
+ * status.c - the status report: one JSON object on one line, keys in the
+ * order HACKING.md gives, written to a descriptor or atomically to a file
+ * (a temporary file in the same directory, then rename).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cordon.h"
+
+static const char *const outcomes[] = {
+	[OUT_EXITED] = "exited", [OUT_SIGNALED] = "signaled",
+	[OUT_TIMEOUT] = "timeout", [OUT_SECCOMP] = "seccomp",
+	[OUT_CPU] = "cpu_limit", [OUT_FSIZE] = "fsize_limit",
+	[OUT_OOM] = "oom", [OUT_ERROR] = "error",
+};
+
+const char *status_outcome(enum outcome o)
+{
+	return outcomes[o];
+}
+
+struct out {
+	char buf[8192];
+	size_t len;
+};
+
+static void add(struct out *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void add(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->len, sizeof(o->buf) - o->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (size_t)n;
+	if (o->len >= sizeof(o->buf))
+		o->len = sizeof(o->buf) - 1;
+}
+
+/* A JSON string, or null. */
+static void str(struct out *o, const char *key, const char *s)
+{
+	add(o, "\"%s\":", key);
+	if (!s) {
+		add(o, "null,");
+		return;
+	}
+	add(o, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			add(o, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			add(o, "\\u%04x", c);
+		else
+			add(o, "%c", c);
+	}
+	add(o, "\",");
+}
+
+static const char *tf(int b)
+{
+	return b ? "true" : "false";
+}
+
+static void layers(struct out *o, const struct layers *l)
+{
+	const char *sep = "";
+
+	add(o, "\"layers\":{\"no_new_privs\":%s,\"seccomp\":%s,"
+	    "\"landlock_abi\":%d,\"landlock_errata\":%d,\"landlock_fs\":%s,"
+	    "\"landlock_net\":%s,\"scope_abstract_unix\":%s,"
+	    "\"scope_signal\":%s,\"caps_dropped\":%s,\"rlimits\":%s,"
+	    "\"env\":%s,\"fds_closed\":%s,\"new_session\":%s,"
+	    "\"namespaces\":[", tf(l->no_new_privs), tf(l->seccomp),
+	    l->landlock_abi, l->landlock_errata, tf(l->landlock_fs),
+	    tf(l->landlock_net), tf(l->scope_abstract_unix),
+	    tf(l->scope_signal), tf(l->caps_dropped), tf(l->rlimits),
+	    tf(l->env), tf(l->fds_closed), tf(l->new_session));
+	if (l->ns_user) {
+		add(o, "%s\"user\"", sep);
+		sep = ",";
+	}
+	if (l->ns_net) {
+		add(o, "%s\"net\"", sep);
+		sep = ",";
+	}
+	if (l->ns_mnt) {
+		add(o, "%s\"mnt\"", sep);
+		sep = ",";
+	}
+	if (l->ns_pid)
+		add(o, "%s\"pid\"", sep);
+	add(o, "],\"private_tmp\":%s,\"private_shm\":%s}}\n",
+	    tf(l->private_tmp), tf(l->private_shm));
+}
+
+static void render(struct out *o, const struct report *r)
+{
+	char hex[65];
+	int i;
+
+	for (i = 0; r->digest && i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", r->digest[i]);
+	add(o, "{\"cordon\":1,");
+	str(o, "policy", r->policy);
+	str(o, "blob", r->digest ? hex : NULL);
+	str(o, "outcome", outcomes[r->outcome]);
+	add(o, "\"exit_code\":%d,\"signal\":%d,", r->exit_code, r->signal);
+	str(o, "reason", r->reason);
+	add(o, "\"stdout_bytes\":%llu,\"stderr_bytes\":%llu,"
+	    "\"output_truncated\":%s,\"wall_ms\":%llu,\"user_ms\":%llu,"
+	    "\"sys_ms\":%llu,\"max_rss_kb\":%llu,",
+	    (unsigned long long)r->stdout_bytes,
+	    (unsigned long long)r->stderr_bytes, tf(r->truncated),
+	    (unsigned long long)r->wall_ms, (unsigned long long)r->user_ms,
+	    (unsigned long long)r->sys_ms, (unsigned long long)r->max_rss_kb);
+	str(o, "workdir", r->workdir[0] ? r->workdir : NULL);
+	add(o, "\"kept_workdir\":%s,", tf(r->kept_workdir));
+	layers(o, &r->layers);
+}
+
+static int put(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int status_write(const struct report *r, int fd, const char *file,
+    char *err, size_t errlen)
+{
+	struct out o = { .len = 0 };
+	char tmp[4096];
+	int tfd;
+
+	render(&o, r);
+	if (fd >= 0 && put(fd, o.buf, o.len) < 0) {
+		snprintf(err, errlen, "--status-fd %d: %s", fd,
+		    strerror(errno));
+		return -1;
+	}
+	if (!file)
+		return 0;
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", file) >=
+	    (int)sizeof(tmp) || (tfd = mkostemp(tmp, O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "%s: %s", file, strerror(errno));
+		return -1;
+	}
+	if (put(tfd, o.buf, o.len) < 0) {
+		close(tfd);
+		tfd = -1;
+	}
+	if (tfd < 0 || close(tfd) < 0 || rename(tmp, file) < 0) {
+		snprintf(err, errlen, "%s: %s", file, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
