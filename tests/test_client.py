@@ -1,0 +1,641 @@
+"""Tests of the Python client (clients/python): unit tests of its input,
+output, blob and policy handling, and live tests against the real cordon
+and the shipped policies.
+
+The package is imported from src_dir/clients/python (see client_support).
+"""
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import pathlib
+import shutil
+import stat
+import struct
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from client_support import Ticker, import_client, procs_with  # noqa: E402
+
+GENERAL = "code_gen"          # the shipped general-purpose policy
+MAX_STALL = 0.050             # seconds: the event loop's allowed worst stall
+
+
+# ---------------------------------------------------------------- fixtures
+
+@pytest.fixture(scope="session")
+def cpkg(src_dir):
+    return import_client(src_dir)
+
+
+@pytest.fixture(scope="session")
+def general_dir(policies_dir, cordonc_bin, src_dir, tmp_path_factory):
+    """A folder holding code_gen.cpol: the shipped one, or (before the
+    shipped policies exist) the test-only tests/policies/client_code.policy
+    compiled with the real cordonc."""
+    if (policies_dir / f"{GENERAL}.cpol").is_file():
+        return policies_dir
+    out = tmp_path_factory.mktemp("client-policies")
+    src = src_dir / "tests" / "policies" / "client_code.policy"
+    subprocess.run([str(cordonc_bin), "compile", "-o",
+                    str(out / f"{GENERAL}.cpol"), str(src)], check=True)
+    return out
+
+
+@pytest.fixture
+def client(cpkg, general_dir, cordon_bin, tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    return cpkg.Client(general_dir, cordon=cordon_bin, work_root=runs,
+                       concurrency=20)
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def leftovers(client):
+    return sorted(os.listdir(client.work_root))
+
+
+# --------------------------------------------------- blob and source digest
+
+def make_blob(name="t", digest=b"\0" * 32, arch=0xC000003E):
+    """A minimal well-formed header + META/LAYERS/LIMITS (for the client's
+    own reader; the launcher would refuse it for missing sections)."""
+    def s(x):
+        b = x.encode()
+        return struct.pack("<H", len(b)) + b
+
+    def sect(t, body):
+        return struct.pack("<HHI", t, 1, len(body)) + body
+    body = (sect(1, s(name) + s("d") + s("v") + digest)
+            + sect(2, struct.pack("<III", 6, 2, 0))
+            + sect(6, struct.pack("<QQI", 7000, 4096, 0)))
+    hdr = b"\x89CPOL\r\n\x1a" + struct.pack("<HHIIIII", 1, 64, arch,
+                                             64 + len(body), 3, 0, 0)
+    import hashlib
+    h = hashlib.sha256(hdr)
+    h.update(body)
+    return hdr + h.digest() + body
+
+
+def test_blob_reader(cpkg):
+    from cordon import blob
+    info = blob.parse_blob(make_blob("radiomics", b"\x11" * 32))
+    assert info.name == "radiomics"
+    assert info.source_digest == "11" * 32
+    assert info.timeout_ms == 7000 and info.output_cap == 4096
+    assert info.network == "off"
+    good = make_blob()
+    for bad in (good[:-1], b"X" + good[1:],
+                good[:40] + bytes([good[40] ^ 1]) + good[41:],
+                good + b"\0"):
+        with pytest.raises(blob.BlobFormatError):
+            blob.parse_blob(bad)
+
+
+def test_include_lexer(cpkg):
+    from cordon import blob
+    src = b'''# include "no1";
+    /* include "no2"; */ include "a.policy";
+    description "include \\"no3\\""; include "b/c.policy"; allow read;
+    '''
+    assert blob._includes(src) == ["a.policy", "b/c.policy"]
+
+
+def test_shipped_blobs_digest(cpkg, policies_dir, src_dir):
+    """The client's digest of each shipped source equals what cordonc
+    recorded in its blob (so fresh blobs are never called stale)."""
+    from cordon import blob
+    blobs = sorted(policies_dir.glob("*.cpol"))
+    if not blobs:
+        pytest.skip("no shipped policies built in build/policies yet")
+    for b in blobs:
+        info = blob.load_blob(str(b))
+        src = src_dir / "policies" / (b.stem + ".policy")
+        assert blob.source_digest(str(src)) == info.source_digest, b
+
+
+# ----------------------------------------------------------- policy store
+
+@pytest.fixture
+def policy_tree(tmp_path, src_dir, cordonc_bin):
+    """A source folder with a policy that includes a fragment, and its
+    blob compiled by the real cordonc."""
+    srcd = tmp_path / "src"
+    shutil.copytree(src_dir / "tests" / "policies", srcd)
+    blobs = tmp_path / "blobs"
+    blobs.mkdir()
+    subprocess.run([str(cordonc_bin), "compile", "-o",
+                    str(blobs / "client_stale.cpol"),
+                    str(srcd / "client_stale.policy")], check=True)
+    return srcd, blobs
+
+
+def test_policy_fresh_and_missing(cpkg, policy_tree, cordonc_bin,
+                                  cordon_bin):
+    srcd, blobs = policy_tree
+    store = cpkg.PolicyStore(blobs, source_dir=srcd, cordon=cordon_bin)
+    info = store.load("client_stale")
+    assert info.name == "client_stale"
+    assert store.tools() == ["client_stale"]
+    with pytest.raises(cpkg.PolicyNotFound) as e:
+        store.load("radiomics")
+    assert "radiomics.cpol does not exist" in str(e.value)
+    assert "client_stale" in str(e.value)     # lists what is there
+    for bad in ("../client_stale", "a/b", "", "X"):
+        with pytest.raises(cpkg.PolicyNotFound):
+            store.load(bad)
+
+
+@pytest.mark.parametrize("what", ["main", "include"])
+@pytest.mark.parametrize("confirm", [False, True])
+def test_policy_stale(cpkg, policy_tree, cordonc_bin, what, confirm):
+    """Changing the tool's source, or a file it includes, makes the blob
+    stale; with cordonc configured the compiler confirms it."""
+    srcd, blobs = policy_tree
+    store = cpkg.PolicyStore(blobs, source_dir=srcd,
+                             cordonc=cordonc_bin if confirm else None)
+    store.load("client_stale")
+    target = srcd / ("client_stale.policy" if what == "main"
+                     else "client_stale_inc.policy")
+    with open(target, "a") as f:
+        f.write("\n# changed\n")
+    with pytest.raises(cpkg.PolicyStale) as e:
+        store.load("client_stale")
+    assert "stale" in str(e.value)
+    assert e.value.blob_digest != e.value.source_digest
+    # Removing the source is stale too: the blob can no longer be checked.
+    target.unlink()
+    with pytest.raises(cpkg.PolicyStale):
+        store.load("client_stale")
+
+
+def test_policy_comment_only_change_confirmed(cpkg, policy_tree,
+                                             cordonc_bin):
+    """The digest covers bytes, so a comment change is a change; after
+    recompiling, the blob is fresh again."""
+    srcd, blobs = policy_tree
+    store = cpkg.PolicyStore(blobs, source_dir=srcd, cordonc=cordonc_bin)
+    with open(srcd / "client_stale.policy", "a") as f:
+        f.write("# note\n")
+    with pytest.raises(cpkg.PolicyStale):
+        store.load("client_stale")
+    subprocess.run([str(cordonc_bin), "compile", "-o",
+                    str(blobs / "client_stale.cpol"),
+                    str(srcd / "client_stale.policy")], check=True)
+    assert store.load("client_stale").name == "client_stale"
+
+
+def test_policy_invalid(cpkg, tmp_path, cordon_bin):
+    (tmp_path / "junk.cpol").write_bytes(b"not a blob at all" * 10)
+    os.symlink("/etc/hostname", tmp_path / "link.cpol")
+    store = cpkg.PolicyStore(tmp_path, cordon=cordon_bin)
+    for tool in ("junk", "link"):
+        with pytest.raises(cpkg.PolicyInvalid):
+            store.load(tool)
+
+
+def test_policy_unenforceable(cpkg, general_dir, cordon_bin, tmp_path):
+    """A valid blob the kernel cannot enforce (here: a filter built for
+    another architecture) makes cordon --check exit 125: a typed error."""
+    import hashlib
+    buf = bytearray((general_dir / f"{GENERAL}.cpol").read_bytes())
+    buf[12:16] = struct.pack("<I", 0xC00000B7)          # AUDIT_ARCH_AARCH64
+    h = hashlib.sha256(bytes(buf[:32]))
+    h.update(bytes(buf[64:]))
+    buf[32:64] = h.digest()
+    (tmp_path / "foreign.cpol").write_bytes(bytes(buf))
+    store = cpkg.PolicyStore(tmp_path, cordon=cordon_bin)
+    with pytest.raises(cpkg.PolicyUnenforceable) as e:
+        store.check("foreign")
+    assert e.value.tool == "foreign" and e.value.detail
+    with pytest.raises(cpkg.PolicyUnenforceable):
+        run(store.acheck("foreign"))
+
+
+# ------------------------------------------------------------------ inputs
+
+def test_inputs_formats(cpkg, tmp_path):
+    import numpy as np
+    import pandas as pd
+    from cordon.inputs import place_inputs
+    src = tmp_path / "scan.bin"
+    src.write_bytes(b"\x01\x02")
+    folder = tmp_path / "series"
+    folder.mkdir()
+    (folder / "a.dcm").write_bytes(b"dicom")
+    work = tmp_path / "w"
+    work.mkdir()
+    df = pd.DataFrame({"x": [1, 2], "s": ["a", "b"]})
+    written = place_inputs(str(work), {
+        "raw.bin": b"\x00\xff", "note.txt": "héllo", "scan": src,
+        "series": folder, "frame": df, "arr": np.arange(3, dtype="<i4"),
+        "cfg": {"k": [1, 2], "n": np.int64(3)}})
+    assert written == {"raw.bin": "raw.bin", "note.txt": "note.txt",
+                       "scan": "scan", "series": "series",
+                       "frame": "frame.csv", "arr": "arr.npy",
+                       "cfg": "cfg.json"}
+    assert (work / "raw.bin").read_bytes() == b"\x00\xff"
+    assert (work / "note.txt").read_text("utf-8") == "héllo"
+    assert (work / "frame.csv").read_text() == "x,s\n1,a\n2,b\n"
+    assert np.load(work / "arr.npy", allow_pickle=False).tolist() == [0, 1, 2]
+    assert json.loads((work / "cfg.json").read_text()) == {"k": [1, 2],
+                                                           "n": 3}
+    assert (work / "series" / "a.dcm").read_bytes() == b"dicom"
+    copied = work / "scan"
+    assert not copied.is_symlink() and copied.stat().st_nlink == 1
+    assert copied.stat().st_ino != src.stat().st_ino
+
+
+def test_inputs_refused(cpkg, tmp_path):
+    import numpy as np
+    from cordon.inputs import place_inputs
+    work = tmp_path / "w"
+    work.mkdir()
+    for bad in ({"../x": b""}, {"a/b": b""}, {"..": b""}, {"": b""},
+                {"o": np.array([object()])}, {"s": object()},
+                {"p": pathlib.Path("/nonexistent/file")},
+                {"d": pathlib.Path("/dev/null")}):
+        with pytest.raises(cpkg.InputError):
+            place_inputs(str(work), bad)
+    assert not (tmp_path / "x").exists()
+
+
+def test_pandas_numpy_imported_lazily(src_dir):
+    code = ("import sys, tempfile, cordon\n"
+            "from cordon.inputs import place_inputs\n"
+            "d = tempfile.mkdtemp()\n"
+            "place_inputs(d, {'a': b'1', 'b': {'x': 1}, 'c': 'text'})\n"
+            "print('pandas' in sys.modules, 'numpy' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True, check=True,
+                         env={"PYTHONPATH": str(src_dir / "clients/python"),
+                              "PATH": "/usr/bin:/bin"})
+    assert out.stdout.split() == ["False", "False"]
+
+
+# ----------------------------------------------------------------- outputs
+
+def _npy_object_bytes(payload: bytes, descr: str = "'|O'") -> bytes:
+    hdr = "{'descr': %s, 'fortran_order': False, 'shape': (1,), }" % descr
+    hdr += " " * (63 - (10 + len(hdr)) % 64) + "\n"
+    return (b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr))
+            + hdr.encode() + payload)
+
+
+def test_outputs_refusals(cpkg, tmp_path):
+    """Planted links, hard links, special files, folders, oversized files
+    and pickles are refused; regular files are returned."""
+    from cordon.outputs import OutputLimits, collect_outputs
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP SECRET")
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / "ok.json").write_text('{"a": 1}')
+    os.symlink(secret, work / "link.txt")
+    os.symlink("ok.json", work / "rel.json")
+    os.link(secret, work / "hard.txt")
+    os.mkfifo(work / "fifo")
+    (work / "sub").mkdir()
+    (work / "sub" / "deep.json").write_text("{}")
+    (work / "big.bin").write_bytes(b"x" * 5000)
+    (work / "evil.pkl").write_bytes(b"\x80\x04K\x01.")
+    (work / "disguised.json").write_bytes(b"\x80\x04K\x01.")
+    (work / "obj.npy").write_bytes(_npy_object_bytes(b"\x80\x04N."))
+    (work / "rec.npy").write_bytes(
+        _npy_object_bytes(b"", "[('a', '<i4'), ('b', '|O')]"))
+    outs, refused = collect_outputs(
+        str(work), limits=OutputLimits(max_file_bytes=4096))
+    assert list(outs) == ["ok.json"]
+    assert outs["ok.json"].json() == {"a": 1}
+    why = {r.name: r.reason for r in refused}
+    assert "symbolic link" in why["link.txt"]
+    assert "symbolic link" in why["rel.json"]
+    assert "hard links" in why["hard.txt"]
+    assert "regular" in why["fifo"] and "regular" in why["sub"]
+    assert "cap" in why["big.bin"]
+    assert "pickle" in why["evil.pkl"] and "pickle" in why["disguised.json"]
+    assert "object" in why["obj.npy"] and "object" in why["rec.npy"]
+    assert "TOP SECRET" not in repr(outs)
+
+
+def test_outputs_caps_and_subdir(cpkg, tmp_path):
+    from cordon.outputs import OutputLimits, collect_outputs
+    work = tmp_path / "w"
+    (work / "out").mkdir(parents=True)
+    for i in range(10):
+        (work / "out" / f"f{i}.txt").write_text("x" * 100)
+    (work / "top.txt").write_text("not collected")
+    outs, refused = collect_outputs(
+        str(work), subdir="out",
+        limits=OutputLimits(max_files=5, max_total_bytes=450))
+    assert sorted(outs) == ["f0.txt", "f1.txt", "f2.txt", "f3.txt"]
+    why = {r.name: r.reason for r in refused}
+    assert "total cap" in why["f4.txt"]
+    assert "count cap" in why["f9.txt"] or "total cap" in why["f9.txt"]
+    # A planted link in place of the output folder is not followed.
+    shutil.rmtree(work / "out")
+    os.symlink(tmp_path, work / "out")
+    outs, refused = collect_outputs(str(work), subdir="out")
+    assert outs == {} and "following links" in refused[0].reason
+
+
+def test_output_decoding_never_unpickles(cpkg, tmp_path):
+    from cordon.outputs import OutputFile
+    marker = tmp_path / "pwned"
+    evil = b"cbuiltins\nexec\n(V" + \
+        f"open({str(marker)!r}, 'w').write('x')".encode() + b"\ntR."
+    f = OutputFile("x.npy", 0, "npy", data=_npy_object_bytes(evil))
+    with pytest.raises(cpkg.UnsafeOutput):
+        f.array()
+    with pytest.raises(cpkg.UnsafeOutput):
+        f.decode()
+    assert not marker.exists()
+    # The package has no way to unpickle anything.
+    for py in (pathlib.Path(cpkg.__file__).parent).glob("*.py"):
+        text = py.read_text()
+        assert "import pickle" not in text and "pickle.load" not in text
+
+
+def test_remove_tree_does_not_follow(cpkg, tmp_path):
+    from cordon._fs import remove_tree
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep").write_text("keep")
+    run_dir = tmp_path / "run"
+    (run_dir / "a" / "b").mkdir(parents=True)
+    os.symlink(outside, run_dir / "a" / "link")
+    os.symlink(outside / "keep", run_dir / "flink")
+    (run_dir / "a" / "b" / "f").write_text("x")
+    os.chmod(run_dir / "a" / "b", 0)
+    os.chmod(run_dir / "a", 0o500)
+    remove_tree(str(run_dir))
+    assert not run_dir.exists()
+    assert (outside / "keep").read_text() == "keep"
+    remove_tree(str(run_dir))   # missing: fine
+
+
+# ------------------------------------------------------------ live: basics
+
+def test_run_basic(cpkg, client):
+    r = client.run(GENERAL, "import sys\nprint('hello', sys.argv[1:])\n"
+                   "print('warn', file=sys.stderr)\n", args=["a", "b"])
+    assert r.ok, (r.outcome, r.reason, r.stderr)
+    assert r.outcome == cpkg.Outcome.EXITED and r.exit_code == 0
+    assert r.stdout == b"hello ['a', 'b']\n"
+    assert b"warn" in r.stderr
+    assert not r.stdout_truncated and not r.stderr_truncated
+    assert r.layers.seccomp and r.layers.no_new_privs
+    assert r.layers.landlock_abi >= 1 and r.layers.landlock_fs
+    assert r.timings.wall_ms >= 0 and r.timings.client_ms > 0
+    assert len(r.blob) == 64 and r.policy
+    assert r.outputs == {} and r.refused == ()
+    assert leftovers(client) == []
+
+
+def test_run_failure_and_timeout(cpkg, client):
+    r = client.run(GENERAL, "raise SystemExit(3)")
+    assert r.outcome == cpkg.Outcome.EXITED and r.exit_code == 3
+    assert not r.ok
+    with pytest.raises(cpkg.SnippetFailed):
+        r.check()
+    t = time.monotonic()
+    r = client.run(GENERAL, "import time\ntime.sleep(60)", timeout=1)
+    assert r.outcome == cpkg.Outcome.TIMEOUT and r.exit_code == 124
+    assert time.monotonic() - t < 10
+    assert leftovers(client) == []
+
+
+def test_run_inside_loop_refused(cpkg, client):
+    async def inner():
+        with pytest.raises(RuntimeError):
+            client.run(GENERAL, "pass")
+    run(inner())
+
+
+def test_module_level_api(cpkg, general_dir, cordon_bin, tmp_path):
+    cpkg.configure(general_dir, cordon=cordon_bin, work_root=tmp_path)
+    assert cpkg.run(GENERAL, "print(6 * 7)").stdout == b"42\n"
+    r = run(cpkg.arun(GENERAL, "print(6 * 7)"))
+    assert r.stdout == b"42\n"
+    with pytest.raises(cpkg.PolicyNotFound):
+        cpkg.run("no_such_tool", "pass")
+
+
+def test_server_environment_not_passed(cpkg, client, monkeypatch):
+    monkeypatch.setenv("CORDON_TEST_SECRET", "hunter2")
+    r = client.run(GENERAL, "import os\nprint(sorted(os.environ))")
+    assert r.ok, r.stderr
+    assert b"CORDON_TEST_SECRET" not in r.stdout
+    assert "CORDON_TEST_SECRET" not in client._env(None)
+
+
+def test_concurrency_limit(cpkg, general_dir, cordon_bin, tmp_path):
+    """With a limit of 2 for the tool, 6 runs of 1 s take 3 rounds."""
+    c = cpkg.Client(general_dir, cordon=cordon_bin, work_root=tmp_path,
+                    concurrency={GENERAL: 2})
+    assert c.concurrency(GENERAL) == 2 and c.concurrency("other") == 4
+
+    async def main():
+        t = time.monotonic()
+        rs = await asyncio.gather(*[c.arun(GENERAL, "import time\n"
+                                           "time.sleep(1)")
+                                    for _ in range(6)])
+        return time.monotonic() - t, rs
+    took, rs = run(main())
+    assert all(r.ok for r in rs)
+    assert took >= 3.0, took
+
+
+# ----------------------------------------- live: the issue's required tests
+
+def test_twenty_concurrent_runs_do_not_stall_the_loop(cpkg, client):
+    code = ("import json, sys\n"
+            "n = json.load(open('n.json'))\n"
+            "open('sq.json', 'w').write(json.dumps(n * n))\n"
+            "print(n)\n")
+
+    async def main():
+        ticker = Ticker()
+        ticker.start()
+        t = time.monotonic()
+        rs = await asyncio.gather(*[client.arun(GENERAL, code,
+                                                inputs={"n": i})
+                                    for i in range(20)])
+        took = time.monotonic() - t
+        await ticker.stop()
+        return rs, ticker, took
+    rs, ticker, took = run(main())
+    for i, r in enumerate(rs):
+        assert r.ok, (r.outcome, r.reason, r.stderr)
+        assert r.stdout == f"{i}\n".encode()
+        assert r.outputs["sq.json"].json() == i * i
+    print(f"\n20 concurrent runs in {took:.2f}s; event loop worst stall "
+          f"{ticker.worst * 1000:.1f} ms over {ticker.ticks} ticks")
+    assert ticker.ticks > 10
+    assert ticker.worst < MAX_STALL, f"{ticker.worst * 1000:.1f} ms"
+    assert leftovers(client) == []
+
+
+def test_cancel_leaves_no_process(cpkg, client):
+    """A hanging snippet (which also forks a setsid() grandchild) cancelled
+    by asyncio.wait_for: afterwards no process carrying the run's marker
+    exists, and the run's folder is gone."""
+    marker = f"cordon-cancel-{uuid.uuid4().hex}"
+    code = ("import os, sys, time\n"
+            "if os.fork() == 0:\n"
+            "    os.setsid()\n"
+            "    if os.fork() == 0:\n"
+            "        time.sleep(3600)\n"
+            "    os._exit(0)\n"
+            "print('started', flush=True)\n"
+            "time.sleep(3600)\n")
+
+    async def main():
+        task = asyncio.ensure_future(client.arun(GENERAL, code,
+                                                 args=[marker]))
+        for _ in range(200):              # wait until the tree is up
+            await asyncio.sleep(0.05)
+            if len(procs_with(marker)) >= 3:
+                break
+        seen = len(procs_with(marker))
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(task, 0.2)
+        return seen
+    seen = run(main())
+    assert seen >= 3, "the snippet's process tree never came up"
+    assert procs_with(marker) == []
+    assert leftovers(client) == []
+
+
+def test_symlink_output_refused(cpkg, client, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP SECRET")
+    os.chmod(tmp_path, 0o755)
+    code = ("import os, sys\n"
+            "for name, target in (('out.txt', sys.argv[1]),\n"
+            "                     ('passwd.txt', '/etc/passwd')):\n"
+            "    try:\n"
+            "        os.symlink(target, name); print('planted', name)\n"
+            "    except OSError as e:\n"
+            "        print('symlink refused by the sandbox:', e)\n")
+    r = client.run(GENERAL, code, args=[str(secret)])
+    assert r.ok, r.stderr
+    assert "out.txt" not in r.outputs and "passwd.txt" not in r.outputs
+    why = {x.name: x.reason for x in r.refused}
+    for name in ("out.txt", "passwd.txt"):
+        if f"planted {name}".encode() in r.stdout:
+            assert "symbolic link" in why[name]
+    assert b"TOP SECRET" not in b"".join(
+        f.content for f in r.outputs.values())
+    assert secret.read_text() == "TOP SECRET"
+    print("\nsnippet:", r.stdout.decode().strip().replace("\n", "; "))
+
+
+def test_hardlink_output_refused(cpkg, client, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP SECRET")
+    code = ("import os, sys\n"
+            "open('a.txt', 'w').write('mine')\n"
+            "os.link('a.txt', 'b.txt')\n"
+            "try:\n"
+            "    os.link(sys.argv[1], 'stolen.txt'); print('linked')\n"
+            "except OSError as e:\n"
+            "    print('link refused by the sandbox:', e)\n"
+            "open('fine.txt', 'w').write('fine')\n")
+    r = client.run(GENERAL, code, args=[str(secret)])
+    assert r.ok, r.stderr
+    assert list(r.outputs) == ["fine.txt"]
+    why = {x.name: x.reason for x in r.refused}
+    assert "hard links" in why["a.txt"] and "hard links" in why["b.txt"]
+    if b"linked" in r.stdout:
+        assert "hard links" in why["stolen.txt"]
+
+
+def test_huge_output_refused(cpkg, general_dir, cordon_bin, tmp_path):
+    c = cpkg.Client(general_dir, cordon=cordon_bin, work_root=tmp_path,
+                    output_limits=cpkg.OutputLimits(max_file_bytes=64 << 10))
+    r = c.run(GENERAL, "open('huge.bin', 'wb').write(b'x' * (1 << 20))\n"
+              "open('small.txt', 'w').write('ok')\n")
+    assert r.ok, (r.outcome, r.reason, r.stderr)
+    assert "huge.bin" not in r.outputs
+    assert r.outputs["small.txt"].text() == "ok"
+    assert "cap" in {x.name: x.reason for x in r.refused}["huge.bin"]
+
+
+def test_dataframe_round_trip(cpkg, client):
+    import numpy as np
+    import pandas as pd
+    df = pd.DataFrame({"id": [1, 2, 3], "name": ["a", "b, c", "d\"e"],
+                       "value": [0.5, -1.25, 1e10]})
+    arr = np.arange(12, dtype="<f8").reshape(3, 4)
+    code = ("import csv, json, struct\n"
+            "rows = list(csv.DictReader(open('frame.csv', newline='')))\n"
+            "with open('out.csv', 'w', newline='') as f:\n"
+            "    w = csv.DictWriter(f, ['id', 'name', 'value', 'double'])\n"
+            "    w.writeheader()\n"
+            "    for r in rows:\n"
+            "        r['double'] = float(r['value']) * 2\n"
+            "        w.writerow(r)\n"
+            "raw = open('arr.npy', 'rb').read()\n"
+            "open('copy.npy', 'wb').write(raw)\n"
+            "json.dump({'n': len(rows)}, open('meta.json', 'w'))\n")
+    r = client.run(GENERAL, code, inputs={"frame": df, "arr": arr})
+    assert r.ok, r.stderr
+    assert set(r.outputs) == {"out.csv", "copy.npy", "meta.json"}
+    back = r.outputs["out.csv"].dataframe()
+    pd.testing.assert_frame_equal(back[["id", "name", "value"]], df)
+    assert back["double"].tolist() == [1.0, -2.5, 2e10]
+    np.testing.assert_array_equal(r.outputs["copy.npy"].array(), arr)
+    assert r.outputs["meta.json"].decode() == {"n": 3}
+
+
+def test_dataframe_round_trip_with_pandas_inside(cpkg, client):
+    """The same with pandas used by the snippet (the common case)."""
+    import pandas as pd
+    df = pd.DataFrame({"x": [1, 2, 3], "y": ["p", "q", "r"]})
+    code = ("import pandas as pd\n"
+            "df = pd.read_csv('df.csv')\n"
+            "df['z'] = df['x'] ** 2\n"
+            "df.to_csv('result.csv', index=False)\n")
+    r = client.run(GENERAL, code, inputs={"df": df}, timeout=60)
+    assert r.ok, r.stderr.decode()[-3000:]
+    out = r.outputs["result.csv"].dataframe()
+    pd.testing.assert_frame_equal(out[["x", "y"]], df)
+    assert out["z"].tolist() == [1, 4, 9]
+
+
+def test_malicious_pickle_never_executed(cpkg, client, tmp_path):
+    marker = tmp_path / "pwned-by-pickle"
+    code = ("import pickle, struct, sys\n"
+            "class Evil:\n"
+            "    def __reduce__(self):\n"
+            "        return (exec, (f'open({sys.argv[1]!r}, \"w\")"
+            ".write(\"pwned\")',))\n"
+            "data = pickle.dumps(Evil())\n"
+            "for n in ('result.pkl', 'result.pickle', 'model.pt',\n"
+            "          'result.json', 'result.bin'):\n"
+            "    open(n, 'wb').write(data)\n"
+            "hdr = \"{'descr': '|O', 'fortran_order': False, "
+            "'shape': (1,), }\"\n"
+            "hdr += ' ' * (63 - (10 + len(hdr)) % 64) + '\\n'\n"
+            "open('result.npy', 'wb').write(b'\\x93NUMPY\\x01\\x00'"
+            " + struct.pack('<H', len(hdr)) + hdr.encode() + data)\n")
+    r = client.run(GENERAL, code, args=[str(marker)])
+    assert r.ok, r.stderr
+    assert r.outputs == {}, list(r.outputs)
+    why = {x.name: x.reason for x in r.refused}
+    assert set(why) == {"result.pkl", "result.pickle", "model.pt",
+                        "result.json", "result.bin", "result.npy"}
+    for f in r.outputs.values():
+        f.decode()
+    assert not marker.exists()
