@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+"""make demo: run one real snippet per shipped tool policy under cordon.
+
+    python3 tools/demo.py --build build
+
+Compiles the shipped policies if their blobs are missing or older than
+their sources, generates synthetic inputs in a fresh work directory per
+tool (the same workloads as tests/test_workloads.py), runs each snippet,
+and prints a table: tool, outcome, wall time, layers applied (from the
+status JSON), and a one-line result.  The query tools reach a loopback
+server: their policy is compiled with `-D PORT=<port>` into a temporary
+directory (the shipped blob allows 443).
+"""
+import argparse
+import os
+import pathlib
+import shutil
+import sys
+import tempfile
+
+SRC = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(SRC / "tests"))
+import workload_util as wu  # noqa: E402
+
+TOOLS = ("radiomics", "code_gen", "monai_infer", "idc_query", "bih_query",
+         "midrc_query")
+
+
+def blob_for(cordonc, build, tool):
+    src = SRC / "policies" / (tool + ".policy")
+    blob = build / "policies" / (tool + ".cpol")
+    deps = [src] + list((SRC / "policies" / "base").glob("*.policy"))
+    if not blob.exists() or any(d.stat().st_mtime > blob.stat().st_mtime
+                                for d in deps):
+        blob.parent.mkdir(parents=True, exist_ok=True)
+        wu.compile_policy(cordonc, src, blob)
+    return blob
+
+
+def summary(tool, r):
+    try:
+        j = r.json()
+    except AssertionError:
+        tail = (r.stderr.strip().splitlines() or ["(no output)"])[-1]
+        return "no result: " + tail[:60]
+    if tool == "radiomics":
+        return "%d voxels, mean %.2f, plot.png" % (j["voxels"], j["mean"])
+    if tool == "code_gen":
+        return "dcm2niix %s %s, pool sum %s" % (
+            ",".join(j["converted"]), "x".join(map(str, j["shape"])),
+            j["squares"] if not j.get("pool_error") else j["pool_error"])
+    if tool == "monai_infer":
+        return "%s mask %d voxels" % (j["device"], j["voxels"])
+    return "%d CT series, port ok, other port %s" % (j["ct_series"],
+                                                     j["other_port"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default="build")
+    args = ap.parse_args()
+    build = pathlib.Path(args.build)
+    if not build.is_absolute():
+        build = SRC / build
+    cordonc, cordon = build / "cordonc", build / "cordon"
+    for b in (cordonc, cordon):
+        if not b.exists():
+            sys.exit("demo: %s is missing: run make first" % b)
+    gens = {"radiomics": (wu.make_radiomics_inputs, wu.RADIOMICS_SNIPPET),
+            "code_gen": (wu.make_code_gen_inputs, wu.CODE_GEN_SNIPPET),
+            "monai_infer": (wu.make_monai_inputs, wu.MONAI_SNIPPET)}
+    rows = []
+    top = pathlib.Path(tempfile.mkdtemp(prefix="cordon-demo."))
+    try:
+        for tool in TOOLS:
+            work = top / tool
+            work.mkdir()
+            if tool in gens:
+                gens[tool][0](str(work))
+                blob = blob_for(cordonc, build, tool)
+                r = wu.run_cordon(cordon, blob, gens[tool][1], work)
+            else:
+                blob_for(cordonc, build, tool)     # the shipped one builds
+                wu.make_query_inputs(str(work))
+                with wu.LoopbackServer() as srv:
+                    blob = wu.compile_policy(
+                        cordonc, SRC / "policies" / (tool + ".policy"),
+                        top / (tool + ".cpol"),
+                        defines=[("PORT", srv.ports[0])])
+                    r = wu.run_cordon(cordon, blob, wu.QUERY_SNIPPET, work,
+                                      args=srv.ports)
+            st = r.status or {}
+            wall = st.get("wall_ms")
+            rows.append((tool, st.get("outcome", "rc=%s" % r.returncode),
+                         "%.2fs" % (wall / 1000.0 if wall is not None
+                                    else r.wall),
+                         wu.layers_summary(st), summary(tool, r)))
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+    head = ("tool", "outcome", "wall", "layers applied", "result")
+    widths = [max(len(str(x[i])) for x in rows + [head])
+              for i in range(len(head))]
+    line = "  ".join("%-*s" % (w, h) for w, h in zip(widths, head))
+    print(line)
+    print("-" * len(line))
+    for row in rows:
+        print("  ".join("%-*s" % (w, c) for w, c in zip(widths, row)))
+    return 0 if all(r[1] == "exited" for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
