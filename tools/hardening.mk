@@ -40,7 +40,7 @@ endif
 # Fuzz harnesses.  FUZZ_ENGINE=libfuzzer links them with libFuzzer's main
 # (only in build-fuzz/, with FUZZ_CFLAGS); otherwise with driver.c.
 
-FUZZ_NAMES := blob
+FUZZ_NAMES := blob bpf
 FUZZ_OBJ := $(BUILD)/tests/fuzz
 # explain.c (back end) is optional until it lands.
 FUZZ_EXPLAIN := $(filter %/compiler/explain.o,$(COMPILER_LIB_OBJS))
@@ -66,6 +66,11 @@ $(BUILD)/fuzz/fuzz_blob: $(FUZZ_OBJ)/fuzz_blob.o $(FUZZ_OBJ)/fail.o \
 		$(FUZZ_MAIN) $(FUZZ_DEPS_blob)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^ $(FUZZ_LIBS_blob)
+
+$(BUILD)/fuzz/fuzz_bpf: $(FUZZ_OBJ)/fuzz_bpf.o $(FUZZ_OBJ)/fail.o \
+		$(FUZZ_MAIN) $(COMMON_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
 
 fuzz-build: $(FUZZ_BINS)
 
