@@ -1,0 +1,303 @@
+/*
+ * main.c - cordonc: subcommands from a table; compile and explain.
+ *
+ * Exit status: 0 success, 1 policy errors (nothing written), 2 usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cpol.h"
+#include "emit.h"
+#include "explain.h"
+#include "parse.h"
+
+#define EXIT_POLICY 1
+#define EXIT_USAGE 2
+
+struct opts {
+	const char *out;
+	const char *incdirs[PARSE_MAX_INCDIRS];
+	unsigned int nincdirs;
+	struct parse_define defines[PARSE_MAX_DEFINES];
+	unsigned int ndefines;
+	int werror;
+	int json;
+	const char *file;
+};
+
+static int cmd_compile(int argc, char **argv);
+static int cmd_explain(int argc, char **argv);
+
+static const struct subcommand {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *usage;
+} commands[] = {
+	{ "compile", cmd_compile,
+	    "compile [-Werror] [-o OUT] [-I DIR]... [-D NAME=VALUE]... FILE" },
+	{ "explain", cmd_explain,
+	    "explain [--json] [-I DIR]... [-D NAME=VALUE]... FILE" },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: cordonc --version\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "       cordonc %s\n", commands[i].usage);
+}
+
+static int add_define(struct opts *o, char *arg)
+{
+	char *eq = strchr(arg, '=');
+	size_t n = eq ? (size_t)(eq - arg) : 0;
+
+	if (!eq || n == 0 || strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij"
+	    "klmnopqrstuvwxyz0123456789_") != n || (arg[0] >= '0' &&
+	    arg[0] <= '9')) {
+		fprintf(stderr, "cordonc: -D wants NAME=VALUE, not \"%s\"\n",
+		    arg);
+		return -1;
+	}
+	if (o->ndefines == PARSE_MAX_DEFINES) {
+		fprintf(stderr, "cordonc: more than %d -D\n",
+		    PARSE_MAX_DEFINES);
+		return -1;
+	}
+	*eq = '\0';
+	o->defines[o->ndefines++] = (struct parse_define){ arg, eq + 1 };
+	return 0;
+}
+
+/* Options shared by the subcommands; -1 on a usage error. */
+static int parse_opts(int argc, char **argv, struct opts *o, int compile)
+{
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "Werror", no_argument, NULL, 'W' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	while ((ch = getopt_long_only(argc, argv, compile ? "o:I:D:" : "I:D:",
+	    lo, NULL)) != -1) {
+		if (ch == 'o') {
+			o->out = optarg;
+		} else if (ch == 'I' && o->nincdirs < PARSE_MAX_INCDIRS) {
+			o->incdirs[o->nincdirs++] = optarg;
+		} else if (ch == 'D') {
+			if (add_define(o, optarg) < 0)
+				return -1;
+		} else if (ch == 'W' && compile) {
+			o->werror = 1;
+		} else if (ch == 'j' && !compile) {
+			o->json = 1;
+		} else {
+			if (ch == 'I')
+				fprintf(stderr, "cordonc: more than %d -I\n",
+				    PARSE_MAX_INCDIRS);
+			return -1;
+		}
+	}
+	if (optind != argc - 1)
+		return -1;
+	o->file = argv[optind];
+	return 0;
+}
+
+/* Source -> checked policy with BPF.  0, or -1 (messages printed). */
+static int build(const struct opts *o, struct cpol *pol)
+{
+	struct diag *d = diag_new(stderr);
+	struct policy p;
+	char err[512];
+	int ret = -1;
+
+	memset(pol, 0, sizeof(*pol));
+	if (!d)
+		return -1;
+	diag_set_werror(d, o->werror);
+	if (parse_policy(&p, o->file, o->incdirs, o->nincdirs, o->defines,
+	    o->ndefines, d) < 0 || diag_errors(d) > 0)
+		goto out_parse;
+	if (check_policy(&p, d, pol) < 0)
+		goto out_parse;
+	if (emit_seccomp(pol, err, sizeof(err)) < 0 ||
+	    validate_seccomp(pol, err, sizeof(err)) < 0) {
+		fprintf(stderr, "cordonc: error: %s: %s\n", o->file, err);
+		cpol_free(pol);
+		goto out_parse;
+	}
+	ret = 0;
+out_parse:
+	if (ret < 0 && diag_errors(d) > 0)
+		fprintf(stderr, "cordonc: %u error%s; nothing written\n",
+		    diag_errors(d), diag_errors(d) == 1 ? "" : "s");
+	parse_free(&p);
+	diag_free(d);
+	return ret;
+}
+
+static int write_all(int fd, const uint8_t *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Temp file in the target's directory, fsync, rename over the target. */
+static int write_atomic(const char *path, const uint8_t *buf, size_t len)
+{
+	char *dcopy = strdup(path), *tmp = NULL;
+	int fd = -1, ret = -1;
+
+	if (!dcopy || asprintf(&tmp, "%s/.cordonc.XXXXXX", dirname(dcopy)) < 0)
+		goto out_free;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		goto out_free;
+	if (fchmod(fd, 0644) < 0 || write_all(fd, buf, len) < 0 ||
+	    fsync(fd) < 0)
+		goto out_unlink;
+	ret = close(fd);
+	fd = -1;
+	if (ret < 0 || (ret = rename(tmp, path)) < 0)
+		goto out_unlink;
+	goto out_free;
+out_unlink:
+	ret = -1;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+out_free:
+	if (ret < 0)
+		fprintf(stderr, "cordonc: error: cannot write %s: %s\n", path,
+		    strerror(errno));
+	free(tmp);
+	free(dcopy);
+	return ret;
+}
+
+static char *default_out(const char *file)
+{
+	size_t n = strlen(file);
+	char *out;
+
+	if (n > 7 && strcmp(file + n - 7, ".policy") == 0)
+		n -= 7;
+	if (asprintf(&out, "%.*s.cpol", (int)n, file) < 0)
+		return NULL;
+	return out;
+}
+
+static int cmd_compile(int argc, char **argv)
+{
+	struct opts o;
+	struct cpol pol;
+	char err[256], *out = NULL;
+	uint8_t *buf = NULL;
+	size_t len;
+	int ret = EXIT_POLICY;
+
+	if (parse_opts(argc, argv, &o, 1) < 0) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (build(&o, &pol) < 0)
+		return EXIT_POLICY;
+	if (cpol_write(&pol, &buf, &len, err, sizeof(err)) < 0) {
+		fprintf(stderr, "cordonc: error: %s: %s\n", o.file, err);
+		goto out;
+	}
+	out = o.out ? strdup(o.out) : default_out(o.file);
+	if (out && write_atomic(out, buf, len) == 0)
+		ret = 0;
+out:
+	free(out);
+	free(buf);
+	cpol_free(&pol);
+	return ret;
+}
+
+static int is_blob(const char *path)
+{
+	char magic[CPOL_MAGIC_LEN];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), r = 0;
+
+	if (fd < 0)
+		return 0;
+	if (read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic))
+		r = memcmp(magic, CPOL_MAGIC, CPOL_MAGIC_LEN) == 0;
+	close(fd);
+	return r;
+}
+
+static int cmd_explain(int argc, char **argv)
+{
+	struct opts o;
+	struct cpol pol;
+	char err[256];
+	int r;
+
+	if (parse_opts(argc, argv, &o, 0) < 0) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (is_blob(o.file)) {
+		if (cpol_load(o.file, &pol, err, sizeof(err)) < 0) {
+			fprintf(stderr, "cordonc: error: %s: %s\n", o.file, err);
+			return EXIT_POLICY;
+		}
+	} else if (build(&o, &pol) < 0) {
+		return EXIT_POLICY;
+	}
+	r = o.json ? explain_json(stdout, &pol) : explain_text(stdout, &pol);
+	cpol_free(&pol);
+	if (r < 0 || fflush(stdout) == EOF || ferror(stdout)) {
+		fprintf(stderr, "cordonc: error: writing the explanation: %s\n",
+		    strerror(errno));
+		return EXIT_POLICY;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+		printf("%s\n", CHECK_COMPILER_VERSION);
+		return 0;
+	}
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1],
+	    "-h"))) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; argc > 1 && i < NCOMMANDS; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	usage(stderr);
+	return EXIT_USAGE;
+}

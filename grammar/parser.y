@@ -1,0 +1,377 @@
+/*
+ * parser.y - grammar of the policy language (see cordon.policy(5)).
+ * Actions only build syntax tree nodes; every range check, duplicate and
+ * unknown name is left to compiler/check.c.  A syntax error skips to the
+ * next ';' and parsing goes on, so one run reports every error.
+ */
+%require "3.8"
+%define api.pure full
+%define api.prefix {pol}
+%define api.location.type {struct ast_loc}
+%define parse.error detailed
+%locations
+%expect 0
+%param {yyscan_t scanner}
+%parse-param {struct lex_state *ls}
+
+%code requires {
+#include "ast.h"
+typedef void *yyscan_t;
+struct lex_state;
+}
+
+%code {
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "parse.h"
+
+int pollex(POLSTYPE *lval, POLLTYPE *lloc, yyscan_t scanner);
+static void polerror(POLLTYPE *loc, yyscan_t scanner, struct lex_state *ls,
+    const char *msg);
+
+/* Spans keep the file of their first symbol. */
+#define YYLLOC_DEFAULT(Cur, Rhs, N) do {				\
+	if (N) {							\
+		(Cur).file = YYRHSLOC(Rhs, 1).file;			\
+		(Cur).first_line = YYRHSLOC(Rhs, 1).first_line;		\
+		(Cur).first_column = YYRHSLOC(Rhs, 1).first_column;	\
+		(Cur).last_line = YYRHSLOC(Rhs, N).last_line;		\
+		(Cur).last_column = YYRHSLOC(Rhs, N).last_column;	\
+	} else {							\
+		(Cur).file = YYRHSLOC(Rhs, 0).file;			\
+		(Cur).first_line = (Cur).last_line =			\
+		    YYRHSLOC(Rhs, 0).last_line;				\
+		(Cur).first_column = (Cur).last_column =		\
+		    YYRHSLOC(Rhs, 0).last_column;			\
+	}								\
+} while (0)
+
+static void add(struct lex_state *ls, struct ast_stmt *s);
+static struct ast_val *val_str(const POLLTYPE *loc, enum ast_val_kind kind,
+    char *s);
+static struct ast_stmt *st_val(enum ast_kind kind, const POLLTYPE *loc,
+    struct ast_val *v);
+static struct ast_stmt *st_items(enum ast_kind kind, const POLLTYPE *loc,
+    struct ast_item *items);
+}
+
+%union {
+	char *str;
+	struct ast_val *val;
+	struct ast_cond *cond;
+	struct ast_item *item;
+	struct ast_stmt *stmt;
+	struct ast_action act;
+	int op;
+}
+
+%token INCLUDE "include" DEFINE "define" POLICY "policy"
+%token DESCRIPTION "description" LANDLOCK "landlock"
+%token BEST_EFFORT "best-effort" DEFAULT "default" GROUP_KW "group"
+%token ALLOW "allow" ERRNO "errno" KILL "kill" TRAP "trap" LOG "log"
+%token DENY "deny" PATH_KW "path" OPTIONAL "optional" NONE "none"
+%token PRIVATE "private" REQUIRED "required" NETWORK "network" OFF "off"
+%token CONNECT "connect" BIND "bind" LIMIT "limit" TIMEOUT "timeout"
+%token OUTPUT "output" ENV "env" KEEP "keep" SET "set"
+%token COMMAND "command" EXPECT "expect"
+%token EQ "==" NE "!=" LE "<=" GE ">=" LT "<" GT ">"
+%token <str> IDENT "identifier" GROUP "@group" VAR "${name}"
+%token <str> STRING "string" PATH "path name"
+%token <val> NUMBER "number" QUANTITY "number with a unit"
+
+%type <str> sysname
+%type <val> scalar scalars pathval word words atom valexpr pattern patterns
+%type <cond> cond conds
+%type <item> item items exitem exitems names assigns rights
+%type <act> action
+%type <stmt> stmt network expectation
+%type <op> cmpop
+
+%destructor { free($$); } <str>
+%destructor { ast_val_free($$); } <val>
+%destructor { ast_cond_free($$); } <cond>
+%destructor { ast_item_free($$); } <item>
+%destructor { ast_stmt_free($$); } <stmt>
+%destructor { ast_val_free($$.errno_val); } <act>
+
+%%
+
+file:	  %empty
+	| file stmt		{ add(ls, $2); }
+	| file error ';'	{ yyerrok; }
+	;
+
+stmt:	  "include" pathval ';'
+		{ if (!($$ = st_val(AST_INCLUDE, &@$, $2))) YYNOMEM; }
+	| "define" IDENT '=' scalar ';'
+		{ if (!($$ = st_val(AST_DEFINE, &@$, $4))) { free($2); YYNOMEM; }
+		  $$->name = $2; $$->name_loc = @2; }
+	| "policy" scalar ';'
+		{ if (!($$ = st_val(AST_POLICY, &@$, $2))) YYNOMEM; }
+	| "description" scalar ';'
+		{ if (!($$ = st_val(AST_DESCRIPTION, &@$, $2))) YYNOMEM; }
+	| "landlock" scalar ';'
+		{ if (!($$ = st_val(AST_LANDLOCK, &@$, $2))) YYNOMEM; }
+	| "best-effort" "landlock" ';'
+		{ if (!($$ = st_val(AST_BEST_EFFORT, &@$, NULL))) YYNOMEM; }
+	| "default" action ';'
+		{ if (!($$ = st_val(AST_DEFAULT, &@$, NULL))) {
+		      ast_val_free($2.errno_val); YYNOMEM; }
+		  $$->action = $2; }
+	| "group" GROUP '{' items '}' ';'
+		{ if (!($$ = st_items(AST_GROUP, &@$, $4))) { free($2); YYNOMEM; }
+		  $$->name = $2; $$->name_loc = @2; }
+	| action items ';'
+		{ if (!($$ = st_items(AST_RULE, &@$, $2))) {
+		      ast_val_free($1.errno_val); YYNOMEM; }
+		  $$->action = $1; }
+	| "path" pathval rights ';'
+		{ if (!($$ = st_items(AST_PATH, &@$, $3))) {
+		      ast_val_free($2); YYNOMEM; }
+		  $$->val = $2; $$->flags = $3 ? 0 : AST_F_NONE; }
+	| "path" "optional" pathval rights ';'
+		{ if (!($$ = st_items(AST_PATH, &@$, $4))) {
+		      ast_val_free($3); YYNOMEM; }
+		  $$->val = $3;
+		  $$->flags = AST_F_OPTIONAL | ($4 ? 0 : AST_F_NONE); }
+	| "private" pathval ';'
+		{ if (!($$ = st_val(AST_PRIVATE, &@$, $2))) YYNOMEM; }
+	| "private" "required" ';'
+		{ if (!($$ = st_val(AST_PRIVATE, &@$, NULL))) YYNOMEM;
+		  $$->flags = AST_F_REQUIRED; }
+	| network ';'		{ $$ = $1; $$->loc = @$; }
+	| "limit" IDENT scalar ';'
+		{ if (!($$ = st_val(AST_LIMIT, &@$, $3))) { free($2); YYNOMEM; }
+		  $$->name = $2; $$->name_loc = @2; }
+	| "timeout" scalar ';'
+		{ if (!($$ = st_val(AST_TIMEOUT, &@$, $2))) YYNOMEM; }
+	| "output" scalar ';'
+		{ if (!($$ = st_val(AST_OUTPUT, &@$, $2))) YYNOMEM; }
+	| "env" "keep" names ';'
+		{ if (!($$ = st_items(AST_ENV_KEEP, &@$, $3))) YYNOMEM; }
+	| "env" "set" assigns ';'
+		{ if (!($$ = st_items(AST_ENV_SET, &@$, $3))) YYNOMEM; }
+	| "command" words ';'
+		{ if (!($$ = st_val(AST_COMMAND, &@$, ast_val_reverse($2))))
+		      YYNOMEM; }
+	| "expect" expectation ';'	{ $$ = $2; $$->loc = @$; }
+	;
+
+network:  "network" "off"
+		{ if (!($$ = st_val(AST_NETWORK, &@$, NULL))) YYNOMEM;
+		  $$->flags = AST_F_NET_OFF; }
+	| "network" "connect" scalars
+		{ if (!($$ = st_val(AST_NETWORK, &@$, ast_val_reverse($3))))
+		      YYNOMEM;
+		  $$->flags = AST_F_NET_CONNECT; }
+	| "network" "bind" scalars
+		{ if (!($$ = st_val(AST_NETWORK, &@$, ast_val_reverse($3))))
+		      YYNOMEM;
+		  $$->flags = AST_F_NET_BIND; }
+	;
+
+expectation:
+	  action exitems
+		{ if (!($$ = st_items(AST_EXPECT, &@$, $2))) {
+		      ast_val_free($1.errno_val); YYNOMEM; }
+		  $$->action = $1; $$->ekind = AST_E_SYSCALL; }
+	| "deny" exitems
+		{ if (!($$ = st_items(AST_EXPECT, &@$, $2))) YYNOMEM;
+		  $$->action.kind = AST_A_DENY; $$->action.loc = @1;
+		  $$->ekind = AST_E_SYSCALL; }
+	| IDENT pathval
+		{ if (!($$ = st_val(AST_EXPECT, &@$, $2))) { free($1); YYNOMEM; }
+		  $$->name = $1; $$->name_loc = @1; $$->ekind = AST_E_PATH; }
+	| network
+		{ $$ = $1; $$->kind = AST_EXPECT; $$->ekind = AST_E_NETWORK; }
+	;
+
+action:	  "allow"		{ $$ = (struct ast_action){ AST_A_ALLOW, @$, NULL }; }
+	| "errno" '(' atom ')'	{ $$ = (struct ast_action){ AST_A_ERRNO, @$, $3 }; }
+	| "kill"		{ $$ = (struct ast_action){ AST_A_KILL, @$, NULL }; }
+	| "trap"		{ $$ = (struct ast_action){ AST_A_TRAP, @$, NULL }; }
+	| "log"			{ $$ = (struct ast_action){ AST_A_LOG, @$, NULL }; }
+	;
+
+/* Syscall names that are also keywords. */
+sysname:  IDENT
+	| "kill"		{ if (!($$ = strdup("kill"))) YYNOMEM; }
+	| "connect"		{ if (!($$ = strdup("connect"))) YYNOMEM; }
+	| "bind"		{ if (!($$ = strdup("bind"))) YYNOMEM; }
+	;
+
+items:	  item
+	| items ',' item	{ $$ = $3; $$->next = $1; }
+	;
+
+item:	  sysname
+		{ if (!($$ = ast_item_new(&@$, $1))) { free($1); YYNOMEM; } }
+	| sysname '(' conds ')'
+		{ if (!($$ = ast_item_new(&@1, $1))) {
+		      free($1); ast_cond_free($3); YYNOMEM; }
+		  $$->conds = ast_cond_reverse($3); }
+	| GROUP
+		{ if (!($$ = ast_item_new(&@$, $1))) { free($1); YYNOMEM; }
+		  $$->is_group = 1; }
+	;
+
+conds:	  cond
+	| conds ',' cond	{ $$ = $3; $$->next = $1; }
+	;
+
+cond:	  IDENT cmpop valexpr
+		{ if (!($$ = ast_cond_new(&@$))) {
+		      free($1); ast_val_free($3); YYNOMEM; }
+		  $$->arg = $1; $$->arg_loc = @1; $$->op = $2; $$->value = $3; }
+	| IDENT '&' valexpr "==" valexpr
+		{ if (!($$ = ast_cond_new(&@$))) {
+		      free($1); ast_val_free($3); ast_val_free($5); YYNOMEM; }
+		  $$->arg = $1; $$->arg_loc = @1; $$->op = AST_OP_EQ;
+		  $$->mask = $3; $$->value = $5; }
+	;
+
+cmpop:	  "=="	{ $$ = AST_OP_EQ; }
+	| "!="	{ $$ = AST_OP_NE; }
+	| "<"	{ $$ = AST_OP_LT; }
+	| "<="	{ $$ = AST_OP_LE; }
+	| ">"	{ $$ = AST_OP_GT; }
+	| ">="	{ $$ = AST_OP_GE; }
+	;
+
+/* A|B|C: bitwise or of constants; alternatives chain through alt. */
+valexpr:  atom
+	| valexpr '|' atom
+		{ struct ast_val *t = $1;
+		  while (t->alt) t = t->alt;
+		  t->alt = $3; $$ = $1; }
+	;
+
+atom:	  NUMBER
+	| QUANTITY
+	| IDENT		{ if (!($$ = val_str(&@$, AST_V_IDENT, $1))) YYNOMEM; }
+	| VAR		{ if (!($$ = val_str(&@$, AST_V_VAR, $1))) YYNOMEM; }
+	;
+
+exitems:  exitem
+	| exitems ',' exitem	{ $$ = $3; $$->next = $1; }
+	;
+
+exitem:	  sysname
+		{ if (!($$ = ast_item_new(&@$, $1))) { free($1); YYNOMEM; } }
+	| sysname '(' patterns ')'
+		{ if (!($$ = ast_item_new(&@1, $1))) {
+		      free($1); ast_val_free($3); YYNOMEM; }
+		  $$->args = ast_val_reverse($3); $$->has_args = 1; }
+	;
+
+patterns: pattern
+	| patterns ',' pattern	{ $$ = $3; $$->next = $1; }
+	;
+
+pattern:  valexpr
+	| '*'		{ if (!($$ = ast_val_new(AST_V_ANY, &@$))) YYNOMEM; }
+	;
+
+scalar:	  atom
+	| STRING	{ if (!($$ = val_str(&@$, AST_V_STR, $1))) YYNOMEM; }
+	| PATH		{ if (!($$ = val_str(&@$, AST_V_STR, $1))) YYNOMEM; }
+	;
+
+scalars:  scalar
+	| scalars ',' scalar	{ $$ = $3; $$->next = $1; }
+	;
+
+pathval:  STRING	{ if (!($$ = val_str(&@$, AST_V_STR, $1))) YYNOMEM; }
+	| PATH		{ if (!($$ = val_str(&@$, AST_V_STR, $1))) YYNOMEM; }
+	| VAR		{ if (!($$ = val_str(&@$, AST_V_VAR, $1))) YYNOMEM; }
+	;
+
+/* A right list, or "none" (NULL) to drop an included rule. */
+rights:	  "none"	{ $$ = NULL; }
+	| names		{ $$ = $1; }
+	;
+
+names:	  IDENT
+		{ if (!($$ = ast_item_new(&@$, $1))) { free($1); YYNOMEM; } }
+	| names ',' IDENT
+		{ if (!($$ = ast_item_new(&@3, $3))) { free($3); YYNOMEM; }
+		  $$->next = $1; }
+	;
+
+assigns:  IDENT '=' scalar
+		{ if (!($$ = ast_item_new(&@1, $1))) {
+		      free($1); ast_val_free($3); YYNOMEM; }
+		  $$->value = $3; }
+	| assigns ',' IDENT '=' scalar
+		{ if (!($$ = ast_item_new(&@3, $3))) {
+		      free($3); ast_val_free($5); YYNOMEM; }
+		  $$->value = $5; $$->next = $1; }
+	;
+
+words:	  word
+	| words word		{ $$ = $2; $$->next = $1; }
+	;
+
+word:	  STRING	{ if (!($$ = val_str(&@$, AST_V_STR, $1))) YYNOMEM; }
+	| PATH		{ if (!($$ = val_str(&@$, AST_V_STR, $1))) YYNOMEM; }
+	| VAR		{ if (!($$ = val_str(&@$, AST_V_VAR, $1))) YYNOMEM; }
+	;
+
+%%
+
+static void polerror(POLLTYPE *loc, yyscan_t scanner, struct lex_state *ls,
+    const char *msg)
+{
+	(void)scanner;
+	diag_error(ls->diag, loc, "%s", msg);
+}
+
+static void add(struct lex_state *ls, struct ast_stmt *s)
+{
+	s->next = ls->stmts;
+	ls->stmts = s;
+}
+
+/* Takes s; NULL (and s freed) when out of memory. */
+static struct ast_val *val_str(const POLLTYPE *loc, enum ast_val_kind kind,
+    char *s)
+{
+	struct ast_val *v = ast_val_new(kind, loc);
+
+	if (!v) {
+		free(s);
+		return NULL;
+	}
+	v->str = s;
+	return v;
+}
+
+/* Takes v; NULL (and v freed) when out of memory. */
+static struct ast_stmt *st_val(enum ast_kind kind, const POLLTYPE *loc,
+    struct ast_val *v)
+{
+	struct ast_stmt *s = ast_stmt_new(kind, loc);
+
+	if (!s) {
+		ast_val_free(v);
+		return NULL;
+	}
+	s->val = v;
+	return s;
+}
+
+/* Takes the (reversed) items; NULL (and items freed) when out of memory. */
+static struct ast_stmt *st_items(enum ast_kind kind, const POLLTYPE *loc,
+    struct ast_item *items)
+{
+	struct ast_stmt *s = ast_stmt_new(kind, loc);
+
+	if (!s) {
+		ast_item_free(items);
+		return NULL;
+	}
+	s->items = ast_item_reverse(items);
+	return s;
+}
