@@ -1,0 +1,305 @@
+/*
+ * audit.c - exposure score and capability matrix of one policy (see
+ * audit.h).  Every factor is measured on the compiled policy: dangerous
+ * syscalls by asking the seccomp program itself (the interpreter), paths
+ * through Landlock's rule semantics.  auditfmt.c and sarif.c print.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "audit.h"
+#include "bpf.h"
+#include "landlock_compat.h"
+#include "lint.h"
+#include "pathq.h"
+#include "sysq.h"
+#include "tables.h"
+
+/* Thresholds, as in lint.c: beyond them a factor is fully exposed. */
+#define AUDIT_DANGER_FULL 3.0    /* dangerous syscalls allowed */
+#define AUDIT_WRITES_FULL 2.0    /* writable paths outside $WORKDIR */
+#define AUDIT_READS_FULL 2.0     /* sensitive readable paths */
+#define AUDIT_EXEC_FULL 4.0      /* executable rule paths */
+#define AUDIT_LONG_TIMEOUT_MS (10ull * 60 * 1000)
+#define AUDIT_HUGE_TIMEOUT_MS (60ull * 60 * 1000)
+#define AUDIT_BIG_OUTPUT (64ull << 20)
+
+enum {
+	F_DEFAULT, F_DANGER, F_NETWORK, F_WRITES, F_READS, F_WX, F_EXEC,
+	F_ENV, F_LIMITS, F_TIME, F_LAYERS,
+};
+
+static const struct {
+	const char *name;
+	double weight;
+} factors[AUDIT_NFACTORS] = {
+	[F_DEFAULT] = { "default action", 2.0 },
+	[F_DANGER] = { "dangerous syscalls", 1.5 },
+	[F_NETWORK] = { "network", 1.0 },
+	[F_WRITES] = { "writes outside $WORKDIR", 1.0 },
+	[F_READS] = { "sensitive reads", 1.0 },
+	[F_WX] = { "write+execute", 0.75 },
+	[F_EXEC] = { "executable paths", 0.5 },
+	[F_ENV] = { "secret-like environment", 0.75 },
+	[F_LIMITS] = { "resource limits", 0.75 },
+	[F_TIME] = { "timeout and output", 0.25 },
+	[F_LAYERS] = { "enforcement layers", 0.5 },
+};
+
+static double cap1(double x)
+{
+	return x > 1.0 ? 1.0 : x;
+}
+
+/* Append ", item" (or "item") to a cell, "..." once it is full. */
+static void cell_add(char *cell, const char *item)
+{
+	size_t used = strlen(cell), n = strlen(item) + 2;
+
+	if (used + n + 4 >= AUDIT_CELL) {
+		if (used + 4 < AUDIT_CELL && !strstr(cell, "..."))
+			strcat(cell, ", ...");
+		return;
+	}
+	if (used)
+		strcat(cell, ", ");
+	strcat(cell, item);
+}
+
+static void setf(struct audit_policy *a, int i, double x, const char *fmt,
+    ...) __attribute__((format(printf, 4, 5)));
+
+static void setf(struct audit_policy *a, int i, double x, const char *fmt,
+    ...)
+{
+	va_list ap;
+
+	a->f[i].exposure = cap1(x);
+	va_start(ap, fmt);
+	vsnprintf(a->f[i].detail, sizeof(a->f[i].detail), fmt, ap);
+	va_end(ap);
+}
+
+struct any_allow {
+	const struct cpol *p;
+	uint32_t nr;
+};
+
+static int allowed_at(const uint64_t args[6], void *ctx)
+{
+	const struct any_allow *w = ctx;
+
+	return sysq_allows(sysq_run(w->p, w->nr, args));
+}
+
+/* Dangerous syscalls the filter lets run for some tried arguments. */
+static void score_danger(struct audit_policy *a, const struct cpol *p)
+{
+	char act[48];
+	const char *name;
+
+	for (int nr = 0; nr <= tables_syscall_max(); nr++) {
+		struct any_allow w = { p, (uint32_t)nr };
+		struct sysq_space s;
+
+		if (!(name = tables_syscall_name(nr)) ||
+		    !lint_dangerous(name, NULL))
+			continue;
+		sysq_space_init(&s, p, NULL, (uint32_t)nr);
+		if (!sysq_walk(&s, allowed_at, &w))
+			continue;
+		a->ndanger++;
+		cell_add(a->danger, name);
+	}
+	setf(a, F_DEFAULT, sysq_allows(p->default_action), "%s",
+	    bpf_action_str(p->default_action, act, sizeof(act)));
+	setf(a, F_DANGER, a->ndanger / AUDIT_DANGER_FULL, "%u allowed%s%s",
+	    a->ndanger, a->ndanger ? ": " : "", a->danger);
+	if (!a->ndanger)
+		strcpy(a->danger, "none");
+}
+
+static void score_network(struct audit_policy *a, const struct cpol *p)
+{
+	char port[16];
+	int bind = 0;
+
+	if (!(p->flags & (CPOL_F_NET_OFF | CPOL_F_NET_TCP))) {
+		strcpy(a->network, "unrestricted");
+		setf(a, F_NETWORK, 1, "unrestricted");
+		return;
+	}
+	if (p->flags & CPOL_F_NET_OFF) {
+		strcpy(a->network, "off");
+		setf(a, F_NETWORK, 0, "off");
+		return;
+	}
+	for (uint32_t i = 0; i < p->nnet; i++) {
+		bind |= p->net[i].kind == CPOL_NET_BIND;
+		snprintf(port, sizeof(port), "%s %u", p->net[i].kind ==
+		    CPOL_NET_BIND ? "bind" : "tcp", (unsigned int)p->net[i].port);
+		cell_add(a->network, port);
+	}
+	if (!p->nnet)
+		strcpy(a->network, "tcp, no port");
+	setf(a, F_NETWORK, bind ? 1.0 : 0.5, "TCP %s: %s",
+	    bind ? "connect and listen" : "connect", a->network);
+}
+
+static void score_paths(struct audit_policy *a, const struct cpol *p)
+{
+	unsigned int nout = 0, nsens = 0, nwx = 0;
+	char out[AUDIT_CELL] = "", sens[AUDIT_CELL] = "", wx[AUDIT_CELL] = "";
+
+	for (uint32_t i = 0; i < p->nfs; i++) {
+		const char *path = p->fs[i].path;
+		uint64_t acc = p->fs[i].access, eff = pathq_rights(p, path);
+
+		if (acc & PATHQ_MODIFY) {
+			a->nwrites++;
+			cell_add(a->writes, path);
+			if (!pathq_write_ok(p, path) && ++nout)
+				cell_add(out, path);
+		}
+		if (acc & CORDON_LL_FS_EXECUTE) {
+			a->nexec++;
+			cell_add(a->exec, path);
+		}
+		if ((acc & (CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR)) &&
+		    pathq_sensitive(path) && ++nsens)
+			cell_add(sens, path);
+		if ((eff & CORDON_LL_FS_EXECUTE) && (eff &
+		    (CORDON_LL_FS_WRITE_FILE | CORDON_LL_FS_MAKE_REG)) && ++nwx)
+			cell_add(wx, path);
+	}
+	if (!a->nwrites)
+		strcpy(a->writes, "none");
+	if (!a->nexec)
+		strcpy(a->exec, "none");
+	setf(a, F_WRITES, nout / AUDIT_WRITES_FULL, "%u%s%s", nout,
+	    nout ? ": " : "", out);
+	setf(a, F_READS, nsens / AUDIT_READS_FULL, "%u%s%s", nsens,
+	    nsens ? ": " : "", sens);
+	setf(a, F_WX, nwx ? 1 : 0, "%u%s%s", nwx, nwx ? ": " : "", wx);
+	setf(a, F_EXEC, a->nexec / AUDIT_EXEC_FULL, "%u: %s", a->nexec,
+	    a->exec);
+}
+
+static void score_env(struct audit_policy *a, const struct cpol *p)
+{
+	char names[AUDIT_CELL] = "";
+	unsigned int n = 0;
+
+	for (uint32_t i = 0; i < p->nenv; i++)
+		if (lint_secret_word(p->env[i].name) && ++n)
+			cell_add(names, p->env[i].name);
+	setf(a, F_ENV, n ? 1 : 0, "%s", n ? names : "none");
+}
+
+static uint64_t limit_of(const struct cpol *p, unsigned int res)
+{
+	for (uint32_t i = 0; i < p->nlimits; i++)
+		if (p->limits[i].resource == res)
+			return p->limits[i].value;
+	return CPOL_RLIM_INFINITY;
+}
+
+static void score_limits(struct audit_policy *a, const struct cpol *p)
+{
+	static const unsigned int want[] = { CPOL_RLIM_NPROC, CPOL_RLIM_FSIZE,
+	    CPOL_RLIM_CPU };
+	char miss[AUDIT_CELL] = "", item[64];
+	unsigned int n = 0;
+
+	for (uint32_t i = 0; i < p->nlimits; i++) {
+		const char *name = cpol_rlim_name(p->limits[i].resource);
+
+		if (p->limits[i].value == CPOL_RLIM_INFINITY)
+			snprintf(item, sizeof(item), "%s=unlimited", name);
+		else
+			snprintf(item, sizeof(item), "%s=%llu", name,
+			    (unsigned long long)p->limits[i].value);
+		cell_add(a->limits, item);
+	}
+	if (limit_of(p, CPOL_RLIM_AS) == CPOL_RLIM_INFINITY &&
+	    limit_of(p, CPOL_RLIM_DATA) == CPOL_RLIM_INFINITY && ++n)
+		cell_add(miss, "memory");
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (limit_of(p, want[i]) == CPOL_RLIM_INFINITY && ++n)
+			cell_add(miss, cpol_rlim_name(want[i]));
+	if (!a->limits[0])
+		strcpy(a->limits, "none");
+	setf(a, F_LIMITS, n / 4.0, "missing: %s", n ? miss : "none");
+}
+
+static void score_time(struct audit_policy *a, const struct cpol *p)
+{
+	double x = 0;
+
+	if (p->timeout_ms == 0 || p->timeout_ms > AUDIT_HUGE_TIMEOUT_MS)
+		x += 0.5;
+	else if (p->timeout_ms > AUDIT_LONG_TIMEOUT_MS)
+		x += 0.25;
+	if (p->output_cap == 0 || p->output_cap > AUDIT_BIG_OUTPUT)
+		x += 0.5;
+	setf(a, F_TIME, x, "timeout %llu ms, output %llu bytes",
+	    (unsigned long long)p->timeout_ms,
+	    (unsigned long long)p->output_cap);
+}
+
+static void score_layers(struct audit_policy *a, const struct cpol *p)
+{
+	double x = 0;
+
+	if (p->flags & CPOL_F_BEST_EFFORT_LANDLOCK)
+		x = 1;
+	else if (p->landlock_abi_min < 6)
+		x = 0.5;
+	else if (p->flags & CPOL_F_BEST_EFFORT_NS)
+		x = 0.25;
+	setf(a, F_LAYERS, x, "landlock >= %u%s%s", (unsigned int)
+	    p->landlock_abi_min, p->flags & CPOL_F_BEST_EFFORT_LANDLOCK ?
+	    ", best-effort" : "", p->flags & CPOL_F_BEST_EFFORT_NS ?
+	    ", private tmp best-effort" : "");
+}
+
+int audit_policy(const struct input *in, struct audit_policy *a)
+{
+	const struct cpol *p = &in->pol;
+
+	memset(a, 0, sizeof(*a));
+	a->in = in;
+	for (int i = 0; i < AUDIT_NFACTORS; i++) {
+		a->f[i].name = factors[i].name;
+		a->f[i].weight = factors[i].weight;
+	}
+	score_danger(a, p);
+	score_network(a, p);
+	score_paths(a, p);
+	score_env(a, p);
+	score_limits(a, p);
+	score_time(a, p);
+	score_layers(a, p);
+	for (int i = 0; i < AUDIT_NFACTORS; i++)
+		a->score += a->f[i].weight * a->f[i].exposure;
+	if (a->score > 10.0)
+		a->score = 10.0;
+	return lint_run(in, &a->findings);
+}
+
+void audit_policy_free(struct audit_policy *a)
+{
+	finding_list_free(&a->findings);
+}
+
+const char *audit_rating(double score)
+{
+	if (score < 2.0)
+		return "ok";
+	if (score < 4.0)
+		return "medium";
+	if (score < 7.0)
+		return "exposed";
+	return "unsafe";
+}

@@ -1,0 +1,30 @@
+/*
+ * auditcmd.h - the command lines of `cordonc test`, `lint`, `diff`,
+ * `verify` and `audit`.  Each takes the subcommand's own argv (argv[0] is
+ * the subcommand name) and returns the exit status: 0 clean, 1 the check
+ * failed (expectation false, lint error, NEW wider, blob mismatch),
+ * 2 usage or an input that could not be loaded.
+ */
+#ifndef CORDON_AUDITCMD_H
+#define CORDON_AUDITCMD_H
+
+#define AUDITCMD_USAGE_TEST \
+	"cordonc test [--json] [-I dir] [-D name=value] policy ..."
+#define AUDITCMD_USAGE_LINT \
+	"cordonc lint [--json] [--strict] [--list] [-I dir] [-D name=value] " \
+	"policy ..."
+#define AUDITCMD_USAGE_DIFF \
+	"cordonc diff [--json] [-I dir] [-D name=value] old new"
+#define AUDITCMD_USAGE_VERIFY \
+	"cordonc verify [--json] [-I dir] [-D name=value] policy blob"
+#define AUDITCMD_USAGE_AUDIT \
+	"cordonc audit [--format text|json|markdown|sarif] [-I dir] " \
+	"[-D name=value] policy ..."
+
+int auditcmd_test(int argc, char **argv);
+int auditcmd_lint(int argc, char **argv);
+int auditcmd_diff(int argc, char **argv);
+int auditcmd_verify(int argc, char **argv);
+int auditcmd_audit(int argc, char **argv);
+
+#endif

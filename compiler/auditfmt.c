@@ -1,0 +1,195 @@
+/* auditfmt.c - audit reports as text, JSON and Markdown (see audit.h). */
+#include <string.h>
+
+#include "audit.h"
+#include "jsonout.h"
+
+static const char *pname(const struct audit_policy *a)
+{
+	return a->in->pol.name && a->in->pol.name[0] ? a->in->pol.name :
+	    a->in->path;
+}
+
+int audit_print(FILE *f, const struct audit_policy *v, unsigned int n,
+    const char *format)
+{
+	if (strcmp(format, "text") == 0)
+		audit_print_text(f, v, n);
+	else if (strcmp(format, "json") == 0)
+		audit_print_json(f, v, n);
+	else if (strcmp(format, "markdown") == 0)
+		audit_print_markdown(f, v, n);
+	else if (strcmp(format, "sarif") == 0)
+		audit_print_sarif(f, v, n);
+	else
+		return -1;
+	return 0;
+}
+
+static void text_one(FILE *f, const struct audit_policy *a)
+{
+	fprintf(f, "%s (%s): exposure %.1f/10 %s\n", pname(a), a->in->path,
+	    a->score, audit_rating(a->score));
+	fprintf(f, "  %-2s %-26s %6s %8s %6s  %s\n", "", "FACTOR", "WEIGHT",
+	    "EXPOSURE", "SCORE", "DETAIL");
+	for (int i = 0; i < AUDIT_NFACTORS; i++) {
+		const struct audit_factor *x = &a->f[i];
+
+		fprintf(f, "  %-2s %-26s %6.2f %8.2f %6.2f  %s\n",
+		    x->exposure > 0 ? "!!" : "ok", x->name, x->weight,
+		    x->exposure, x->weight * x->exposure, x->detail);
+	}
+	for (unsigned int i = 0; i < a->findings.n; i++) {
+		fputs("  ", f);
+		finding_print(f, &a->findings.v[i]);
+	}
+	fputc('\n', f);
+}
+
+void audit_print_text(FILE *f, const struct audit_policy *v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		text_one(f, &v[i]);
+	fputs("Capability matrix\n", f);
+	fprintf(f, "%-20s %5s  %-24s %-24s %-24s %-24s %s\n", "TOOL", "SCORE",
+	    "NETWORK", "WRITABLE", "EXEC", "DANGEROUS SYSCALLS", "LIMITS");
+	for (unsigned int i = 0; i < n; i++) {
+		const struct audit_policy *a = &v[i];
+
+		fprintf(f, "%-20s %5.1f  %-24s %-24s %-24s %-24s %s\n",
+		    pname(a), a->score, a->network, a->writes, a->exec,
+		    a->danger, a->limits);
+	}
+}
+
+static void json_factors(FILE *f, const struct audit_policy *a)
+{
+	int first = 1;
+
+	fputs("\"factors\":[", f);
+	for (int i = 0; i < AUDIT_NFACTORS; i++) {
+		const struct audit_factor *x = &a->f[i];
+
+		json_sep(f, &first);
+		fputs("{\"name\":", f);
+		json_str(f, x->name);
+		fprintf(f, ",\"weight\":%.2f,\"exposure\":%.2f,\"score\":%.2f,"
+		    "\"detail\":", x->weight, x->exposure,
+		    x->weight * x->exposure);
+		json_str(f, x->detail);
+		fputc('}', f);
+	}
+	fputs("],", f);
+}
+
+static void json_matrix(FILE *f, const struct audit_policy *a)
+{
+	fputs("\"matrix\":{\"network\":", f);
+	json_str(f, a->network);
+	fprintf(f, ",\"writable_count\":%u,\"writable\":", a->nwrites);
+	json_str(f, a->writes);
+	fprintf(f, ",\"exec_count\":%u,\"exec\":", a->nexec);
+	json_str(f, a->exec);
+	fprintf(f, ",\"dangerous_count\":%u,\"dangerous\":", a->ndanger);
+	json_str(f, a->danger);
+	fputs(",\"limits\":", f);
+	json_str(f, a->limits);
+	fputs("},", f);
+}
+
+void audit_print_json(FILE *f, const struct audit_policy *v, unsigned int n)
+{
+	int first = 1;
+
+	fputs("{\"cordonc_audit\":1,\"policies\":[", f);
+	for (unsigned int i = 0; i < n; i++) {
+		const struct audit_policy *a = &v[i];
+		int ff = 1;
+
+		json_sep(f, &first);
+		fputs("{\"name\":", f);
+		json_str(f, pname(a));
+		fputs(",\"file\":", f);
+		json_str(f, a->in->path);
+		fprintf(f, ",\"score\":%.1f,\"rating\":", a->score);
+		json_str(f, audit_rating(a->score));
+		fputc(',', f);
+		json_factors(f, a);
+		json_matrix(f, a);
+		fputs("\"findings\":[", f);
+		for (unsigned int k = 0; k < a->findings.n; k++) {
+			json_sep(f, &ff);
+			finding_json(f, &a->findings.v[k]);
+		}
+		fputs("]}", f);
+	}
+	fputs("]}\n", f);
+}
+
+/* A Markdown table cell: '|' and newlines would break the row. */
+static void md_cell(FILE *f, const char *s)
+{
+	fputs(" ", f);
+	for (; *s; s++)
+		if (*s == '|')
+			fputs("\\|", f);
+		else
+			fputc(*s == '\n' ? ' ' : *s, f);
+	fputs(" |", f);
+}
+
+static void md_policy(FILE *f, const struct audit_policy *a)
+{
+	char buf[64];
+
+	fprintf(f, "\n### %s: %.1f/10 (%s)\n\n", pname(a), a->score,
+	    audit_rating(a->score));
+	fputs("| Factor | Weight | Exposure | Score | Detail |\n"
+	    "|---|---:|---:|---:|---|\n", f);
+	for (int i = 0; i < AUDIT_NFACTORS; i++) {
+		const struct audit_factor *x = &a->f[i];
+
+		fputs("|", f);
+		md_cell(f, x->name);
+		snprintf(buf, sizeof(buf), "%.2f | %.2f | %.2f", x->weight,
+		    x->exposure, x->weight * x->exposure);
+		fprintf(f, " %s |", buf);
+		md_cell(f, x->detail);
+		fputc('\n', f);
+	}
+	if (a->findings.n)
+		fputc('\n', f);
+	for (unsigned int k = 0; k < a->findings.n; k++) {
+		const struct finding *x = &a->findings.v[k];
+
+		fprintf(f, "- **%s** %s `%s:%u`: %s", x->id,
+		    finding_severity_name(x->severity), x->file, x->line,
+		    x->message);
+		if (x->suppressed)
+			fprintf(f, " (suppressed: %s)", x->suppressed);
+		fputc('\n', f);
+	}
+}
+
+void audit_print_markdown(FILE *f, const struct audit_policy *v,
+    unsigned int n)
+{
+	fputs("## Policy audit\n\n| Tool | Score | Rating | Network | "
+	    "Writable | Exec | Dangerous syscalls | Limits |\n"
+	    "|---|---:|---|---|---|---|---|---|\n", f);
+	for (unsigned int i = 0; i < n; i++) {
+		const struct audit_policy *a = &v[i];
+
+		fputs("|", f);
+		md_cell(f, pname(a));
+		fprintf(f, " %.1f | %s |", a->score, audit_rating(a->score));
+		md_cell(f, a->network);
+		md_cell(f, a->writes);
+		md_cell(f, a->exec);
+		md_cell(f, a->danger);
+		md_cell(f, a->limits);
+		fputc('\n', f);
+	}
+	for (unsigned int i = 0; i < n; i++)
+		md_policy(f, &v[i]);
+}

@@ -1,0 +1,58 @@
+/*
+ * diff.h - what one policy allows that another does not.  Syscalls are
+ * compared by running both seccomp programs in the interpreter over the
+ * boundary values of both policies' conditions (not by comparing rule
+ * text), paths by the rights Landlock would give each rule path, the rest
+ * field by field.
+ */
+#ifndef CORDON_DIFF_H
+#define CORDON_DIFF_H
+
+#include <stdio.h>
+
+#include "cpol.h"
+
+enum diff_dir {
+	DIFF_WIDER = 1,      /* NEW allows something OLD did not */
+	DIFF_NARROWER,       /* NEW no longer allows something */
+	DIFF_CHANGED,        /* different, neither wider nor narrower */
+};
+
+struct diff_change {
+	int dir;
+	const char *kind;    /* "syscall", "path", "network", ... (static) */
+	char *subject;       /* "ptrace", "/usr", "nproc" */
+	char *detail;        /* what changed, for people */
+	char *origin;        /* "file:line" in NEW (or OLD), or NULL */
+};
+
+struct diff_list {
+	struct diff_change *v;
+	unsigned int n;
+	unsigned int cap;
+};
+
+/* diff_run: append every change from old to new.  Returns 0, -1 on
+ * ENOMEM. */
+int diff_run(const struct cpol *old, const struct cpol *new,
+    struct diff_list *out);
+void diff_list_free(struct diff_list *l);
+/* Number of changes in l with direction dir. */
+unsigned int diff_count(const struct diff_list *l, int dir);
+
+/* Parts of diff_run, and the one way to add a change (origin may be
+ * NULL; detail printf-style).  0, or -1 on ENOMEM. */
+int diff_syscalls(const struct cpol *old, const struct cpol *new,
+    struct diff_list *out);
+int diff_add(struct diff_list *l, int dir, const char *kind,
+    const char *subject, const char *origin, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* Print l for people ("+ syscall ptrace: newly allowed ...") or as one
+ * JSON object with the two names. */
+void diff_print_text(FILE *f, const struct diff_list *l, const char *old,
+    const char *new);
+void diff_print_json(FILE *f, const struct diff_list *l, const char *old,
+    const char *new);
+
+#endif

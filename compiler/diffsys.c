@@ -1,0 +1,201 @@
+/*
+ * diffsys.c - the syscall part of diff: both filters are run in the
+ * interpreter for every syscall number the compiler knows, over the
+ * boundary values of both policies' conditions on it, and on the x32
+ * numbers.  Syscalls that neither policy names follow the default
+ * action; a change there is reported once, with the count.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf.h"
+#include "diff.h"
+#include "sysq.h"
+#include "tables.h"
+
+/* x32 numbers have this bit set; both filters must refuse them. */
+#define DIFFSYS_X32 0x40000000u
+/* Names listed when one default-action change affects many syscalls. */
+#define DIFFSYS_MAX_NAMES 8
+
+struct walk {
+	const struct cpol *old, *new;
+	uint32_t nr;
+	unsigned long wider, narrower, changed, old_allowed, new_allowed;
+	unsigned long points;
+	uint64_t w_args[6], n_args[6], c_args[6];
+	uint32_t c_old, c_new;
+};
+
+static int step(const uint64_t args[6], void *ctx)
+{
+	struct walk *w = ctx;
+	uint32_t a = sysq_run(w->old, w->nr, args);
+	uint32_t b = sysq_run(w->new, w->nr, args);
+	int aa = sysq_allows(a), ba = sysq_allows(b);
+
+	w->points++;
+	w->old_allowed += aa;
+	w->new_allowed += ba;
+	if (ba && !aa) {
+		if (!w->wider++)
+			memcpy(w->w_args, args, sizeof(w->w_args));
+	} else if (aa && !ba) {
+		if (!w->narrower++)
+			memcpy(w->n_args, args, sizeof(w->n_args));
+	} else if (a != b && !w->changed++) {
+		memcpy(w->c_args, args, sizeof(w->c_args));
+		w->c_old = a;
+		w->c_new = b;
+	}
+	return 0;
+}
+
+static const char *origin_of(const struct cpol *p, uint32_t nr)
+{
+	for (uint32_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].nr == nr)
+			return p->rules[i].origin;
+	return NULL;
+}
+
+static int report_wider(struct diff_list *out, const struct walk *w,
+    const char *name)
+{
+	char ex[160];
+	const char *o = origin_of(w->new, w->nr);
+
+	sysq_format(w->nr, name, w->w_args, ex, sizeof(ex));
+	if (!w->old_allowed)
+		return diff_add(out, DIFF_WIDER, "syscall", name, o,
+		    w->new_allowed == w->points ? "newly allowed" :
+		    "newly allowed with conditions (e.g. %s)", ex);
+	return diff_add(out, DIFF_WIDER, "syscall", name, o,
+	    "conditions widened: %s is now allowed", ex);
+}
+
+static int report_narrower(struct diff_list *out, const struct walk *w,
+    const char *name)
+{
+	char ex[160];
+	const char *o = origin_of(w->new, w->nr);
+
+	if (!o)
+		o = origin_of(w->old, w->nr);
+	sysq_format(w->nr, name, w->n_args, ex, sizeof(ex));
+	if (!w->new_allowed)
+		return diff_add(out, DIFF_NARROWER, "syscall", name, o,
+		    "no longer allowed");
+	return diff_add(out, DIFF_NARROWER, "syscall", name, o,
+	    "conditions narrowed: %s is no longer allowed", ex);
+}
+
+static int report(struct diff_list *out, const struct walk *w)
+{
+	char nb[32], ex[160], a[48], b[48];
+	const char *name = sysq_name(w->new, w->nr, nb, sizeof(nb));
+	const char *o = origin_of(w->new, w->nr);
+
+	if (w->nr & DIFFSYS_X32)
+		name = "x32";
+	if (w->wider && report_wider(out, w, name) < 0)
+		return -1;
+	if (w->narrower && report_narrower(out, w, name) < 0)
+		return -1;
+	if (!w->changed)
+		return 0;
+	sysq_format(w->nr, name, w->c_args, ex, sizeof(ex));
+	return diff_add(out, DIFF_CHANGED, "syscall", name, o,
+	    "%s: %s -> %s", ex, bpf_action_str(w->c_old, a, sizeof(a)),
+	    bpf_action_str(w->c_new, b, sizeof(b)));
+}
+
+static int named(const struct cpol *p, uint32_t nr)
+{
+	return origin_of(p, nr) != NULL;
+}
+
+/* Syscalls neither policy names: summarised per kind of change. */
+struct unnamed {
+	unsigned int n[4];
+	char names[4][DIFFSYS_MAX_NAMES * 24];
+};
+
+static void note_unnamed(struct unnamed *u, int dir, const char *name)
+{
+	size_t used = strlen(u->names[dir]);
+
+	if (u->n[dir]++ < DIFFSYS_MAX_NAMES)
+		snprintf(u->names[dir] + used, sizeof(u->names[dir]) - used,
+		    "%s%s", used ? ", " : "", name);
+}
+
+static int report_unnamed(struct diff_list *out, const struct unnamed *u,
+    const struct cpol *old, const struct cpol *new)
+{
+	static const char *const what[4] = { "", "newly allowed",
+	    "no longer allowed", "answer changed" };
+	char a[48], b[48];
+
+	for (int d = DIFF_WIDER; d <= DIFF_CHANGED; d++)
+		if (u->n[d] && diff_add(out, d, "syscall", "(default)", NULL,
+		    "%u syscalls not named by either policy %s (default %s "
+		    "-> %s): %s%s", u->n[d], what[d],
+		    bpf_action_str(old->default_action, a, sizeof(a)),
+		    bpf_action_str(new->default_action, b, sizeof(b)),
+		    u->names[d], u->n[d] > DIFFSYS_MAX_NAMES ? ", ..." : "") < 0)
+			return -1;
+	return 0;
+}
+
+static int one(const struct cpol *old, const struct cpol *new, uint32_t nr,
+    struct unnamed *u, struct diff_list *out)
+{
+	struct sysq_space s;
+	struct walk w;
+	char nb[32];
+
+	memset(&w, 0, sizeof(w));
+	w.old = old;
+	w.new = new;
+	w.nr = nr;
+	sysq_space_init(&s, old, new, nr & ~DIFFSYS_X32);
+	sysq_walk(&s, step, &w);
+	if (!w.wider && !w.narrower && !w.changed)
+		return 0;
+	if ((nr & DIFFSYS_X32) || named(old, nr) || named(new, nr))
+		return report(out, &w);
+	note_unnamed(u, w.wider ? DIFF_WIDER : w.narrower ? DIFF_NARROWER :
+	    DIFF_CHANGED, sysq_name(new, nr, nb, sizeof(nb)));
+	return 0;
+}
+
+int diff_syscalls(const struct cpol *old, const struct cpol *new,
+    struct diff_list *out)
+{
+	struct unnamed u;
+	char a[48], b[48];
+	int max = tables_syscall_max();
+
+	memset(&u, 0, sizeof(u));
+	if (old->arch != new->arch)
+		return diff_add(out, DIFF_CHANGED, "arch", "arch", NULL,
+		    "0x%x -> 0x%x: syscalls not compared",
+		    (unsigned int)old->arch, (unsigned int)new->arch);
+	if (old->default_action != new->default_action &&
+	    diff_add(out, sysq_allows(new->default_action) &&
+	    !sysq_allows(old->default_action) ? DIFF_WIDER : DIFF_CHANGED,
+	    "default", "default", NULL, "%s -> %s",
+	    bpf_action_str(old->default_action, a, sizeof(a)),
+	    bpf_action_str(new->default_action, b, sizeof(b))) < 0)
+		return -1;
+	for (int nr = 0; nr <= max; nr++)
+		if (one(old, new, (uint32_t)nr, &u, out) < 0)
+			return -1;
+	/* x32: a sample of the range, arguments as for the 64-bit call. */
+	for (int nr = 0; nr <= max; nr += 7)
+		if (one(old, new, DIFFSYS_X32 | (uint32_t)nr, &u, out) < 0)
+			return -1;
+	return report_unnamed(out, &u, old, new);
+}

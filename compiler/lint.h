@@ -1,0 +1,35 @@
+/*
+ * lint.h - risky things a policy allows, as findings with stable IDs.
+ * Works on a struct cpol (source or blob); source-only information
+ * (statement locations, suppression comments) comes with struct input.
+ */
+#ifndef CORDON_LINT_H
+#define CORDON_LINT_H
+
+#include "finding.h"
+#include "input.h"
+
+struct lint_rule {
+	const char *id;          /* "CL001" */
+	const char *name;        /* "dangerous-syscall" */
+	int severity;            /* default severity (a finding may differ) */
+	const char *summary;     /* one line, for --list and SARIF */
+};
+
+/* The rule table, in ID order; *n set to its length. */
+const struct lint_rule *lint_rules(unsigned int *n);
+
+/*
+ * lint_run: append the findings for in to out, applying suppressions
+ * (a suppressed finding keeps its place with ->suppressed set).
+ * Returns 0, or -1 on ENOMEM.
+ */
+int lint_run(const struct input *in, struct finding_list *out);
+
+/* 1 if name is a syscall lint calls dangerous; *why a short reason. */
+int lint_dangerous(const char *name, const char **why);
+
+/* The word that makes an environment name look like a secret, or NULL. */
+const char *lint_secret_word(const char *name);
+
+#endif
