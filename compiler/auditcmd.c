@@ -36,7 +36,7 @@ static const struct option longopts[] = {
 
 static int usage(const struct opts *o)
 {
-	fprintf(stderr, "usage: %s\n", o->usage);
+	fprintf(stderr, "usage: cordonc %s\n", o->usage);
 	return 2;
 }
 
@@ -83,7 +83,7 @@ static int parse(struct opts *o, int argc, char **argv, const char *use)
 		case OPT_FORMAT: o->format = optarg; break;
 		case 'h':
 		case OPT_HELP:
-			printf("usage: %s\n", use);
+			printf("usage: cordonc %s\n", use);
 			return -2;
 		default:
 			usage(o);

@@ -9,17 +9,17 @@
 #define CORDON_AUDITCMD_H
 
 #define AUDITCMD_USAGE_TEST \
-	"cordonc test [--json] [-I dir] [-D name=value] policy ..."
+	"test [--json] [-I DIR]... [-D NAME=VALUE]... FILE..."
 #define AUDITCMD_USAGE_LINT \
-	"cordonc lint [--json] [--strict] [--list] [-I dir] [-D name=value] " \
-	"policy ..."
+	"lint [--json] [--strict] [--list] [-I DIR]... [-D NAME=VALUE]... " \
+	"FILE..."
 #define AUDITCMD_USAGE_DIFF \
-	"cordonc diff [--json] [-I dir] [-D name=value] old new"
+	"diff [--json] [-I DIR]... [-D NAME=VALUE]... OLD NEW"
 #define AUDITCMD_USAGE_VERIFY \
-	"cordonc verify [--json] [-I dir] [-D name=value] policy blob"
+	"verify [--json] [-I DIR]... [-D NAME=VALUE]... POLICY BLOB"
 #define AUDITCMD_USAGE_AUDIT \
-	"cordonc audit [--format text|json|markdown|sarif] [-I dir] " \
-	"[-D name=value] policy ..."
+	"audit [--format text|json|markdown|sarif] [-I DIR]... " \
+	"[-D NAME=VALUE]... FILE..."
 
 int auditcmd_test(int argc, char **argv);
 int auditcmd_lint(int argc, char **argv);

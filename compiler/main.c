@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "auditcmd.h"
 #include "check.h"
 #include "cpol.h"
 #include "emit.h"
@@ -45,6 +46,11 @@ static const struct subcommand {
 	    "compile [-Werror] [-o OUT] [-I DIR]... [-D NAME=VALUE]... FILE" },
 	{ "explain", cmd_explain,
 	    "explain [--json] [-I DIR]... [-D NAME=VALUE]... FILE" },
+	{ "test", auditcmd_test, AUDITCMD_USAGE_TEST },
+	{ "lint", auditcmd_lint, AUDITCMD_USAGE_LINT },
+	{ "diff", auditcmd_diff, AUDITCMD_USAGE_DIFF },
+	{ "verify", auditcmd_verify, AUDITCMD_USAGE_VERIFY },
+	{ "audit", auditcmd_audit, AUDITCMD_USAGE_AUDIT },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
