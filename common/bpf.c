@@ -7,7 +7,8 @@
  *     loads, no MSH), each spelled exactly (no stray size/mode bits);
  *   - loads from seccomp_data: 4-byte, aligned, inside the 64 bytes;
  *   - scratch memory M[0..15] read only where every path wrote it first;
- *   - jumps forward and inside the program; every instruction reachable;
+ *   - jumps forward and inside the program; every instruction but a RET
+ *     reachable;
  *   - division or modulo by a constant zero, shifts by 32 or more refused;
  *   - fields an instruction does not use (jt, jf, k) zero;
  *   - RET K with an action cordon can install (kill, trap, errno 0..4095,
@@ -205,8 +206,14 @@ int bpf_check(const struct cpol_insn *prog, size_t n, char *err,
 		const struct cpol_insn *in = &prog[pc];
 		uint16_t w = written[pc];
 
-		if (!reached[pc])
+		if (!reached[pc]) {
+			/* libseccomp leaves its bad-arch return unreachable
+			 * when it reroutes long jumps; any other dead code is
+			 * refused. */
+			if (in->code == OP_RET_K)
+				continue;
 			return fail(err, errlen, pc, "unreachable");
+		}
 		if ((in->code == OP_LD_MEM || in->code == OP_LDX_MEM) &&
 		    !(w & (1u << in->k)))
 			return fail(err, errlen, pc, "scratch slot %u read "
