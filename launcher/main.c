@@ -241,10 +241,9 @@ int main(int argc, char **argv)
 		    run_probe_ns(ns_wanted(&pol)));
 	else
 		rc = launch(&o, &pol, &r, err);
-	if (rc == EXIT_CORDON && r.outcome == OUT_ERROR) {
+	if (r.outcome == OUT_ERROR && rc != 0) {
 		fprintf(stderr, "cordon: %s\n", err);
-		r.outcome = OUT_ERROR;
-		r.exit_code = EXIT_CORDON;
+		r.exit_code = rc;
 		snprintf(r.reason, sizeof(r.reason), "%.150s", err);
 	}
 	r.wall_ms = supervise_now_ms() - r.wall_ms;

@@ -1,9 +1,11 @@
 /*
  * ns.c - namespaces, a bonus on top of the layers that do not need them.
  * The parent asks clone() for a user namespace (so no privilege is
- * needed), a PID namespace (the run dies with its init), an empty network
- * namespace for "network off", and a mount namespace for a private /tmp
- * and /dev/shm.  If the kernel refuses, run.c clones without any, and the
+ * needed), an empty network namespace for "network off", and a mount
+ * namespace for a private /tmp and /dev/shm.  No PID namespace: the
+ * snippet would be its init, which ignores signals it has no handler for
+ * (its own SIGXCPU, SIGXFSZ, kill(getpid())), and a pid-1 helper would
+ * cost a process per run; the supervisor's subreaper loop kills the tree.  If the kernel refuses, run.c clones without any, and the
  * status report says so.  ns_setup runs in the child, before the
  * capabilities it holds inside the new user namespace are dropped.
  */
@@ -20,7 +22,7 @@
 
 unsigned long ns_wanted(const struct cpol *p)
 {
-	unsigned long f = CLONE_NEWUSER | CLONE_NEWPID;
+	unsigned long f = CLONE_NEWUSER;
 
 	if (p->flags & CPOL_F_NET_OFF)
 		f |= CLONE_NEWNET;

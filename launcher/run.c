@@ -106,6 +106,12 @@ static void limits_set(const struct launch *ln)
 		    .rlim_max = ln->rlim[i].value };
 		struct rlimit old;
 
+		/* At the hard CPU limit the kernel sends SIGKILL; one second
+		 * of grace lets SIGXCPU (soft) arrive first and name the cause. */
+		if (rl.rlim_max < RLIM_INFINITY &&
+		    ln->rlim[i].resource == RLIMIT_CPU)
+			rl.rlim_max++;
+
 		if (setrlimit(ln->rlim[i].resource, &rl) == 0)
 			continue;
 		/* Above our own hard limit: the hard limit is tighter. */
