@@ -186,7 +186,11 @@ const char *explain_cond(const char *syscall, const struct cpol_cond *c,
 	if (c->op == CPOL_OP_MASKED_EQ && c->value == 0 &&
 	    (c->mask & (c->mask - 1)) == 0)
 		snprintf(v, sizeof(v), "0");
-	if (c->op == CPOL_OP_MASKED_EQ) {
+	if (c->op == CPOL_OP_MASKED_EQ && (c->mask | (c->width == 32 ?
+	    0xffffffff00000000u : 0)) == ~(uint64_t)0) {
+		/* a full mask is plain equality on the argument's width */
+		snprintf(buf, len, "%s == %s", name, v);
+	} else if (c->op == CPOL_OP_MASKED_EQ) {
 		explain_value(syscall, c->arg, c->width, c->mask, m, sizeof(m));
 		snprintf(buf, len, "%s & %s == %s", name, m, v);
 	} else {
