@@ -1,0 +1,634 @@
+#!/usr/bin/python3
+"""cordon's benchmarks: launch cost, filter cost, compile time and sizes,
+throughput.  Prints a Markdown report and writes it to BUILD/bench.md.
+
+Every figure is a median of many runs, and a difference or a ratio
+against a baseline measured in the same run, with the configurations
+interleaved (each round runs every one once, in a shuffled order), so
+that a machine that slows down during the bench slows every column.
+
+    python3 bench/run.py --build build [--duration 10] [--quick]
+"""
+
+import argparse
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pylaunch  # noqa: E402  (the baseline launcher, timed in-process)
+import throughput  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}
+# Targets of issue 6, quoted in the notes column.
+T_FLOOR_RATIO = 1.3
+T_FILTER_PLAIN_NS = 10
+T_FILTER_COND_NS = 30
+T_COMPILE_MS = 50
+T_STATIC_BYTES = 1 << 20
+
+
+class Missing(Exception):
+    """A tool or file the bench needs is absent: reported, not failed."""
+
+
+# --- running things -------------------------------------------------------
+
+def spawn(argv, fds=(), env=None, stdout="/dev/null"):
+    """Run argv to completion; returns (seconds, status, rusage)."""
+    actions = [(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+               (os.POSIX_SPAWN_OPEN, 1, stdout, os.O_WRONLY, 0),
+               (os.POSIX_SPAWN_OPEN, 2, "/dev/null", os.O_WRONLY, 0)]
+    for fd, path in fds:
+        actions.append((os.POSIX_SPAWN_OPEN, fd, path, os.O_RDONLY, 0))
+    t0 = time.perf_counter()
+    pid = os.posix_spawn(argv[0], argv, env or ENV, file_actions=actions)
+    _, status, ru = os.wait4(pid, 0)
+    return time.perf_counter() - t0, status, ru
+
+
+def probe(argv, fds=(), env=None):
+    """Run once with output captured; None if it worked, else why not."""
+    pass_fds = []
+    opened = []
+    try:
+        for fd, path in fds:
+            f = os.open(path, os.O_RDONLY)
+            opened.append(f)
+            if f != fd:
+                os.dup2(f, fd)
+                opened.append(fd)
+            pass_fds.append(fd)
+        r = subprocess.run(argv, env=env or ENV, stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=60,
+                           pass_fds=pass_fds, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return str(e)
+    finally:
+        for f in opened:
+            os.close(f)
+    if r.returncode == 0:
+        return None
+    lines = (r.stderr or r.stdout).decode(errors="replace").strip()
+    last = lines.splitlines()[-1] if lines else ""
+    return "exit %d: %s" % (r.returncode, last[:120])
+
+
+def median_ms(xs):
+    return statistics.median(xs) * 1e3 if xs else float("nan")
+
+
+def fmt(x, unit="", digits=2):
+    if x is None or x != x:
+        return "–"
+    return "%.*f%s" % (digits, x, unit)
+
+
+def which(path):
+    return path if os.path.exists(path) and os.access(path, os.X_OK) \
+        else None
+
+
+# --- blobs and policies ---------------------------------------------------
+
+def blob_info(floor, blob):
+    out = subprocess.run([floor, "--info", blob], capture_output=True,
+                         text=True, check=False)
+    if out.returncode:
+        raise Missing("%s: %s" % (blob, out.stderr.strip()))
+    info = {}
+    for line in out.stdout.splitlines():
+        key, _, rest = line.partition("\t")
+        info[key] = rest.split("\t") if key == "argv" else rest
+    return info
+
+
+def prepare(args, b):
+    """Paths, blobs and the bench-only policy; returns a dict."""
+    ctx = {"build": b, "floor": os.path.join(b, "bench/floor"),
+           "sysbench": os.path.join(b, "bench/sysbench"),
+           "cordon": which(os.path.join(b, "cordon")),
+           "cordon_static": which(os.path.join(b, "cordon-static")),
+           "cordonc": which(os.path.join(b, "cordonc")),
+           "work": os.path.join(b, "bench")}
+    os.makedirs(ctx["work"], exist_ok=True)
+    tmp = os.path.abspath(os.path.join(ctx["work"], "tmp"))
+    os.makedirs(tmp, exist_ok=True)
+    ctx["tmpdir"] = tmp
+    ctx["empty"] = os.path.abspath(os.path.join(ctx["work"], "empty.py"))
+    with open(ctx["empty"], "w", encoding="ascii"):
+        pass
+    pdir = os.path.join(b, "policies")
+    ctx["blobs"] = sorted(os.path.join(pdir, f) for f in os.listdir(pdir)
+                          if f.endswith(".cpol")) \
+        if os.path.isdir(pdir) else []
+    ctx["info"] = {}
+    for blob in ctx["blobs"]:
+        try:
+            ctx["info"][blob] = blob_info(ctx["floor"], blob)
+        except Missing as e:
+            print("bench: %s" % e, file=sys.stderr)
+    ctx["blobs"] = [x for x in ctx["blobs"] if x in ctx["info"]]
+    py = [x for x in ctx["blobs"]
+          if ctx["info"][x]["argv"][0].startswith("/usr/bin/python3")]
+    if args.policy:
+        py = [x for x in ctx["blobs"]
+              if os.path.basename(x) == args.policy + ".cpol"]
+    ctx["py_blob"] = py[0] if py else None
+    ctx["true_blob"] = None
+    if ctx["cordonc"]:
+        out = os.path.join(ctx["work"], "true.cpol")
+        r = subprocess.run([ctx["cordonc"], "compile", "-o", out,
+                            os.path.join(HERE, "true.policy")],
+                           capture_output=True, text=True, check=False)
+        if r.returncode == 0:
+            ctx["true_blob"] = out
+        else:
+            print("bench: bench/true.policy: %s" % r.stderr.strip(),
+                  file=sys.stderr)
+    for blob in (ctx["py_blob"], ctx["true_blob"]):
+        if blob:
+            bpf = os.path.join(ctx["work"],
+                               os.path.basename(blob) + ".bpf")
+            with open(bpf, "wb") as f:
+                subprocess.run([ctx["floor"], "--dump-bpf", blob], stdout=f,
+                               check=True)
+    return ctx
+
+
+def bpf_of(ctx, blob):
+    return os.path.join(ctx["work"], os.path.basename(blob) + ".bpf")
+
+
+# --- 1. launch cost -------------------------------------------------------
+
+class Config:
+    """One way to launch a workload: argv, fds to open, or a function."""
+
+    def __init__(self, name, argv=None, fds=(), env=None, call=None,
+                 rounds=None, note=""):
+        self.name, self.argv, self.fds, self.env = name, argv, fds, env
+        self.call, self.rounds, self.note = call, rounds, note
+        self.times, self.maxrss, self.error = [], [], None
+
+    def check(self):
+        if self.call:
+            try:
+                rc = self.call()
+            except (OSError, subprocess.SubprocessError) as e:
+                return str(e)
+            return None if rc == 0 else "exit %d" % rc
+        return probe(self.argv, self.fds, self.env)
+
+    def run(self):
+        if self.call:
+            t0 = time.perf_counter()
+            rc = self.call()
+            self.times.append(time.perf_counter() - t0)
+            return rc == 0
+        secs, status, ru = spawn(self.argv, self.fds, self.env)
+        self.times.append(secs)
+        self.maxrss.append(ru.ru_maxrss)
+        return status == 0
+
+
+def bwrap_argv(bwrap, cmd, snippet, bpf_fd):
+    argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session",
+            "--ro-bind", "/usr", "/usr"]
+    for d in ("/lib", "/lib64"):
+        if os.path.exists(d):
+            argv += ["--ro-bind", d, d]
+    for d in ("/bin", "/sbin"):
+        if os.path.islink(d):
+            argv += ["--symlink", os.readlink(d), d]
+    for f in ("/etc/ld.so.cache", "/etc/localtime", "/etc/passwd"):
+        if os.path.exists(f):
+            argv += ["--ro-bind", f, f]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    if snippet:
+        argv += ["--ro-bind", snippet, snippet]
+    return argv + ["--seccomp", str(bpf_fd)] + cmd
+
+
+def launch_configs(ctx, workload, blob, rounds):
+    """The launchers to compare for one workload (a command line)."""
+    cmd = workload["cmd"]
+    snippet = workload.get("snippet")
+    env_tmp = dict(ENV, TMPDIR=ctx["tmpdir"])
+    cfgs = [Config("bare exec", cmd)]
+    missing = []
+    if blob:
+        floor = [ctx["floor"]] + (["-s", snippet] if snippet else [])
+        cfgs.append(Config("floor (bench/floor.c)", floor + [blob] + cmd))
+        for key, label in (("cordon", "cordon"),
+                           ("cordon_static", "cordon-static")):
+            if ctx[key]:
+                cfgs.append(Config(label, [ctx[key], blob,
+                                           snippet or ctx["empty"]],
+                                   env=env_tmp))
+        if ctx["cordon"]:
+            cfgs.append(Config("cordon --no-namespaces",
+                               [ctx["cordon"], "--no-namespaces", blob,
+                                snippet or ctx["empty"]], env=env_tmp,
+                               note="layer cost: namespaces"))
+        else:
+            missing.append("cordon (build/cordon not built yet)")
+        bwrap = shutil.which("bwrap")
+        if bwrap:
+            cfgs.append(Config("bubblewrap", bwrap_argv(bwrap, cmd, snippet,
+                                                        10),
+                               fds=[(10, bpf_of(ctx, blob))]))
+        else:
+            missing.append("bubblewrap (make deps)")
+    else:
+        missing.append("cordon, floor, bubblewrap: no blob for %s"
+                       % workload["name"])
+    fj = shutil.which("firejail")
+    if fj:
+        cfgs.append(Config("firejail", [fj, "--noprofile", "--quiet",
+                                        "--net=none", "--seccomp"] + cmd,
+                           rounds=max(5, rounds // 4)))
+    else:
+        missing.append("firejail (make deps)")
+    pyargv = [a if a != snippet else "$SNIPPET" for a in cmd]
+    cfgs.append(Config("python subprocess, warm",
+                       call=lambda: pylaunch.launch(pyargv, snippet),
+                       note="launch() in a running interpreter"))
+    cold = [sys.executable, os.path.join(HERE, "pylaunch.py")]
+    if snippet:
+        cold += ["--snippet", snippet]
+    cfgs.append(Config("python subprocess, cold", cold + pyargv,
+                       note="python3 pylaunch.py: interpreter start too"))
+    return cfgs, missing
+
+
+def run_rounds(cfgs, rounds):
+    """Interleaved: every round runs each live config once, shuffled."""
+    live = []
+    for c in cfgs:
+        c.error = c.check()
+        if c.error is None:
+            live.append(c)
+    for _ in range(3):   # warm-up: page cache, dentries
+        for c in live:
+            c.run()
+        for c in live:
+            c.times, c.maxrss = [], []
+    for i in range(rounds):
+        order = [c for c in live if c.rounds is None or i < c.rounds]
+        random.shuffle(order)
+        for c in order:
+            if not c.run() and c.error is None:
+                c.error = "failed during the rounds"
+
+
+def launch_table(ctx, workload, blob, rounds):
+    cfgs, missing = launch_configs(ctx, workload, blob, rounds)
+    run_rounds(cfgs, rounds)
+    base = median_ms(cfgs[0].times)
+    floor = next((c for c in cfgs if c.name.startswith("floor")), None)
+    floor_over = median_ms(floor.times) - base if floor and floor.times \
+        else None
+    others = [median_ms(c.times) - base for c in cfgs
+              if c.times and not c.name.startswith(("bare", "floor",
+                                                    "cordon"))]
+    rows = []
+    for c in cfgs:
+        if not c.times:
+            rows.append([c.name, "–", "–", "–", "–",
+                         "not run: %s" % (c.error or "?")])
+            continue
+        med = median_ms(c.times)
+        over = med - base
+        ratio = over / floor_over if floor_over and c is not cfgs[0] \
+            else None
+        note = c.note
+        if c.name == "cordon":
+            ok_floor = ratio is not None and ratio <= T_FLOOR_RATIO
+            ok_others = all(over < o for o in others)
+            note = "target <= %.1fx floor: %s; below every other " \
+                "launcher: %s" % (T_FLOOR_RATIO,
+                                  "met" if ok_floor else "MISSED",
+                                  "met" if ok_others else "MISSED")
+        if c.error:
+            note = (note + "; " if note else "") + c.error
+        rows.append([c.name, fmt(med, " ms"),
+                     fmt(over, " ms") if c is not cfgs[0] else "0",
+                     fmt(ratio, "x") if ratio is not None else "–",
+                     "%d" % len(c.times), note])
+    for m in missing:
+        rows.append([m.split(" ")[0], "–", "–", "–", "–",
+                     "missing: " + m])
+    title = "### 1. Launch cost: `%s`" % " ".join(
+        os.path.basename(a) if a.startswith(ctx["build"]) else a
+        for a in workload["cmd"])
+    if blob:
+        title += " (policy `%s`)" % os.path.basename(blob)
+    head = ["launcher", "median", "overhead over bare", "overhead / floor's",
+            "runs", "notes"]
+    return title, head, rows, cfgs
+
+
+# --- 2. per-syscall filter cost ------------------------------------------
+
+def sysbench_once(ctx, mode, blob, calls, batches):
+    argv = [ctx["sysbench"], "-n", str(calls), "-b", str(batches), mode]
+    if blob:
+        argv.append(blob)
+    r = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if r.returncode:
+        raise Missing("sysbench %s %s: %s" % (mode, blob or "",
+                                              r.stderr.strip()))
+    res = {}
+    for line in r.stdout.splitlines():
+        name, conds, insns, med, _, verdict = line.split("\t")
+        res[name] = (int(conds), int(insns), float(med), verdict)
+    return res
+
+
+def filter_table(ctx, rounds, calls, batches):
+    modes = [("none", None, "no filter"),
+             ("allow", None, "RET ALLOW only (1 insn)")]
+    for blob in ctx["blobs"]:
+        name = os.path.basename(blob)[:-5]
+        modes.append(("tree", blob, "%s: blob's program" % name))
+        modes.append(("linear", blob, "%s: naive linear" % name))
+    samples = {m: {} for m in modes}
+    errors = {}
+    for _ in range(rounds):
+        order = modes[:]
+        random.shuffle(order)
+        for m in order:
+            if m in errors:
+                continue
+            try:
+                res = sysbench_once(ctx, m[0], m[1], calls, batches)
+            except Missing as e:
+                errors[m] = str(e)
+                continue
+            for probe_name, val in res.items():
+                samples[m].setdefault(probe_name, []).append(val)
+
+    def med(m, p):
+        vals = samples[m].get(p, [])
+        ok = [v[2] for v in vals if v[3] == "same"]
+        return statistics.median(ok) if ok else None
+
+    none = modes[0]
+    rows = []
+    for m in modes:
+        if m in errors:
+            rows.append([m[2], "–", "–", "–", "–", "–", errors[m]])
+            continue
+        probes = samples[m]
+        if not probes:
+            continue
+        insns = next(iter(probes.values()))[0][1]
+        plain = med(m, "getppid")
+        base_plain = med(none, "getppid")
+        # The first probe the blob's rules condition and let through.
+        cond = None
+        for p, vals in probes.items():
+            if p != "getppid" and vals[0][0] > 0 and vals[0][3] == "same":
+                cond = p
+                break
+        if m[1] is None:
+            cond = "ioctl(FIONREAD)"
+        cell_cond, note = "–", ""
+        if cond:
+            c, b = med(m, cond), med(none, cond)
+            cell_cond = "%s: %s (%s, %s)" % (
+                cond, fmt(c, " ns", 0), fmt_delta(c, b), fmt_ratio(c, b))
+            note = target_note(m, c, b, T_FILTER_COND_NS, "cond.")
+        else:
+            denied = [p for p, v in probes.items() if v[0][3] != "same"]
+            note = "no conditional probe allowed; filtered: %s" \
+                % (", ".join(denied) or "none")
+        pn = target_note(m, plain, base_plain, T_FILTER_PLAIN_NS, "plain")
+        rows.append([m[2], str(insns), fmt(plain, " ns", 0),
+                     fmt_delta(plain, base_plain),
+                     fmt_ratio(plain, base_plain), cell_cond,
+                     "; ".join(x for x in (pn, note) if x)])
+    head = ["filter", "insns", "getppid", "+ vs none", "ratio",
+            "conditional syscall: ns (+, ratio)", "notes"]
+    title = "### 2. Per-syscall filter cost (%d rounds x %d batches x %d " \
+        "calls, fresh child each)" % (rounds, batches, calls)
+    return title, head, rows
+
+
+def fmt_delta(x, base):
+    if x is None or base is None:
+        return "–"
+    return "%+.0f ns" % (x - base)
+
+
+def fmt_ratio(x, base):
+    if x is None or not base:
+        return "–"
+    return "%.3fx" % (x / base)
+
+
+def target_note(mode, x, base, target, what):
+    if mode[0] != "tree" or x is None or base is None:
+        return ""
+    return "%s target < %d ns: %s" % (what, target, "met" if x - base <
+                                      target else "MISSED")
+
+
+# --- 3. compile time, sizes, memory --------------------------------------
+
+def compile_table(ctx, rounds):
+    rows = []
+    srcs = sorted(os.path.join(ROOT, "policies", f)
+                  for f in os.listdir(os.path.join(ROOT, "policies"))
+                  if f.endswith(".policy"))
+    if not ctx["cordonc"]:
+        return "### 3. Compile time and sizes", ["item", "value", "notes"], \
+            [["cordonc", "–", "missing: build/cordonc not built yet"]]
+    out = os.path.join(ctx["work"], "compile-out.cpol")
+    cfgs = [Config(os.path.basename(s)[:-7],
+                   [ctx["cordonc"], "compile", "-o", out, s]) for s in srcs]
+    run_rounds(cfgs, rounds)
+    for c, s in zip(cfgs, srcs):
+        blob = os.path.join(ctx["build"], "policies", c.name + ".cpol")
+        size = os.path.getsize(blob) if os.path.exists(blob) else None
+        info = ctx["info"].get(blob, {})
+        if not c.times:
+            rows.append(["compile %s" % c.name, "–", "failed: %s" % c.error])
+            continue
+        ms = median_ms(c.times)
+        rows.append(["compile `%s`" % os.path.relpath(s, ROOT),
+                     fmt(ms, " ms"),
+                     "blob %s bytes, %s insns, %s rules; target < %d ms: %s"
+                     % (size if size is not None else "–",
+                        info.get("insns", "–"), info.get("rules", "–"),
+                        T_COMPILE_MS, "met" if ms < T_COMPILE_MS
+                        else "MISSED")])
+    for key, label in (("cordon", "build/cordon"),
+                       ("cordon_static", "build/cordon-static")):
+        if ctx[key]:
+            size = os.path.getsize(ctx[key])
+            note = "dynamic (libc shared)" if key == "cordon" else \
+                "target < 1 MiB: %s" % ("met" if size < T_STATIC_BYTES
+                                        else "MISSED")
+            rows.append(["size of %s" % label, "%d KiB" % (size // 1024),
+                         note])
+        else:
+            rows.append(["size of %s" % label, "–",
+                         "missing: not built (yet)"])
+    return "### 3. Compile time, sizes, memory", \
+        ["item", "value", "notes"], rows
+
+
+def rss_rows(launch_cfgs):
+    rows = []
+    for workload, cfgs in launch_cfgs:
+        for c in cfgs:
+            if c.maxrss and c.name.startswith(("cordon", "floor")):
+                rows.append(["peak RSS, %s, %s" % (c.name, workload),
+                             "%d KiB" % statistics.median(c.maxrss),
+                             "wait4 ru_maxrss: the launcher and its "
+                             "waited-for children (max, not sum)"])
+    return rows
+
+
+# --- 4. throughput ---------------------------------------------------------
+
+def throughput_table(ctx, duration):
+    workers = 2 * (os.cpu_count() or 1)
+    snippet = os.path.abspath(os.path.join(ctx["work"], "trivial.py"))
+    with open(snippet, "w", encoding="ascii") as f:
+        f.write("import sys\nsys.stdout.write('ok\\n')\n")
+    marker = "cordon-bench-%d" % os.getpid()
+    tmpdirs = [(ctx["tmpdir"], ""), ("/tmp", "cordon.")]
+    runs = [("bare `python3 -I`", ["/usr/bin/python3", "-I", snippet,
+                                   marker], ENV)]
+    if ctx["cordon"] and ctx["py_blob"]:
+        runs.append(("cordon `%s`" % os.path.basename(ctx["py_blob"]),
+                     [ctx["cordon"], ctx["py_blob"], snippet, marker],
+                     dict(ENV, TMPDIR=ctx["tmpdir"])))
+    rows = []
+    for label, argv, env in runs:
+        r = throughput.run(argv, env, workers, duration, marker, tmpdirs)
+        left = []
+        if r["procs"]:
+            left.append("%d processes %s" % (len(r["procs"]), r["procs"]))
+        if r["mounts"]:
+            left.append("%d mounts %s" % (len(r["mounts"]),
+                                          r["mounts"][:3]))
+        if r["tmp"]:
+            left.append("%d temp dirs %s" % (len(r["tmp"]), r["tmp"][:3]))
+        rows.append([label, "%d" % r["launches"], "%.1f/s" % r["rate"],
+                     fmt(r["p50"], " ms", 1), fmt(r["p99"], " ms", 1),
+                     "%d" % r["failures"],
+                     "LEFT BEHIND: " + "; ".join(left) if left else
+                     "nothing left behind (processes, mounts, temp dirs)"])
+    if len(runs) == 1:
+        rows.append(["cordon", "–", "–", "–", "–", "–",
+                     "missing: build/cordon or a python policy blob"])
+    elif rows[0][2] and rows[1][2]:
+        b = float(rows[0][2][:-2])
+        c = float(rows[1][2][:-2])
+        rows[1][-1] += "; %.0f%% of bare's rate" % (100 * c / b) if b \
+            else ""
+    title = "### 4. Throughput: %d concurrent launchers for %g s" % (
+        workers, duration)
+    return title, ["launcher", "launches", "rate", "p50", "p99", "failed",
+                   "notes"], rows
+
+
+# --- report -------------------------------------------------------------
+
+def table(title, head, rows):
+    out = [title, "", "| " + " | ".join(head) + " |",
+           "|" + "|".join("---" for _ in head) + "|"]
+    for r in rows:
+        out.append("| " + " | ".join(str(c).replace("|", "\\|")
+                                     for c in r) + " |")
+    return "\n".join(out) + "\n"
+
+
+def environment(ctx):
+    def first_line(argv):
+        try:
+            r = subprocess.run(argv, capture_output=True, text=True,
+                               timeout=10, check=False)
+            return (r.stdout or r.stderr).strip().splitlines()[0]
+        except (OSError, IndexError, subprocess.TimeoutExpired):
+            return "missing"
+    with open("/proc/loadavg", encoding="ascii") as f:
+        load = " ".join(f.read().split()[:3])
+    lines = [
+        "kernel %s, %d cores, load %s at start" % (
+            platform.release(), os.cpu_count() or 0, load),
+        "bwrap: %s; firejail: %s" % (
+            first_line(["bwrap", "--version"]),
+            first_line(["firejail", "--version"])),
+        "launch policy (python): %s; /bin/true policy: %s" % (
+            os.path.basename(ctx["py_blob"] or "none"),
+            "bench/true.policy" if ctx["true_blob"] else "none"),
+    ]
+    return "\n".join("- " + x for x in lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--duration", type=float, default=10.0,
+                    help="throughput run length in seconds (default 10)")
+    ap.add_argument("--rounds", type=int, default=0,
+                    help="launch rounds for /bin/true (default 150)")
+    ap.add_argument("--quick", action="store_true",
+                    help="fewer rounds everywhere, for a smoke test")
+    ap.add_argument("--policy", help="shipped policy NAME for the python "
+                    "launch and throughput (default: the first python one)")
+    ap.add_argument("--only", default="1234",
+                    help="sections to run, e.g. 12 (default 1234)")
+    ap.add_argument("--out", help="report path (default BUILD/bench.md)")
+    args = ap.parse_args()
+    b = args.build
+    rounds = args.rounds or (20 if args.quick else 150)
+    t_start = time.perf_counter()
+    ctx = prepare(args, b)
+    parts = ["## cordon bench\n", environment(ctx)]
+    launch_cfgs = []
+    if "1" in args.only:
+        for workload, blob, n in (
+                ({"name": "true", "cmd": ["/bin/true"]}, ctx["true_blob"],
+                 rounds),
+                ({"name": "python", "cmd": ["/usr/bin/python3", "-I",
+                                            ctx["empty"]],
+                  "snippet": ctx["empty"]}, ctx["py_blob"],
+                 max(10, rounds // 5))):
+            title, head, rows, cfgs = launch_table(ctx, workload, blob, n)
+            launch_cfgs.append((workload["name"], cfgs))
+            parts.append(table(title, head, rows))
+    if "2" in args.only:
+        parts.append(table(*filter_table(
+            ctx, 2 if args.quick else 5, 10000, 5 if args.quick else 11)))
+    if "3" in args.only:
+        title, head, rows = compile_table(ctx, 5 if args.quick else 20)
+        parts.append(table(title, head, rows + rss_rows(launch_cfgs)))
+    if "4" in args.only:
+        parts.append(table(*throughput_table(ctx, args.duration)))
+    parts.append("Total bench time %.0f s.  How to read this: "
+                 "bench/README.md.\n" % (time.perf_counter() - t_start))
+    report = "\n".join(parts)
+    sys.stdout.write(report)
+    out = args.out or os.path.join(b, "bench.md")
+    tmp = out + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(report)
+    os.replace(tmp, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
