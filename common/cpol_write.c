@@ -37,7 +37,9 @@ static void fail(struct buf *b, const char *fmt, ...)
 
 static void put(struct buf *b, const void *src, size_t n)
 {
-	if (b->bad)
+	/* n == 0: src may be NULL (an absent string), and memcpy's
+	 * arguments must not be, even for no bytes. */
+	if (b->bad || n == 0)
 		return;
 	if (n > CPOL_MAX_SIZE - b->len) {
 		fail(b, "blob would exceed %u bytes", CPOL_MAX_SIZE);
