@@ -34,17 +34,17 @@ static const struct {
 	const char *name;
 	double weight;
 } factors[AUDIT_NFACTORS] = {
-	[F_DEFAULT] = { "default action", 2.0 },
+	[F_DEFAULT] = { "default action", 3.0 },
 	[F_DANGER] = { "dangerous syscalls", 1.5 },
 	[F_NETWORK] = { "network", 1.0 },
 	[F_WRITES] = { "writes outside $WORKDIR", 1.0 },
 	[F_READS] = { "sensitive reads", 1.0 },
-	[F_WX] = { "write+execute", 0.75 },
-	[F_EXEC] = { "executable paths", 0.5 },
+	[F_WX] = { "write+execute", 0.5 },
+	[F_EXEC] = { "executable paths", 0.25 },
 	[F_ENV] = { "secret-like environment", 0.75 },
-	[F_LIMITS] = { "resource limits", 0.75 },
+	[F_LIMITS] = { "resource limits", 0.5 },
 	[F_TIME] = { "timeout and output", 0.25 },
-	[F_LAYERS] = { "enforcement layers", 0.5 },
+	[F_LAYERS] = { "enforcement layers", 0.25 },
 };
 
 static double cap1(double x)
@@ -207,8 +207,7 @@ static uint64_t limit_of(const struct cpol *p, unsigned int res)
 
 static void score_limits(struct audit_policy *a, const struct cpol *p)
 {
-	static const unsigned int want[] = { CPOL_RLIM_NPROC, CPOL_RLIM_FSIZE,
-	    CPOL_RLIM_CPU };
+	static const unsigned int want[] = { CPOL_RLIM_NPROC, CPOL_RLIM_FSIZE };
 	char miss[AUDIT_CELL] = "", item[64];
 	unsigned int n = 0;
 
@@ -230,7 +229,7 @@ static void score_limits(struct audit_policy *a, const struct cpol *p)
 			cell_add(miss, cpol_rlim_name(want[i]));
 	if (!a->limits[0])
 		strcpy(a->limits, "none");
-	setf(a, F_LIMITS, n / 4.0, "missing: %s", n ? miss : "none");
+	setf(a, F_LIMITS, n / 3.0, "missing: %s", n ? miss : "none");
 }
 
 static void score_time(struct audit_policy *a, const struct cpol *p)

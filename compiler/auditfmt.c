@@ -46,6 +46,17 @@ static void text_one(FILE *f, const struct audit_policy *a)
 	fputc('\n', f);
 }
 
+/* A matrix cell cut to width, "..." marking the cut. */
+static void text_cell(FILE *f, const char *s, int width)
+{
+	int n = (int)strlen(s);
+
+	if (n <= width)
+		fprintf(f, " %-*s", width, s);
+	else
+		fprintf(f, " %.*s...", width - 3, s);
+}
+
 void audit_print_text(FILE *f, const struct audit_policy *v, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
@@ -56,9 +67,12 @@ void audit_print_text(FILE *f, const struct audit_policy *v, unsigned int n)
 	for (unsigned int i = 0; i < n; i++) {
 		const struct audit_policy *a = &v[i];
 
-		fprintf(f, "%-20s %5.1f  %-24s %-24s %-24s %-24s %s\n",
-		    pname(a), a->score, a->network, a->writes, a->exec,
-		    a->danger, a->limits);
+		fprintf(f, "%-20s %5.1f ", pname(a), a->score);
+		text_cell(f, a->network, 24);
+		text_cell(f, a->writes, 24);
+		text_cell(f, a->exec, 24);
+		text_cell(f, a->danger, 24);
+		fprintf(f, " %s\n", a->limits);
 	}
 }
 

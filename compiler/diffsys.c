@@ -186,7 +186,7 @@ int diff_syscalls(const struct cpol *old, const struct cpol *new,
 	if (old->default_action != new->default_action &&
 	    diff_add(out, sysq_allows(new->default_action) &&
 	    !sysq_allows(old->default_action) ? DIFF_WIDER : DIFF_CHANGED,
-	    "default", "default", NULL, "%s -> %s",
+	    "default", "action", NULL, "%s -> %s",
 	    bpf_action_str(old->default_action, a, sizeof(a)),
 	    bpf_action_str(new->default_action, b, sizeof(b))) < 0)
 		return -1;

@@ -42,8 +42,7 @@ static void driver(FILE *f, const struct audit_policy *v, unsigned int n)
 	r = lint_rules(&nr);
 	fputs("\"tool\":{\"driver\":{\"name\":\"cordonc\",\"version\":", f);
 	json_str(f, version);
-	fputs(",\"informationUri\":\"https://example.invalid/cordon\","
-	    "\"rules\":[", f);
+	fputs(",\"rules\":[", f);
 	for (unsigned int i = 0; i < nr; i++) {
 		rule(f, r[i].id, r[i].name, r[i].summary, r[i].severity);
 		fputc(',', f);
