@@ -1,0 +1,95 @@
+#!/bin/sh
+# Golden tests of cordonc (run by `make check` from the top directory):
+#   NAME.policy   a bad policy; NAME.expected the exact stderr of
+#                 `cordonc compile [NAME.args] NAME.policy`, which must exit
+#                 1 and write nothing
+#   ok/*.policy   good policies: compile, explain (source and blob agree,
+#                 every rule shown), determinism (twice, and from a copy in
+#                 another directory: same bytes)
+#   exit codes:   0 ok, 1 policy errors, 2 usage
+# Set UPDATE=1 to rewrite the .expected files (then review the diff).
+set -u
+BUILD=${BUILD:-build}
+top=$(pwd)
+cc="$top/$BUILD/cordonc"
+here="$top/tests/golden"
+tmp=$(mktemp -d /tmp/cordon-golden.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fails=0
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+cd "$here" || exit 1
+for f in *.policy; do
+	n=${f%.policy}
+	args=$(cat "$n.args" 2>/dev/null || true)
+	rm -f "$tmp/out.cpol"
+	# shellcheck disable=SC2086
+	"$cc" compile $args -o "$tmp/out.cpol" "$f" >"$tmp/stdout" 2>"$tmp/stderr"
+	rc=$?
+	[ "$rc" = 1 ] || fail "$f: exit $rc, want 1"
+	[ -e "$tmp/out.cpol" ] && fail "$f: wrote a blob despite errors"
+	[ -s "$tmp/stdout" ] && fail "$f: wrote to stdout"
+	if [ "${UPDATE:-0}" = 1 ]; then
+		cp "$tmp/stderr" "$n.expected"
+	elif ! cmp -s "$tmp/stderr" "$n.expected"; then
+		fail "$f: diagnostics differ"
+		diff -u "$n.expected" "$tmp/stderr" | head -40
+	fi
+done
+
+# Exit codes and usage.
+"$cc" --version >/dev/null || fail "--version"
+"$cc" >/dev/null 2>&1; [ $? = 2 ] || fail "no arguments: want exit 2"
+"$cc" compile >/dev/null 2>&1; [ $? = 2 ] || fail "compile without FILE: want 2"
+"$cc" compile --bogus x.policy >/dev/null 2>&1; [ $? = 2 ] || fail "bad option: want 2"
+"$cc" compile -D 1X=2 ok/radiomics.policy >/dev/null 2>&1; [ $? = 2 ] || fail "bad -D: want 2"
+"$cc" frobnicate >/dev/null 2>&1; [ $? = 2 ] || fail "unknown subcommand: want 2"
+"$cc" compile -o "$tmp/x.cpol" "$tmp/nonexistent.policy" 2>/dev/null; [ $? = 1 ] || fail "missing file: want 1"
+
+# Good policies: compile, round trip through explain, determinism.
+cd "$here/ok" || exit 1
+for f in *.policy; do
+	n=${f%.policy}
+	"$cc" compile -o "$tmp/$n.cpol" "$f" || { fail "$f: compile"; continue; }
+	"$cc" compile -o "$tmp/$n.2.cpol" "$f" || fail "$f: compile twice"
+	cmp -s "$tmp/$n.cpol" "$tmp/$n.2.cpol" || fail "$f: not deterministic"
+	rm -rf "$tmp/copy" && mkdir -p "$tmp/copy/deeper" && cp -r . "$tmp/copy/deeper/"
+	(cd "$tmp" && "$cc" compile -o "$tmp/$n.3.cpol" "copy/deeper/$f") ||
+		fail "$f: compile from a copy"
+	cmp -s "$tmp/$n.cpol" "$tmp/$n.3.cpol" || fail "$f: bytes depend on the directory"
+	"$cc" explain "$tmp/$n.cpol" >"$tmp/blob.txt" || fail "$f: explain blob"
+	"$cc" explain "$f" >"$tmp/src.txt" || fail "$f: explain source"
+	# the same but for the blob's own digest, which a source lacks
+	grep -v "blob sha256" "$tmp/blob.txt" | cmp -s - "$tmp/src.txt" ||
+		fail "$f: explain of source and blob differ"
+	"$cc" explain --json "$tmp/$n.cpol" >"$tmp/blob.json" || fail "$f: explain --json"
+	# every rule of the blob appears in the explanation
+	"$cc" explain --json "$tmp/$n.cpol" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+text = open(sys.argv[1]).read()
+rules = d["seccomp"]["rules"]
+missing = [r for r in rules if str(r.get("name", r.get("syscall"))) not in text]
+sys.exit(1 if missing or not rules else 0)
+' "$tmp/blob.txt" || fail "$f: a rule is missing from explain"
+	if [ -f "$n.expect-explain" ]; then
+		while IFS= read -r line; do
+			grep -qF -- "$line" "$tmp/blob.txt" || fail "$f: explain lacks: $line"
+		done <"$n.expect-explain"
+	fi
+done
+
+# -D overrides a define; -Werror turns a warning into an error.
+"$cc" compile -D PORT=8443 -o "$tmp/d.cpol" radiomics.policy || fail "-D compile"
+"$cc" explain "$tmp/d.cpol" | grep -q "connect 8443" || fail "-D did not reach the blob"
+cmp -s "$tmp/d.cpol" "$tmp/radiomics.cpol" && fail "-D changed nothing"
+
+if [ "$fails" -ne 0 ]; then
+	echo "golden: $fails failure(s)"
+	exit 1
+fi
+echo "golden: ok"
