@@ -1,0 +1,423 @@
+/*
+ * test_blob.c - the blob reader (common/cpol_read.c) against the writer:
+ * round trip and identical bytes, then corruption of every kind, each
+ * built by hand with the checksum recomputed so that the reader's own
+ * check (not the checksum) must catch it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cpol.h"
+#include "sha256.h"
+
+static uint8_t *blob;
+static size_t blen;
+static char err[512];
+
+static struct cpol_insn insns[] = {
+	{ 0x06, 0, 0, 0x7fff0000u },
+};
+static struct cpol_fs fsr[] = {
+	{ 0x0d, 0, (char *)"/usr/lib" },
+	{ 0x7fff, 0, (char *)"$WORKDIR" },
+	{ 0x0c, CPOL_FS_OPTIONAL, (char *)"/xx/yy" },
+};
+static struct cpol_net netr[] = { { CPOL_NET_CONNECT, 443 } };
+static struct cpol_limit lim[] = {
+	{ CPOL_RLIM_CPU, 30 }, { CPOL_RLIM_AS, 4ull << 30 },
+	{ CPOL_RLIM_CORE, 0 },
+};
+static struct cpol_env envr[] = {
+	{ CPOL_ENV_KEEP, (char *)"LANG", (char *)"" },
+	{ CPOL_ENV_SET, (char *)"HOME", (char *)"$WORKDIR" },
+};
+static char *argvv[] = { (char *)"/usr/bin/python3", (char *)"-I",
+	(char *)"$SNIPPET" };
+static struct cpol_rule rulev[] = {
+	{ 0, (char *)"read", 0x7fff0000u, 0, { { 0 } }, (char *)"a:1" },
+	{ 41, (char *)"socket", 0x7fff0000u, 1,
+	    { { 0, CPOL_OP_MASKED_EQ, 32, 0xffffffffu, 1 } },
+	    (char *)"a:2" },
+};
+
+static void sample(struct cpol *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->arch = 0xc000003eu;
+	p->name = (char *)"demo";
+	p->description = (char *)"a test";
+	p->compiler_version = (char *)"cordonc test";
+	p->source_digest[0] = 0x5a;
+	p->landlock_abi_min = 6;
+	p->flags = CPOL_F_NET_TCP | CPOL_F_PRIVATE_TMP;
+	p->insns = insns;
+	p->ninsns = 1;
+	p->fs = fsr;
+	p->nfs = 3;
+	p->net = netr;
+	p->nnet = 1;
+	p->timeout_ms = 60000;
+	p->output_cap = 1 << 20;
+	p->limits = lim;
+	p->nlimits = 3;
+	p->env = envr;
+	p->nenv = 2;
+	p->argv = argvv;
+	p->nargv = 3;
+	p->default_action = 0x00050026u;
+	p->rules = rulev;
+	p->nrules = 2;
+}
+
+static int setup(void **state)
+{
+	struct cpol p;
+
+	(void)state;
+	sample(&p);
+	if (cpol_write(&p, &blob, &blen, err, sizeof(err)) < 0)
+		fail_msg("cpol_write: %s", err);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(blob);
+	return 0;
+}
+
+static uint8_t *copy(size_t extra)
+{
+	uint8_t *b = calloc(1, blen + extra);
+
+	assert_non_null(b);
+	memcpy(b, blob, blen);
+	return b;
+}
+
+static void put32(uint8_t *b, size_t off, uint32_t v)
+{
+	b[off] = (uint8_t)v;
+	b[off + 1] = (uint8_t)(v >> 8);
+	b[off + 2] = (uint8_t)(v >> 16);
+	b[off + 3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t get32(const uint8_t *b, size_t off)
+{
+	return (uint32_t)b[off] | (uint32_t)b[off + 1] << 8 |
+	    (uint32_t)b[off + 2] << 16 | (uint32_t)b[off + 3] << 24;
+}
+
+/* Recompute size and checksum after a hand edit. */
+static void reseal(uint8_t *b, size_t len)
+{
+	struct sha256 h;
+
+	put32(b, 16, (uint32_t)len);
+	sha256_init(&h);
+	sha256_update(&h, b, CPOL_SUM_OFF);
+	sha256_update(&h, b + CPOL_HEADER_LEN, len - CPOL_HEADER_LEN);
+	sha256_final(&h, b + CPOL_SUM_OFF);
+}
+
+/* Offset of section type's header (u16 type, u16 flags, u32 len). */
+static size_t find_section(const uint8_t *b, size_t len, unsigned int type)
+{
+	size_t off = CPOL_HEADER_LEN;
+
+	while (off + 8 <= len) {
+		if ((unsigned int)(b[off] | b[off + 1] << 8) == type)
+			return off;
+		off += 8 + get32(b, off + 4);
+	}
+	fail_msg("section %u not found", type);
+	return 0;
+}
+
+static int reads(const uint8_t *b, size_t len)
+{
+	struct cpol p;
+	int rc = cpol_read(b, len, &p, err, sizeof(err));
+
+	if (rc == 0)
+		cpol_free(&p);
+	return rc;
+}
+
+static void refused(uint8_t *b, size_t len, const char *why)
+{
+	reseal(b, len);
+	if (reads(b, len) == 0)
+		fail_msg("accepted: %s (%zu bytes)", why, len);
+	free(b);
+}
+
+static void test_round_trip(void **state)
+{
+	struct cpol p, q;
+	uint8_t *again;
+	size_t alen;
+
+	(void)state;
+	sample(&q);
+	assert_int_equal(cpol_read(blob, blen, &p, err, sizeof(err)), 0);
+	assert_string_equal(p.name, "demo");
+	assert_string_equal(p.fs[2].path, "/xx/yy");
+	assert_int_equal(p.fs[2].flags, CPOL_FS_OPTIONAL);
+	assert_int_equal(p.limits[1].value, 4ull << 30);
+	assert_string_equal(p.env[1].value, "$WORKDIR");
+	assert_string_equal(p.argv[2], "$SNIPPET");
+	assert_int_equal(p.rules[1].cond[0].value, 1);
+	assert_int_equal(p.rules[1].cond[0].mask, 0xffffffffu);
+	assert_string_equal(p.rules[1].origin, "a:2");
+	assert_memory_equal(p.blob_digest, blob + CPOL_SUM_OFF, 32);
+	assert_memory_equal(p.source_digest, q.source_digest, 32);
+	assert_int_equal(cpol_write(&p, &again, &alen, err, sizeof(err)), 0);
+	assert_int_equal(alen, blen);
+	assert_memory_equal(again, blob, blen);
+	free(again);
+	cpol_free(&p);
+}
+
+static void test_truncations(void **state)
+{
+	size_t n;
+
+	(void)state;
+	for (n = 0; n < blen; n++)
+		if (reads(blob, n) == 0)
+			fail_msg("accepted %zu of %zu bytes", n, blen);
+}
+
+static void test_bit_flips(void **state)
+{
+	uint8_t *b = copy(0);
+	size_t i;
+	unsigned int bit;
+
+	(void)state;
+	for (i = 0; i < blen; i++)
+		for (bit = 0; bit < 8; bit++) {
+			b[i] ^= (uint8_t)(1u << bit);
+			if (reads(b, blen) == 0)
+				fail_msg("accepted flip of bit %u at %zu", bit,
+				    i);
+			b[i] ^= (uint8_t)(1u << bit);
+		}
+	free(b);
+}
+
+static void test_header(void **state)
+{
+	uint8_t *b;
+
+	(void)state;
+	b = copy(0);
+	b[1] ^= 0x20;
+	refused(b, blen, "magic");
+	b = copy(0);
+	b[8] = 2;
+	refused(b, blen, "version");
+	b = copy(0);
+	b[10] = 32;
+	refused(b, blen, "header length");
+	b = copy(0);
+	b[24] = 1;
+	refused(b, blen, "header flags");
+	b = copy(0);
+	b[28] = 1;
+	refused(b, blen, "reserved");
+	b = copy(0);
+	put32(b, 20, 1000);
+	refused(b, blen, "section count");
+	/* wrong size: reseal writes the true size, so undo that */
+	b = copy(0);
+	reseal(b, blen);
+	put32(b, 16, (uint32_t)blen + 1);
+	assert_int_equal(reads(b, blen), -1);
+	free(b);
+	/* trailing byte, size and checksum updated */
+	b = copy(1);
+	refused(b, blen + 1, "trailing byte");
+}
+
+/* Body offset of a section (after its 8-byte header). */
+static size_t body(const uint8_t *b, unsigned int type)
+{
+	return find_section(b, blen, type) + 8;
+}
+
+static void test_counts(void **state)
+{
+	static const struct { unsigned int type; size_t at; uint32_t v; } c[] = {
+		{ CPOL_S_SECCOMP, 0, 0 }, { CPOL_S_SECCOMP, 0, 4097 },
+		{ CPOL_S_SECCOMP, 0, 0xffffffffu }, { CPOL_S_FS, 0, 513 },
+		{ CPOL_S_FS, 0, 0x7fffffffu }, { CPOL_S_NET, 0, 65 },
+		{ CPOL_S_ENV, 0, 129 }, { CPOL_S_ARGV, 0, 0 },
+		{ CPOL_S_ARGV, 0, 65 }, { CPOL_S_RULES, 4, 8193 },
+		{ CPOL_S_RULES, 4, 0xffffffffu }, { CPOL_S_LIMITS, 16, 10 },
+		{ CPOL_S_LIMITS, 0, 0 },  /* timeout 0 (low word; high is 0) */
+		{ CPOL_S_LAYERS, 0, 256 },  /* landlock ABI out of range */
+		{ CPOL_S_LAYERS, 4, 0x80 },  /* unknown layer flag */
+		{ CPOL_S_LAYERS, 4, CPOL_F_NET_OFF | CPOL_F_NET_TCP },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		uint8_t *b = copy(0);
+
+		put32(b, body(b, c[i].type) + c[i].at, c[i].v);
+		refused(b, blen, c[i].type == CPOL_S_LAYERS ? "layers" : "count");
+	}
+}
+
+static void test_strings(void **state)
+{
+	uint8_t *b, *s;
+	size_t at;
+
+	(void)state;
+	/* META starts with the name: u16 length 4, "demo" */
+	b = copy(0);
+	at = body(b, CPOL_S_META);
+	b[at] = 0xff;
+	b[at + 1] = 0xff;
+	refused(b, blen, "string longer than the blob");
+	b = copy(0);
+	b[at + 2 + 1] = '\0';
+	refused(b, blen, "NUL inside a string");
+	b = copy(0);
+	b[at] = 0;
+	b[at + 1] = 0;
+	refused(b, blen, "empty name");
+	/* paths, same length as "/xx/yy" */
+	{
+		static const char *const bad[] = {
+			"/xx/..", "/x//yy", "xx/yyy", "/xx/./", "/xx/y/",
+			"$WORKD", "/../yy",
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			b = copy(0);
+			s = memmem(b, blen, "/xx/yy", 6);
+			assert_non_null(s);
+			memcpy(s, bad[i], 6);
+			refused(b, blen, bad[i]);
+		}
+	}
+	/* the command must be an absolute path */
+	b = copy(0);
+	s = memmem(b, blen, "/usr/bin/python3", 16);
+	assert_non_null(s);
+	s[0] = 'u';
+	refused(b, blen, "relative command");
+	/* environment names */
+	b = copy(0);
+	s = memmem(b, blen, "LANG", 4);
+	assert_non_null(s);
+	s[1] = '=';
+	refused(b, blen, "bad environment name");
+}
+
+/* Append a section of type with flags (4 bytes of body). */
+static void test_unknown_sections(void **state)
+{
+	uint8_t *b;
+	struct cpol p;
+	unsigned int critical;
+
+	(void)state;
+	for (critical = 0; critical < 2; critical++) {
+		b = copy(12);
+		b[blen] = 10;
+		b[blen + 1] = 0;
+		b[blen + 2] = (uint8_t)critical;
+		b[blen + 3] = 0;
+		put32(b, blen + 4, 4);
+		put32(b, blen + 8, 0xdeadbeefu);
+		put32(b, 20, get32(b, 20) + 1);
+		reseal(b, blen + 12);
+		if (critical) {
+			assert_int_equal(reads(b, blen + 12), -1);
+		} else {
+			assert_int_equal(cpol_read(b, blen + 12, &p, err,
+			    sizeof(err)), 0);
+			assert_string_equal(p.name, "demo");
+			cpol_free(&p);
+		}
+		free(b);
+	}
+	/* a known section must be marked critical */
+	b = copy(0);
+	b[find_section(b, blen, CPOL_S_NET) + 2] = 0;
+	refused(b, blen, "known section not critical");
+	/* unknown section flag */
+	b = copy(0);
+	b[find_section(b, blen, CPOL_S_NET) + 2] = 3;
+	refused(b, blen, "unknown section flag");
+	/* out of order: NET renumbered as 3 after SECCOMP */
+	b = copy(0);
+	b[find_section(b, blen, CPOL_S_NET)] = 3;
+	refused(b, blen, "repeated section");
+}
+
+static void test_missing_section(void **state)
+{
+	unsigned int type;
+
+	(void)state;
+	for (type = 1; type <= CPOL_S_MAX; type++) {
+		uint8_t *b = copy(0);
+		size_t at = find_section(b, blen, type);
+		size_t n = 8 + get32(b, at + 4);
+
+		memmove(b + at, b + at + n, blen - at - n);
+		put32(b, 20, get32(b, 20) - 1);
+		refused(b, blen - n, "missing section");
+	}
+}
+
+static void test_section_lengths(void **state)
+{
+	unsigned int type;
+
+	(void)state;
+	for (type = 1; type <= CPOL_S_MAX; type++) {
+		uint8_t *b = copy(0);
+		size_t at = find_section(b, blen, type);
+
+		/* one byte more claimed than the section has */
+		put32(b, at + 4, get32(b, at + 4) + 1);
+		refused(b, blen, "section length + 1");
+		b = copy(0);
+		put32(b, at + 4, get32(b, at + 4) - 1);
+		refused(b, blen, "section length - 1");
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_truncations),
+		cmocka_unit_test(test_bit_flips),
+		cmocka_unit_test(test_header),
+		cmocka_unit_test(test_counts),
+		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_unknown_sections),
+		cmocka_unit_test(test_missing_section),
+		cmocka_unit_test(test_section_lengths),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
