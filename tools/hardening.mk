@@ -31,9 +31,12 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:d
 # _FORTIFY_SOURCE must be off under ASan: glibc's __*_chk wrappers bypass
 # ASan's interceptors, so overflows in them would go unseen.  Only for
 # sanitizer builds (SAN_FLAGS set); the normal build keeps it.
+# ASan cannot link statically, so the static launcher (only the
+# benchmarks use it) is not part of sanitizer builds.
 ifneq ($(findstring address,$(SAN_FLAGS)),)
 HARDEN_CFLAGS := $(filter-out -D_FORTIFY_SOURCE=%,$(HARDEN_CFLAGS)) \
 	-U_FORTIFY_SOURCE
+PROGRAMS := $(filter-out %/cordon-static,$(PROGRAMS))
 endif
 
 # ---------------------------------------------------------------------
