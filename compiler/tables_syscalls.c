@@ -130,33 +130,40 @@ static int same(char x, char y)
 	return tolower((unsigned char)x) == tolower((unsigned char)y);
 }
 
-/* Levenshtein distance, capped: strings longer than 63 never match. */
+/* Edit distance counting a swap of neighbours as one edit (optimal
+ * string alignment): "sokcet" is 1 from socket.  Strings longer than 63
+ * never match. */
 static unsigned int distance(const char *a, const char *b)
 {
-	unsigned int row[64], prev, tmp, i, j, la, lb;
+	unsigned int r0[64], r1[64], r2[64], *pp = r0, *p = r1, *c = r2, *t;
+	unsigned int i, j, la, lb;
 
 	la = (unsigned int)strlen(a);
 	lb = (unsigned int)strlen(b);
 	if (la > 63 || lb > 63)
 		return 99;
 	for (j = 0; j <= lb; j++)
-		row[j] = j;
+		p[j] = j;
 	for (i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
+		c[0] = i;
 		for (j = 1; j <= lb; j++) {
-			unsigned int best = prev + !same(a[i - 1], b[j - 1]);
+			unsigned int best = p[j - 1] + !same(a[i - 1], b[j - 1]);
 
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			tmp = row[j];
-			row[j] = best;
-			prev = tmp;
+			if (p[j] + 1 < best)
+				best = p[j] + 1;
+			if (c[j - 1] + 1 < best)
+				best = c[j - 1] + 1;
+			if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) &&
+			    same(a[i - 2], b[j - 1]) && pp[j - 2] + 1 < best)
+				best = pp[j - 2] + 1;
+			c[j] = best;
 		}
+		t = pp;
+		pp = p;
+		p = c;
+		c = t;
 	}
-	return row[lb];
+	return p[lb];
 }
 
 /* The i-th known name of a kind, or NULL past the end.  Syscall numbers
