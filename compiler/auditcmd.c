@@ -66,7 +66,7 @@ static int parse(struct opts *o, int argc, char **argv, const char *use)
 	o->format = "text";
 	o->usage = use;
 	optind = 0;   /* glibc: restart scanning from argv[1] */
-	while ((c = getopt_long(argc, argv, "+I:D:ho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "I:D:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'I':
 			if (o->in.nincdirs >= PARSE_MAX_INCDIRS)

@@ -171,6 +171,15 @@ static int one(const struct cpol *old, const struct cpol *new, uint32_t nr,
 	return 0;
 }
 
+static int dir_of(uint32_t old, uint32_t new)
+{
+	if (sysq_allows(new) && !sysq_allows(old))
+		return DIFF_WIDER;
+	if (sysq_allows(old) && !sysq_allows(new))
+		return DIFF_NARROWER;
+	return DIFF_CHANGED;
+}
+
 int diff_syscalls(const struct cpol *old, const struct cpol *new,
     struct diff_list *out)
 {
@@ -184,8 +193,7 @@ int diff_syscalls(const struct cpol *old, const struct cpol *new,
 		    "0x%x -> 0x%x: syscalls not compared",
 		    (unsigned int)old->arch, (unsigned int)new->arch);
 	if (old->default_action != new->default_action &&
-	    diff_add(out, sysq_allows(new->default_action) &&
-	    !sysq_allows(old->default_action) ? DIFF_WIDER : DIFF_CHANGED,
+	    diff_add(out, dir_of(old->default_action, new->default_action),
 	    "default", "action", NULL, "%s -> %s",
 	    bpf_action_str(old->default_action, a, sizeof(a)),
 	    bpf_action_str(new->default_action, b, sizeof(b))) < 0)

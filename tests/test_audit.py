@@ -1,0 +1,267 @@
+"""cordonc lint, test, diff, verify and audit (issue 5).
+
+Crafted policies live in tests/audit/: lint/NAME-bad.policy triggers lint
+rule NAME and lint/NAME-ok.policy does not; diff/ holds argument-widening
+pairs; clean.policy has true expectations only.
+"""
+import json
+import shutil
+
+import pytest
+
+from audit_util import (LINT_RULES, WIDER_PAIRS, active, cordonc,
+                        cordonc_json)
+
+
+@pytest.fixture(scope="session")
+def audit_dir(src_dir):
+    return src_dir / "tests" / "audit"
+
+
+@pytest.mark.parametrize("rule", LINT_RULES)
+def test_lint_rule_triggers(cordonc_bin, audit_dir, rule):
+    rc, out, _ = cordonc_json(cordonc_bin, "lint",
+                              audit_dir / "lint" / f"{rule}-bad.policy")
+    hits = active(out["findings"], rule)
+    assert hits, out
+    for f in hits:
+        assert f["file"].endswith(".policy") and f["line"] > 0, f
+    errors = [f for f in out["findings"]
+              if f["severity"] == "error" and not f["suppressed"]]
+    assert rc == (1 if errors else 0)
+
+
+@pytest.mark.parametrize("rule", LINT_RULES)
+def test_lint_rule_clean(cordonc_bin, audit_dir, rule):
+    rc, out, _ = cordonc_json(cordonc_bin, "lint",
+                              audit_dir / "lint" / f"{rule}-ok.policy",
+                              check_rc=0)
+    assert not [f for f in out["findings"] if not f["suppressed"]], out
+
+
+def test_lint_suppression_needs_reason(cordonc_bin, audit_dir):
+    _, ok, _ = cordonc_json(cordonc_bin, "lint",
+                            audit_dir / "lint" / "CL000-ok.policy")
+    sup = [f for f in ok["findings"] if f["id"] == "CL001"]
+    assert sup and sup[0]["suppressed"] == "the test harness traces itself"
+    _, bad, _ = cordonc_json(cordonc_bin, "lint",
+                             audit_dir / "lint" / "CL000-bad.policy")
+    assert active(bad["findings"], "CL001")
+
+
+def test_lint_strict_fails_on_warnings(cordonc_bin, audit_dir):
+    bad = audit_dir / "lint" / "CL009-bad.policy"
+    cordonc(cordonc_bin, "lint", bad, check_rc=0)
+    cordonc(cordonc_bin, "lint", "--strict", bad, check_rc=1)
+
+
+def test_lint_list_and_usage(cordonc_bin):
+    _, out, _ = cordonc(cordonc_bin, "lint", "--list", check_rc=0)
+    for rule in LINT_RULES:
+        assert rule in out
+    cordonc(cordonc_bin, "lint", check_rc=2)
+    cordonc(cordonc_bin, "test", check_rc=2)
+    cordonc(cordonc_bin, "diff", "one", check_rc=2)
+    cordonc(cordonc_bin, "verify", "one", check_rc=2)
+    cordonc(cordonc_bin, "audit", "--format", "xml", check_rc=2)
+
+
+def test_expectations_hold(cordonc_bin, audit_dir):
+    rc, out, _ = cordonc_json(cordonc_bin, "test",
+                              audit_dir / "clean.policy", check_rc=0)
+    exps = out["policies"][0]["expectations"]
+    assert len(exps) >= 10 and all(e["pass"] for e in exps)
+
+
+FALSE_EXPECTATIONS = [
+    ("allow ptrace;", "ptrace"),
+    ("deny read;", "read"),
+    ("errno(EPERM) ptrace;", "ptrace"),
+    ("allow ioctl(2, TCGETS);", "ioctl"),
+    ("allow ioctl(*, TCGETS);", "ioctl"),
+    ("write /usr/lib;", "/usr/lib"),
+    ("no-read /usr/lib/python3;", "/usr/lib/python3"),
+    ("exec $WORKDIR/x;", "$WORKDIR/x"),
+    ("network connect 443;", "443"),
+]
+
+
+@pytest.mark.parametrize("stmt,subject", FALSE_EXPECTATIONS)
+def test_false_expectation_fails(cordonc_bin, audit_dir, tmp_path, stmt,
+                                 subject):
+    pol = tmp_path / "false.policy"
+    pol.write_text((audit_dir / "clean.policy").read_text()
+                   + f"expect {stmt}\n")
+    rc, out, _ = cordonc_json(cordonc_bin, "test", pol, check_rc=1)
+    failed = [e for e in out["policies"][0]["expectations"] if not e["pass"]]
+    assert len(failed) == 1 and subject in failed[0]["expect"], failed
+    assert failed[0]["line"] == len(pol.read_text().splitlines())
+    _, text, _ = cordonc(cordonc_bin, "test", pol, check_rc=1)
+    assert "FAIL" in text
+
+
+def test_shipped_policies_pass_test_and_lint(cordonc_bin, src_dir):
+    pols = sorted((src_dir / "policies").glob("*.policy"))
+    if not pols:
+        pytest.skip("no shipped policies in policies/ yet")
+    rc, out, err = cordonc_json(cordonc_bin, "test", *pols)
+    failed = [(p["file"], e) for p in out["policies"]
+              for e in p["expectations"] if not e["pass"]]
+    assert rc == 0 and not failed, (failed, err)
+    rc, out, err = cordonc_json(cordonc_bin, "lint", *pols)
+    errors = [f for f in out["findings"]
+              if f["severity"] == "error" and not f["suppressed"]]
+    assert rc == 0 and not errors, (errors, err)
+
+
+@pytest.mark.parametrize("rule", sorted(WIDER_PAIRS))
+def test_diff_pairs_both_directions(cordonc_bin, audit_dir, rule):
+    kind, subject = WIDER_PAIRS[rule]
+    ok = audit_dir / "lint" / f"{rule}-ok.policy"
+    bad = audit_dir / "lint" / f"{rule}-bad.policy"
+    _, out, _ = cordonc_json(cordonc_bin, "diff", ok, bad, check_rc=1)
+    assert out["wider"] is True
+    assert any(c["direction"] == "wider" and c["kind"] == kind
+               and c["subject"] == subject for c in out["changes"]), out
+    _, back, _ = cordonc_json(cordonc_bin, "diff", bad, ok, check_rc=0)
+    assert back["wider"] is False
+    assert any(c["direction"] == "narrower" and c["subject"] == subject
+               for c in back["changes"]), back
+
+
+def test_diff_argument_conditions(cordonc_bin, audit_dir):
+    narrow = audit_dir / "diff" / "narrow-args.policy"
+    wide = audit_dir / "diff" / "wide-args.policy"
+    _, out, _ = cordonc(cordonc_bin, "diff", narrow, wide, check_rc=1)
+    assert "+ syscall ioctl: conditions widened: ioctl(2, 0x5401)" in out
+    assert "+ syscall mprotect: conditions widened" in out
+    _, out, _ = cordonc(cordonc_bin, "diff", wide, narrow, check_rc=0)
+    assert "- syscall ioctl: conditions narrowed" in out
+    cordonc(cordonc_bin, "diff", wide, wide, check_rc=0)
+
+
+def test_diff_semantic_not_textual(cordonc_bin, audit_dir, tmp_path):
+    """The same permissions written differently are no change."""
+    a = tmp_path / "a.policy"
+    a.write_text('include "%s";\npolicy "same";\nallow ioctl(fd == 1, '
+                 'request == TCGETS);\n' % (audit_dir / "lint" / "common.inc"))
+    b = tmp_path / "b.policy"
+    b.write_text('include "%s";\npolicy "same";\nallow ioctl(request == '
+                 'TCGETS, fd == 1);\n' % (audit_dir / "lint" / "common.inc"))
+    _, out, _ = cordonc_json(cordonc_bin, "diff", a, b, check_rc=0)
+    assert not [c for c in out["changes"] if c["kind"] == "syscall"], out
+
+
+def extra_syscall(text):
+    for name in ("acct", "vhangup", "syslog", "kcmp", "pidfd_getfd",
+                 "uselib", "ustat"):
+        if name not in text:
+            return name
+    raise AssertionError("no spare syscall name")
+
+
+def test_diff_tool_policy_one_more_syscall(cordonc_bin, src_dir, tmp_path):
+    pols = sorted((src_dir / "policies").glob("*.policy"))
+    if not pols:
+        pytest.skip("no shipped policies in policies/ yet")
+    for pol in pols:
+        text = pol.read_text()
+        name = extra_syscall(text)
+        old = tmp_path / pol.name
+        new = tmp_path / ("wider-" + pol.name)
+        old.write_text(text)
+        new.write_text(text + f"\nallow {name};\n")
+        inc = src_dir / "policies"
+        rc, out, err = cordonc_json(cordonc_bin, "diff", "-I", inc, old, new)
+        assert rc == 1, (pol, out, err)
+        assert any(c["direction"] == "wider" and c["subject"] == name
+                   for c in out["changes"]), (pol, out)
+        _, out, _ = cordonc(cordonc_bin, "diff", "-I", inc, old, new)
+        assert f"+ syscall {name}: newly allowed" in out
+
+
+def test_verify(cordonc_bin, audit_dir, tmp_path):
+    src = tmp_path / "v.policy"
+    shutil.copy(audit_dir / "clean.policy", src)
+    blob = tmp_path / "v.cpol"
+    cordonc(cordonc_bin, "compile", "-o", blob, src, check_rc=0)
+    _, out, _ = cordonc(cordonc_bin, "verify", src, blob, check_rc=0)
+    assert "matches" in out
+    # A blob from another source: the difference is shown as diff would.
+    other = tmp_path / "o.policy"
+    other.write_text(src.read_text().replace("limit nproc 16;",
+                                             "limit nproc 8;"))
+    cordonc(cordonc_bin, "compile", "-o", blob, other, check_rc=0)
+    _, out, _ = cordonc(cordonc_bin, "verify", src, blob, check_rc=1)
+    assert "limit nproc: 8 -> 16 (raised)" in out
+    # A damaged blob.
+    data = bytearray(blob.read_bytes())
+    data[-1] ^= 0xff
+    blob.write_bytes(bytes(data))
+    cordonc(cordonc_bin, "verify", src, blob, check_rc=1)
+    cordonc(cordonc_bin, "verify", blob, blob, check_rc=2)
+
+
+def test_blobs_and_sources_agree(cordonc_bin, audit_dir, tmp_path):
+    src = audit_dir / "lint" / "CL001-bad.policy"
+    blob = tmp_path / "b.cpol"
+    cordonc(cordonc_bin, "compile", "-o", blob, src, check_rc=0)
+    _, out, _ = cordonc_json(cordonc_bin, "diff", src, blob, check_rc=0)
+    assert not [c for c in out["changes"] if c["direction"] != "changed"]
+    _, out, _ = cordonc_json(cordonc_bin, "lint", blob, check_rc=1)
+    assert active(out["findings"], "CL001")
+    rc, out, _ = cordonc_json(cordonc_bin, "audit", "--format", "json", blob)
+
+
+def test_audit_formats(cordonc_bin, audit_dir):
+    pols = [audit_dir / "clean.policy",
+            audit_dir / "lint" / "CL003-bad.policy",
+            audit_dir / "lint" / "CL000-ok.policy"]
+    _, text, _ = cordonc(cordonc_bin, "audit", *pols, check_rc=0)
+    assert "Capability matrix" in text and "exposure" in text
+    _, md, _ = cordonc(cordonc_bin, "audit", "--format", "markdown", *pols,
+                       check_rc=0)
+    assert "| Tool | Score |" in md
+    _, js, _ = cordonc(cordonc_bin, "audit", "--format", "json", *pols,
+                       check_rc=0)
+    report = json.loads(js)["policies"]
+    scores = {p["name"]: p["score"] for p in report}
+    assert scores["clean"] < 2.0 <= scores["cl003-bad"] <= 10.0
+    for p in report:
+        assert len(p["factors"]) == 11
+        assert abs(sum(f["weight"] for f in p["factors"]) - 10.0) < 1e-6
+        assert set(p["matrix"]) >= {"network", "writable", "exec",
+                                     "dangerous", "limits"}
+
+
+def test_audit_sarif(cordonc_bin, audit_dir):
+    pols = [audit_dir / "lint" / "CL001-bad.policy",
+            audit_dir / "lint" / "CL000-ok.policy"]
+    _, out, _ = cordonc(cordonc_bin, "audit", "--format", "sarif", *pols,
+                        check_rc=0)
+    sarif = json.loads(out)
+    assert sarif["$schema"].endswith("sarif-2.1.0.json")
+    assert sarif["version"] == "2.1.0"
+    run = sarif["runs"][0]
+    driver = run["tool"]["driver"]
+    assert driver["name"] == "cordonc" and driver["version"]
+    ids = [r["id"] for r in driver["rules"]]
+    for rule in LINT_RULES:
+        assert rule in ids
+    for r in driver["rules"]:
+        assert r["shortDescription"]["text"]
+    results = run["results"]
+    assert results
+    for res in results:
+        assert res["ruleId"] in ids
+        assert ids[res["ruleIndex"]] == res["ruleId"]
+        assert res["level"] in ("error", "warning", "note")
+        assert res["message"]["text"]
+        loc = res["locations"][0]["physicalLocation"]
+        assert loc["artifactLocation"]["uri"].endswith(".policy")
+        assert loc["region"]["startLine"] >= 1
+    cl001 = [r for r in results if r["ruleId"] == "CL001"]
+    assert len(cl001) == 2
+    assert [r for r in cl001 if r.get("suppressions")]
+    assert [r for r in cl001 if not r.get("suppressions")][0][
+        "locations"][0]["physicalLocation"]["region"]["startLine"] == 3
