@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -405,6 +406,49 @@ static void test_section_lengths(void **state)
 	}
 }
 
+/* man/cordon.cpol.5 states the limits and the version of cpol.h. */
+static void test_man_page(void **state)
+{
+	static const struct { const char *name; unsigned long v; } limits[] = {
+		{ "CPOL_MAX_SECTIONS", CPOL_MAX_SECTIONS },
+		{ "CPOL_MAX_STR", CPOL_MAX_STR },
+		{ "CPOL_MAX_INSNS", CPOL_MAX_INSNS },
+		{ "CPOL_MAX_FS", CPOL_MAX_FS },
+		{ "CPOL_MAX_NET", CPOL_MAX_NET },
+		{ "CPOL_MAX_ENV", CPOL_MAX_ENV },
+		{ "CPOL_MAX_ARGV", CPOL_MAX_ARGV },
+		{ "CPOL_MAX_RULES", CPOL_MAX_RULES },
+		{ "CPOL_MAX_CONDS", CPOL_MAX_CONDS },
+	};
+	char *page = calloc(1, 65536), want[128];
+	FILE *f = fopen("man/cordon.cpol.5", "r");
+	size_t i;
+
+	(void)state;
+	assert_non_null(page);
+	if (!f)
+		fail_msg("cannot open man/cordon.cpol.5 (run from the top "
+		    "of the tree)");
+	assert_true(fread(page, 1, 65535, f) > 0);
+	fclose(f);
+	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		snprintf(want, sizeof(want), ".It Dv %s Ta %lu Ta ",
+		    limits[i].name, limits[i].v);
+		if (!strstr(page, want))
+			fail_msg("man page lacks \"%s\"", want);
+	}
+	assert_int_equal(CPOL_MAX_SIZE, 4u << 20);
+	assert_non_null(strstr(page, ".It Dv CPOL_MAX_SIZE Ta 4 MiB"));
+	snprintf(want, sizeof(want), "version Ta %u\n", CPOL_VERSION);
+	assert_non_null(strstr(page, want));
+	snprintf(want, sizeof(want), "hdrlen Ta %u\n", CPOL_HEADER_LEN);
+	assert_non_null(strstr(page, want));
+	snprintf(want, sizeof(want), "The defined types are 1 to %u.",
+	    CPOL_S_MAX);
+	assert_non_null(strstr(page, want));
+	free(page);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_sections),
 		cmocka_unit_test(test_missing_section),
 		cmocka_unit_test(test_section_lengths),
+		cmocka_unit_test(test_man_page),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
