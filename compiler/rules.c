@@ -569,6 +569,15 @@ static void tcp_socket(struct rules *r, const struct ast_loc *loc)
 			gen(r, "socket", SECCOMP_RET_ALLOW, cs, 3, loc);
 		}
 	complement(r, "socket", no, cs, 0, 0, dmask, AF_INET, loc);
+	cs[0] = eq32(0, dmask, AF_INET);
+	complement(r, "socket", no, cs, 1, 1, 0xf, SOCK_STREAM, loc);
+	cs[1] = eq32(1, 0xf, SOCK_STREAM);
+	/* protocol not in {0, 6}: a bit outside 0b110 set, or 2, or 4 */
+	complement(r, "socket", no, cs, 2, 2, MASK32 & ~6ull, 0, loc);
+	cs[2] = eq32(2, MASK32, 2);
+	gen(r, "socket", no, cs, 3, loc);
+	cs[2] = eq32(2, MASK32, 4);
+	gen(r, "socket", no, cs, 3, loc);
 }
 
 static void network(struct rules *r)
