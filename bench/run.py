@@ -110,6 +110,22 @@ def blob_info(floor, blob):
     return info
 
 
+def bench_blob(ctx, name):
+    """Compile bench/NAME.policy into the bench's work directory."""
+    if not ctx["cordonc"]:
+        return None
+    out = os.path.join(ctx["work"], name + ".cpol")
+    r = subprocess.run([ctx["cordonc"], "compile", "-o", out,
+                        os.path.join(HERE, name + ".policy")],
+                       capture_output=True, text=True, check=False)
+    if r.returncode:
+        print("bench: bench/%s.policy: %s" % (name, r.stderr.strip()),
+              file=sys.stderr)
+        return None
+    ctx["info"][out] = blob_info(ctx["floor"], out)
+    return out
+
+
 def prepare(args, b):
     """Paths, blobs and the bench-only policy; returns a dict."""
     ctx = {"build": b, "floor": os.path.join(b, "bench/floor"),
@@ -142,17 +158,11 @@ def prepare(args, b):
         py = [x for x in ctx["blobs"]
               if os.path.basename(x) == args.policy + ".cpol"]
     ctx["py_blob"] = py[0] if py else None
-    ctx["true_blob"] = None
-    if ctx["cordonc"]:
-        out = os.path.join(ctx["work"], "true.cpol")
-        r = subprocess.run([ctx["cordonc"], "compile", "-o", out,
-                            os.path.join(HERE, "true.policy")],
-                           capture_output=True, text=True, check=False)
-        if r.returncode == 0:
-            ctx["true_blob"] = out
-        else:
-            print("bench: bench/true.policy: %s" % r.stderr.strip(),
-                  file=sys.stderr)
+    ctx["true_blob"] = bench_blob(ctx, "true")
+    ctx["py_fallback"] = False
+    if not ctx["py_blob"] and not args.policy:
+        ctx["py_blob"] = bench_blob(ctx, "python")
+        ctx["py_fallback"] = ctx["py_blob"] is not None
     for blob in (ctx["py_blob"], ctx["true_blob"]):
         if blob:
             bpf = os.path.join(ctx["work"],
@@ -324,10 +334,10 @@ def launch_table(ctx, workload, blob, rounds):
                      fmt(ratio, "x") if ratio is not None else "–",
                      "%d" % len(c.times), note])
     for m in missing:
-        rows.append([m.split(" ")[0], "–", "–", "–", "–",
+        rows.append([m.split(" (")[0].split(":")[0], "–", "–", "–", "–",
                      "missing: " + m])
     title = "### 1. Launch cost: `%s`" % " ".join(
-        os.path.basename(a) if a.startswith(ctx["build"]) else a
+        os.path.basename(a) if a.startswith(ROOT) else a
         for a in workload["cmd"])
     if blob:
         title += " (policy `%s`)" % os.path.basename(blob)
@@ -348,16 +358,22 @@ def sysbench_once(ctx, mode, blob, calls, batches):
                                               r.stderr.strip()))
     res = {}
     for line in r.stdout.splitlines():
-        name, conds, insns, med, _, verdict = line.split("\t")
-        res[name] = (int(conds), int(insns), float(med), verdict)
+        name, conds, insns, before, after, diff, verdict = \
+            line.split("\t")
+        res[name] = (int(conds), int(insns), float(before), float(after),
+                     float(diff), verdict)
     return res
 
 
 def filter_table(ctx, rounds, calls, batches):
     modes = [("none", None, "no filter"),
-             ("allow", None, "RET ALLOW only (1 insn)")]
-    for blob in ctx["blobs"]:
+             ("allow", None, "RET ALLOW only (cached by the kernel)"),
+             ("args", None, "load arg0, RET ALLOW (runs every call)")]
+    blobs = ctx["blobs"] + ([ctx["true_blob"]] if ctx["true_blob"] else [])
+    for blob in blobs:
         name = os.path.basename(blob)[:-5]
+        if blob == ctx["true_blob"]:
+            name = "bench/true.policy"
         modes.append(("tree", blob, "%s: blob's program" % name))
         modes.append(("linear", blob, "%s: naive linear" % name))
     samples = {m: {} for m in modes}
@@ -377,78 +393,85 @@ def filter_table(ctx, rounds, calls, batches):
                 samples[m].setdefault(probe_name, []).append(val)
 
     def med(m, p):
-        vals = samples[m].get(p, [])
-        ok = [v[2] for v in vals if v[3] == "same"]
-        return statistics.median(ok) if ok else None
+        """(filtered ns, paired difference ns, ratio), medians over rounds."""
+        ok = [v for v in samples[m].get(p, []) if v[5] == "same"]
+        if not ok:
+            return None
+        before = statistics.median(v[2] for v in ok)
+        diff = statistics.median(v[4] for v in ok)
+        return (statistics.median(v[3] for v in ok), diff,
+                1 + diff / before)
 
-    none = modes[0]
+    def cell(x):
+        if x is None:
+            return "–"
+        return "%.0f ns (%+.0f, %.2fx)" % x
+
     rows = []
     for m in modes:
         if m in errors:
-            rows.append([m[2], "–", "–", "–", "–", "–", errors[m]])
+            rows.append([m[2], "–", "–", "–", errors[m]])
             continue
         probes = samples[m]
         if not probes:
             continue
         insns = next(iter(probes.values()))[0][1]
         plain = med(m, "getppid")
-        base_plain = med(none, "getppid")
-        # The first probe the blob's rules condition and let through.
+        # The last (highest syscall number: the worst place for a linear
+        # filter) probe the blob's rules condition and let through.
         cond = None
         for p, vals in probes.items():
-            if p != "getppid" and vals[0][0] > 0 and vals[0][3] == "same":
+            if p != "getppid" and vals[0][0] > 0 and vals[0][5] == "same":
                 cond = p
-                break
         if m[1] is None:
             cond = "ioctl(FIONREAD)"
-        cell_cond, note = "–", ""
-        if cond:
-            c, b = med(m, cond), med(none, cond)
-            cell_cond = "%s: %s (%s, %s)" % (
-                cond, fmt(c, " ns", 0), fmt_delta(c, b), fmt_ratio(c, b))
-            note = target_note(m, c, b, T_FILTER_COND_NS, "cond.")
-        else:
-            denied = [p for p, v in probes.items() if v[0][3] != "same"]
-            note = "no conditional probe allowed; filtered: %s" \
-                % (", ".join(denied) or "none")
-        pn = target_note(m, plain, base_plain, T_FILTER_PLAIN_NS, "plain")
-        rows.append([m[2], str(insns), fmt(plain, " ns", 0),
-                     fmt_delta(plain, base_plain),
-                     fmt_ratio(plain, base_plain), cell_cond,
-                     "; ".join(x for x in (pn, note) if x)])
-    head = ["filter", "insns", "getppid", "+ vs none", "ratio",
-            "conditional syscall: ns (+, ratio)", "notes"]
-    title = "### 2. Per-syscall filter cost (%d rounds x %d batches x %d " \
-        "calls, fresh child each)" % (rounds, batches, calls)
+        notes = []
+        if m[0] == "tree" and plain:
+            notes.append("plain target < %d ns: %s" % (
+                T_FILTER_PLAIN_NS, "met" if plain[1] < T_FILTER_PLAIN_NS
+                else "MISSED"))
+        c = med(m, cond) if cond else None
+        if m[0] == "tree" and c:
+            notes.append("cond. target < %d ns: %s" % (
+                T_FILTER_COND_NS, "met" if c[1] < T_FILTER_COND_NS
+                else "MISSED"))
+        if not cond:
+            denied = [p for p, v in probes.items() if v[0][5] != "same"]
+            notes.append("no conditional probe allowed; filtered: %s"
+                         % (", ".join(denied) or "none"))
+        rows.append([m[2], str(insns), cell(plain),
+                     "%s: %s" % (cond, cell(c)) if cond else "–",
+                     "; ".join(notes)])
+    head = ["filter", "insns", "getppid: ns (+ns, ratio)",
+            "conditional syscall: ns (+ns, ratio)", "notes"]
+    title = "### 2. Per-syscall filter cost (%d rounds x %d paired batches " \
+        "x %d calls, fresh child each)" % (rounds, batches, calls)
     return title, head, rows
 
 
-def fmt_delta(x, base):
-    if x is None or base is None:
-        return "–"
-    return "%+.0f ns" % (x - base)
-
-
-def fmt_ratio(x, base):
-    if x is None or not base:
-        return "–"
-    return "%.3fx" % (x / base)
-
-
-def target_note(mode, x, base, target, what):
-    if mode[0] != "tree" or x is None or base is None:
-        return ""
-    return "%s target < %d ns: %s" % (what, target, "met" if x - base <
-                                      target else "MISSED")
-
-
 # --- 3. compile time, sizes, memory --------------------------------------
+
+def stripped_size(ctx, path):
+    out = os.path.join(ctx["work"], "stripped")
+    try:
+        r = subprocess.run(["strip", "--strip-all", "-o", out, path],
+                           capture_output=True, check=False)
+    except OSError:
+        return None
+    if r.returncode:
+        return None
+    size = os.path.getsize(out)
+    os.unlink(out)
+    return size
+
 
 def compile_table(ctx, rounds):
     rows = []
     srcs = sorted(os.path.join(ROOT, "policies", f)
                   for f in os.listdir(os.path.join(ROOT, "policies"))
                   if f.endswith(".policy"))
+    srcs += [os.path.join(HERE, "true.policy"),
+             os.path.join(HERE, "python.policy")]
     if not ctx["cordonc"]:
         return "### 3. Compile time and sizes", ["item", "value", "notes"], \
             [["cordonc", "–", "missing: build/cordonc not built yet"]]
@@ -458,6 +481,8 @@ def compile_table(ctx, rounds):
     run_rounds(cfgs, rounds)
     for c, s in zip(cfgs, srcs):
         blob = os.path.join(ctx["build"], "policies", c.name + ".cpol")
+        if s.startswith(HERE):
+            blob = os.path.join(ctx["work"], c.name + ".cpol")
         size = os.path.getsize(blob) if os.path.exists(blob) else None
         info = ctx["info"].get(blob, {})
         if not c.times:
@@ -475,9 +500,16 @@ def compile_table(ctx, rounds):
                        ("cordon_static", "build/cordon-static")):
         if ctx[key]:
             size = os.path.getsize(ctx[key])
-            note = "dynamic (libc shared)" if key == "cordon" else \
-                "target < 1 MiB: %s" % ("met" if size < T_STATIC_BYTES
-                                        else "MISSED")
+            stripped = stripped_size(ctx, ctx[key])
+            note = "stripped: %s" % ("%d KiB" % (stripped // 1024)
+                                     if stripped else "–")
+            if key == "cordon":
+                note += "; dynamic (libc shared)"
+            else:
+                note += "; target < 1 MiB: file %s, stripped %s" % (
+                    "met" if size < T_STATIC_BYTES else "MISSED",
+                    "met" if stripped and stripped < T_STATIC_BYTES
+                    else "MISSED")
             rows.append(["size of %s" % label, "%d KiB" % (size // 1024),
                          note])
         else:
@@ -487,15 +519,42 @@ def compile_table(ctx, rounds):
         ["item", "value", "notes"], rows
 
 
-def rss_rows(launch_cfgs):
+def peak_rss_kib(argv, env, runs=5):
+    """Median ru_maxrss of argv, measured by GNU time: a small parent,
+    whereas a child spawned from this interpreter would report the
+    interpreter's own RSS (the memory it had until exec)."""
+    gtime = which("/usr/bin/time")
+    if not gtime:
+        return None
+    vals = []
+    for _ in range(runs):
+        r = subprocess.run([gtime, "-f", "%M"] + argv, env=env,
+                           capture_output=True, text=True, check=False)
+        if r.returncode:
+            return None
+        vals.append(int(r.stderr.strip().splitlines()[-1]))
+    return statistics.median(vals)
+
+
+def rss_rows(ctx):
     rows = []
-    for workload, cfgs in launch_cfgs:
-        for c in cfgs:
-            if c.maxrss and c.name.startswith(("cordon", "floor")):
-                rows.append(["peak RSS, %s, %s" % (c.name, workload),
-                             "%d KiB" % statistics.median(c.maxrss),
-                             "wait4 ru_maxrss: the launcher and its "
-                             "waited-for children (max, not sum)"])
+    env_tmp = dict(ENV, TMPDIR=ctx["tmpdir"])
+    cands = [("bare /bin/true", ["/bin/true"], ENV)]
+    if ctx["true_blob"]:
+        cands.append(("floor, /bin/true", [ctx["floor"], ctx["true_blob"],
+                                           "/bin/true"], ENV))
+        for key in ("cordon", "cordon_static"):
+            if ctx[key]:
+                cands.append(("%s, /bin/true" % os.path.basename(ctx[key]),
+                              [ctx[key], ctx["true_blob"], ctx["empty"]],
+                              env_tmp))
+    for label, argv, env in cands:
+        kib = peak_rss_kib(argv, env)
+        rows.append(["peak RSS, %s" % label,
+                     "%d KiB" % kib if kib else "–",
+                     "GNU time (wait4 ru_maxrss): the launcher and its "
+                     "children, max not sum" if kib else
+                     "missing: /usr/bin/time or the run failed"])
     return rows
 
 
@@ -571,7 +630,9 @@ def environment(ctx):
         "bwrap: %s; firejail: %s" % (
             first_line(["bwrap", "--version"]),
             first_line(["firejail", "--version"])),
-        "launch policy (python): %s; /bin/true policy: %s" % (
+        "python policy: %s; /bin/true policy: %s" % (
+            "bench/python.policy (no shipped python policy yet)"
+            if ctx["py_fallback"] else
             os.path.basename(ctx["py_blob"] or "none"),
             "bench/true.policy" if ctx["true_blob"] else "none"),
     ]
@@ -598,7 +659,6 @@ def main():
     t_start = time.perf_counter()
     ctx = prepare(args, b)
     parts = ["## cordon bench\n", environment(ctx)]
-    launch_cfgs = []
     if "1" in args.only:
         for workload, blob, n in (
                 ({"name": "true", "cmd": ["/bin/true"]}, ctx["true_blob"],
@@ -607,15 +667,14 @@ def main():
                                             ctx["empty"]],
                   "snippet": ctx["empty"]}, ctx["py_blob"],
                  max(10, rounds // 5))):
-            title, head, rows, cfgs = launch_table(ctx, workload, blob, n)
-            launch_cfgs.append((workload["name"], cfgs))
+            title, head, rows, _ = launch_table(ctx, workload, blob, n)
             parts.append(table(title, head, rows))
     if "2" in args.only:
         parts.append(table(*filter_table(
-            ctx, 2 if args.quick else 5, 10000, 5 if args.quick else 11)))
+            ctx, 1 if args.quick else 3, 200, 101 if args.quick else 401)))
     if "3" in args.only:
         title, head, rows = compile_table(ctx, 5 if args.quick else 20)
-        parts.append(table(title, head, rows + rss_rows(launch_cfgs)))
+        parts.append(table(title, head, rows + rss_rows(ctx)))
     if "4" in args.only:
         parts.append(table(*throughput_table(ctx, args.duration)))
     parts.append("Total bench time %.0f s.  How to read this: "
