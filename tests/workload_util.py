@@ -584,8 +584,11 @@ sc("clone3", 435, 0, 0)
 sc("prlimit_pid1", 302, 1, 7, 0, 0)
 sc("kill_pid1", 62, 1, 0)
 out["env"] = sorted(os.environ)
-out["cwd_is_workdir"] = os.path.realpath(os.getcwd()) == os.path.realpath(
-    os.environ.get("HOME", ""))
+try:
+    out["cwd_is_workdir"] = os.path.realpath(os.getcwd()) == \
+        os.path.realpath(os.environ.get("HOME", ""))
+except OSError as e:
+    out["cwd_is_workdir"] = "errno %s" % e.errno
 print(json.dumps(out))
 '''
 
