@@ -199,7 +199,8 @@ def test_cleanup_does_not_follow_planted_links(cordon, blob, tmp_path):
     (victim / "keep.txt").write_text("precious")
     code = ("import os\nos.symlink(%r, 'link')\nos.mkdir('d')\n"
             "os.symlink(%r, 'd/link2')\nos.symlink(%r, 'f')\n"
-            "os.makedirs('a/b/c')\nos.chmod('a/b', 0)\nprint('planted')"
+            "os.makedirs('a/b/c')\ntry:\n    os.chmod('a/b', 0)\n"
+            "except OSError:\n    pass\nprint('planted')"
             % (str(victim), str(victim), str(victim / "keep.txt")))
     r = cordon(blob, code)
     assert r.rc == 0 and "planted" in r.out, r
