@@ -306,13 +306,14 @@ static int export(scmp_filter_ctx ctx, struct cpol_insn **outp,
 		goto close_fd;
 	}
 	n = (size_t)size / INSN_BYTES;
-	raw = malloc((size_t)size);
 	out = realloc(*outp, (*np + n) * sizeof(*out));
+	if (out)
+		*outp = out;
+	raw = malloc((size_t)size);
 	if (!raw || !out) {
 		fail(err, errlen, "out of memory");
 		goto free_raw;
 	}
-	*outp = out;
 	if (pread(fd, raw, (size_t)size, 0) != size) {
 		fail(err, errlen, "reading the exported program failed");
 		goto free_raw;
