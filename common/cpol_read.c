@@ -67,7 +67,9 @@ static uint16_t u16(struct cur *c, const char *what)
 {
 	const uint8_t *p = take(c, 2, what);
 
-	return p ? (uint16_t)(p[0] | p[1] << 8) : 0;
+	if (!p)
+		return 0;
+	return (uint16_t)((unsigned int)p[0] | (unsigned int)p[1] << 8);
 }
 
 static uint32_t u32(struct cur *c, const char *what)
@@ -172,8 +174,9 @@ static void layers(struct cur *c, struct cpol *p)
 	p->errata_min = u32(c, "errata");
 	if (c->bad)
 		return;
-	if (p->landlock_abi_min > 255)
-		fail(c, "landlock ABI %u out of range", p->landlock_abi_min);
+	if (p->landlock_abi_min < 1 || p->landlock_abi_min > 255)
+		fail(c, "landlock ABI %u out of range 1..255",
+		    p->landlock_abi_min);
 	if (p->flags & ~CPOL_F_ALL)
 		fail(c, "unknown layer flags 0x%x", p->flags & ~CPOL_F_ALL);
 	net = p->flags & (CPOL_F_NET_OFF | CPOL_F_NET_TCP);
