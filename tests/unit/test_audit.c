@@ -1,0 +1,255 @@
+/*
+ * test_audit.c - the audit engines on hand-built struct cpol values:
+ * Landlock coverage (pathq), lint rules that need no source, diff of
+ * paths, network, limits and environment, JSON escaping.  Syscall
+ * semantics go through real BPF and are covered by tests/test_audit.py.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "diff.h"
+#include "input.h"
+#include "jsonout.h"
+#include "landlock_compat.h"
+#include "lint.h"
+#include "pathq.h"
+
+#define RX (CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR | \
+	CORDON_LL_FS_EXECUTE)
+#define RW (CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR | \
+	CORDON_LL_FS_WRITE_FILE | CORDON_LL_FS_MAKE_REG)
+
+static struct cpol_fs fs_a[] = {
+	{ RX, 0, "/usr" }, { RW, 0, "$WORKDIR" },
+	{ CORDON_LL_FS_READ_FILE, 0, "/etc/localtime" },
+};
+static struct cpol_limit lim_a[] = { { CPOL_RLIM_AS, 1u << 30 },
+	{ CPOL_RLIM_FSIZE, 1u << 24 }, { CPOL_RLIM_NPROC, 16 } };
+static struct cpol_env env_a[] = { { CPOL_ENV_KEEP, "LANG", "" } };
+static char *argv_a[] = { "/usr/bin/python3", "$SNIPPET" };
+
+static void policy(struct cpol *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->name = "t";
+	p->description = "";
+	p->compiler_version = "test";
+	p->landlock_abi_min = 6;
+	p->flags = CPOL_F_NET_OFF;
+	p->fs = fs_a;
+	p->nfs = 3;
+	p->limits = lim_a;
+	p->nlimits = 3;
+	p->env = env_a;
+	p->nenv = 1;
+	p->argv = argv_a;
+	p->nargv = 2;
+	p->timeout_ms = 10000;
+	p->output_cap = 65536;
+	p->default_action = 0x00050026u;   /* errno(ENOSYS) */
+}
+
+static void test_covers(void **state)
+{
+	(void)state;
+	assert_true(pathq_covers("/usr", "/usr"));
+	assert_true(pathq_covers("/usr", "/usr/lib/x"));
+	assert_false(pathq_covers("/usr", "/usrlocal"));
+	assert_true(pathq_covers("/", "/etc"));
+	assert_false(pathq_covers("/", "$WORKDIR/x"));
+	assert_true(pathq_covers("$WORKDIR", "$WORKDIR/out"));
+	assert_false(pathq_covers("$WORKDIR", "$WORKDIRX"));
+	assert_true(pathq_covers("/usr/", "/usr/lib"));
+}
+
+static void test_rights(void **state)
+{
+	struct cpol p;
+	uint64_t need, deny;
+	char buf[128];
+
+	(void)state;
+	policy(&p);
+	assert_int_equal(pathq_rights(&p, "/usr/lib/python3"), RX);
+	assert_int_equal(pathq_rights(&p, "/etc/passwd"), 0);
+	assert_int_equal(pathq_rights(&p, "$WORKDIR/a/b"), RW);
+	assert_int_equal(pathq_right("read", &need, &deny), 0);
+	assert_int_equal(need, CORDON_LL_FS_READ_FILE);
+	assert_true(deny & CORDON_LL_FS_READ_DIR);
+	assert_int_equal(pathq_right("write", &need, &deny), 0);
+	assert_true(deny & CORDON_LL_FS_MAKE_REG);
+	assert_int_equal(pathq_right("bogus", &need, &deny), -1);
+	pathq_format(RX, buf, sizeof(buf));
+	assert_string_equal(buf, "execute,read-file,read-dir");
+	pathq_format(0, buf, sizeof(buf));
+	assert_string_equal(buf, "none");
+	assert_string_equal(pathq_sensitive("/"), "/");
+	assert_string_equal(pathq_sensitive("/etc"), "/etc");
+	assert_string_equal(pathq_sensitive("/home/u/.ssh"), ".ssh");
+	assert_null(pathq_sensitive("/etc/ssl"));
+	assert_null(pathq_sensitive("/usr"));
+}
+
+static unsigned int count_id(const struct finding_list *l, const char *id)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < l->n; i++)
+		n += strcmp(l->v[i].id, id) == 0 && !l->v[i].suppressed;
+	return n;
+}
+
+static void test_lint_blob_like(void **state)
+{
+	struct cpol_fs bad_fs[] = { { RX, 0, "/usr" },
+		{ RW | CORDON_LL_FS_EXECUTE, 0, "/opt/x" },
+		{ CORDON_LL_FS_READ_DIR, 0, "/proc" } };
+	struct cpol_env bad_env[] = { { CPOL_ENV_SET, "GH_TOKEN", "x" } };
+	struct cpol_net ports[] = { { CPOL_NET_BIND, 8080 } };
+	struct finding_list l = { 0 };
+	struct input in;
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	in.path = "blob.cpol";
+	policy(&in.pol);
+	assert_int_equal(lint_run(&in, &l), 0);
+	assert_int_equal(l.n, 0);
+	finding_list_free(&l);
+
+	in.pol.fs = bad_fs;
+	in.pol.nfs = 3;
+	in.pol.env = bad_env;
+	in.pol.flags = CPOL_F_NET_TCP | CPOL_F_BEST_EFFORT_LANDLOCK;
+	in.pol.net = ports;
+	in.pol.nnet = 1;
+	in.pol.nlimits = 1;
+	in.pol.landlock_abi_min = 4;
+	in.pol.default_action = 0x7fff0000u;
+	assert_int_equal(lint_run(&in, &l), 0);
+	assert_int_equal(count_id(&l, "CL003"), 1);
+	assert_int_equal(count_id(&l, "CL004"), 1);
+	assert_int_equal(count_id(&l, "CL005"), 1);
+	assert_int_equal(count_id(&l, "CL006"), 1);
+	assert_int_equal(count_id(&l, "CL007"), 1);
+	assert_int_equal(count_id(&l, "CL008"), 1);
+	assert_int_equal(count_id(&l, "CL010"), 1);
+	assert_int_equal(count_id(&l, "CL011"), 1);
+	assert_int_equal(count_id(&l, "CL012"), 1);
+	for (unsigned int i = 0; i < l.n; i++)
+		assert_string_equal(l.v[i].file, "blob.cpol");
+	finding_list_free(&l);
+}
+
+static const struct diff_change *find(const struct diff_list *l,
+    const char *kind, const char *subject)
+{
+	for (unsigned int i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].kind, kind) &&
+		    !strcmp(l->v[i].subject, subject))
+			return &l->v[i];
+	return NULL;
+}
+
+static void test_diff_fields(void **state)
+{
+	struct cpol_fs fs_b[] = { { RX, 0, "/usr" },
+		{ RW | CORDON_LL_FS_REMOVE_FILE, 0, "$WORKDIR" },
+		{ CORDON_LL_FS_READ_FILE, 0, "/etc/ssl" } };
+	struct cpol_limit lim_b[] = { { CPOL_RLIM_AS, 1u << 31 },
+		{ CPOL_RLIM_NPROC, 8 } };
+	struct cpol_env env_b[] = { { CPOL_ENV_KEEP, "LANG", "" },
+		{ CPOL_ENV_KEEP, "TZ", "" } };
+	struct cpol_net net_b[] = { { CPOL_NET_CONNECT, 443 } };
+	struct diff_list l = { 0 };
+	const struct diff_change *c;
+	struct cpol a, b;
+
+	(void)state;
+	policy(&a);
+	policy(&b);
+	b.fs = fs_b;
+	b.limits = lim_b;
+	b.nlimits = 2;
+	b.env = env_b;
+	b.nenv = 2;
+	b.net = net_b;
+	b.nnet = 1;
+	b.flags = CPOL_F_NET_TCP;
+	assert_int_equal(diff_run(&a, &b, &l), 0);
+	assert_non_null(c = find(&l, "path", "$WORKDIR"));
+	assert_int_equal(c->dir, DIFF_WIDER);
+	assert_string_equal(c->detail, "remove-file added");
+	assert_non_null(c = find(&l, "path", "/etc/ssl"));
+	assert_int_equal(c->dir, DIFF_WIDER);
+	assert_non_null(c = find(&l, "path", "/etc/localtime"));
+	assert_int_equal(c->dir, DIFF_NARROWER);
+	assert_int_equal(find(&l, "limit", "as")->dir, DIFF_WIDER);
+	assert_int_equal(find(&l, "limit", "nproc")->dir, DIFF_NARROWER);
+	assert_int_equal(find(&l, "limit", "fsize")->dir, DIFF_WIDER);
+	assert_int_equal(find(&l, "env", "TZ")->dir, DIFF_WIDER);
+	assert_int_equal(find(&l, "network", "mode")->dir, DIFF_WIDER);
+	assert_int_equal(find(&l, "network", "443")->dir, DIFF_WIDER);
+	assert_null(find(&l, "command", "command"));
+	diff_list_free(&l);
+
+	assert_int_equal(diff_run(&b, &a, &l), 0);
+	assert_int_equal(find(&l, "network", "mode")->dir, DIFF_NARROWER);
+	assert_int_equal(find(&l, "env", "TZ")->dir, DIFF_NARROWER);
+	diff_list_free(&l);
+}
+
+static void test_json(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int first = 1;
+
+	(void)state;
+	assert_non_null(f);
+	json_str(f, "a\"b\\c\n\x01");
+	json_sep(f, &first);
+	json_sep(f, &first);
+	json_str(f, NULL);
+	fclose(f);
+	assert_string_equal(buf, "\"a\\\"b\\\\c\\n\\u0001\",null");
+	free(buf);
+}
+
+static void test_origin(void **state)
+{
+	unsigned int line;
+	char *f;
+
+	(void)state;
+	f = input_origin_file("base/python.policy:12", &line);
+	assert_string_equal(f, "base/python.policy");
+	assert_int_equal(line, 12);
+	free(f);
+	f = input_origin_file("builtin", &line);
+	assert_string_equal(f, "builtin");
+	assert_int_equal(line, 0);
+	free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_covers),
+		cmocka_unit_test(test_rights),
+		cmocka_unit_test(test_lint_blob_like),
+		cmocka_unit_test(test_diff_fields),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_origin),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
