@@ -159,6 +159,19 @@ static void lint_list(void)
 		    r[i].summary);
 }
 
+/* 1 if finding k repeats an earlier one (same rule, place, message). */
+static int seen_before(const struct finding_list *l, unsigned int k)
+{
+	const struct finding *x = &l->v[k];
+
+	for (unsigned int i = 0; i < k; i++)
+		if (l->v[i].id == x->id && l->v[i].line == x->line &&
+		    !strcmp(l->v[i].file, x->file) &&
+		    !strcmp(l->v[i].message, x->message))
+			return 1;
+	return 0;
+}
+
 /* Exit status of a lint run over findings l. */
 static int lint_status(const struct finding_list *l, int strict)
 {
@@ -201,6 +214,8 @@ int auditcmd_lint(int argc, char **argv)
 	if (o.json)
 		fputs("{\"findings\":[", stdout);
 	for (unsigned int k = 0; k < all.n; k++) {
+		if (seen_before(&all, k))
+			continue;   /* a base file's finding, once */
 		if (o.json) {
 			json_sep(stdout, &first);
 			finding_json(stdout, &all.v[k]);
