@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -101,7 +102,10 @@ int ns_setup(const struct launch *ln, char *err, size_t errlen)
 {
 	const char *what = "uid_map";
 
-	if ((ln->ns_flags & CLONE_NEWUSER) && map_ids(ln->uid, ln->gid) < 0)
+	/* cordon made itself non-dumpable, which leaves /proc/self/uid_map
+	 * owned by root; execve makes the snippet dumpable again anyway. */
+	if ((ln->ns_flags & CLONE_NEWUSER) && (prctl(PR_SET_DUMPABLE, 1, 0,
+	    0, 0) < 0 || map_ids(ln->uid, ln->gid) < 0))
 		goto fail;
 	what = "mount propagation";
 	if ((ln->ns_flags & CLONE_NEWNS) &&
