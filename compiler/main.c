@@ -18,6 +18,7 @@
 #include "cpol.h"
 #include "emit.h"
 #include "explain.h"
+#include "oci.h"
 #include "parse.h"
 
 #define EXIT_POLICY 1
@@ -51,6 +52,8 @@ static const struct subcommand {
 	{ "diff", auditcmd_diff, AUDITCMD_USAGE_DIFF },
 	{ "verify", auditcmd_verify, AUDITCMD_USAGE_VERIFY },
 	{ "audit", auditcmd_audit, AUDITCMD_USAGE_AUDIT },
+	{ "export", oci_export_cmd, OCI_USAGE_EXPORT },
+	{ "import", oci_import_cmd, OCI_USAGE_IMPORT },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

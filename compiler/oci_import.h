@@ -1,0 +1,52 @@
+/*
+ * oci_import.h - the rules `cordonc import` resolves from a profile
+ * (oci_import.c) and writes as policy source (oci_import_out.c).
+ */
+#ifndef CORDON_OCI_IMPORT_H
+#define CORDON_OCI_IMPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "oci.h"
+
+/* Rules one import may produce: Docker's default profile resolves to
+ * ~400; a profile entry with every name is ~470. */
+#define OCI_IMPORT_MAX_RULES 8192
+/* Capabilities named with --cap (the kernel has 41). */
+#define OCI_IMPORT_MAX_CAPS 64
+
+/* One OCI comparison as the profile gives it. */
+struct oci_cmp {
+	unsigned int index;
+	int op;               /* CPOL_OP_* (MASKED_EQ: value = mask) */
+	uint64_t value, value2;
+};
+
+struct oci_rule {
+	int nr;
+	const char *name;     /* the compiler table's (static) */
+	uint32_t action;      /* SECCOMP_RET_* with data */
+	unsigned int ncmp;
+	struct oci_cmp cmp[6];
+	unsigned int entry;   /* index in the profile's syscalls array */
+	int dropped;
+};
+
+struct oci_import {
+	const char *profile;      /* path, for the header */
+	const char *name;         /* policy name */
+	const char *caps[OCI_IMPORT_MAX_CAPS];
+	unsigned int ncaps;
+	unsigned int kmajor, kminor;
+	uint32_t default_action;
+	struct oci_rule *rules;
+	unsigned int nrules;
+	struct oci_notes notes;   /* one "# " comment line each */
+};
+
+/* Resolve conflicts the policy language forbids, and write the source.
+ * 0, or -1 (out of memory). */
+int oci_import_write(struct oci_import *im, FILE *f);
+
+#endif
