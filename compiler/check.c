@@ -62,6 +62,8 @@ void mentions_merge(struct check_ctx *c, struct mentions *ms, int multi,
 	unsigned int i, j, k, out = 0;
 	unsigned int owner;
 
+	if (ms->n == 0)
+		return;  /* qsort's base may not be NULL, even for 0 */
 	qsort(ms->m, ms->n, sizeof(*ms->m), by_key);
 	for (i = 0; i < ms->n; i = j) {
 		for (j = i; j < ms->n && !strcmp(ms->m[j].key, ms->m[i].key); )
@@ -324,7 +326,8 @@ static void env(struct check_ctx *c, struct cpol *out)
 		}
 		out->nenv++;
 	}
-	qsort(out->env, out->nenv, sizeof(*out->env), by_env);
+	if (out->nenv > 0)
+		qsort(out->env, out->nenv, sizeof(*out->env), by_env);
 done:
 	mentions_free(&ms);
 }

@@ -261,6 +261,7 @@ void check_network(struct check_ctx *c, struct cpol *out)
 	}
 	c->net_tcp = !seen[0] && (seen[1] || seen[2]);
 	out->flags |= c->net_tcp ? CPOL_F_NET_TCP : CPOL_F_NET_OFF;
-	qsort(out->net, out->nnet, sizeof(*out->net), by_net);
+	if (out->nnet > 0)
+		qsort(out->net, out->nnet, sizeof(*out->net), by_net);
 	mentions_free(&ms);
 }

@@ -519,7 +519,8 @@ static void gen(struct rules *r, const char *name, uint32_t action,
 	rule.nr = (uint32_t)nr;
 	rule.action = action;
 	rule.ncond = (uint8_t)n;
-	memcpy(rule.cond, conds, n * sizeof(*conds));
+	if (n > 0)  /* conds is NULL for none, and memcpy's may not be */
+		memcpy(rule.cond, conds, n * sizeof(*conds));
 	if (emit_rule(r, &rule, name, loc) < 0)
 		diag_error(r->c->d, NULL, "out of memory");
 }
@@ -641,7 +642,8 @@ int rules_lower(struct check_ctx *c, struct cpol *out)
 	int named[4] = { 0, 0, 0, 0 };
 
 	collect(&r);
-	qsort(r.e, r.n, sizeof(*r.e), by_entry);
+	if (r.n > 0)
+		qsort(r.e, r.n, sizeof(*r.e), by_entry);
 	l = calloc(r.n ? r.n : 1, sizeof(*l));
 	for (i = 0; l && i < r.n; i = j) {
 		for (j = i; j < r.n && r.e[j].nr == r.e[i].nr; j++)
@@ -656,7 +658,9 @@ int rules_lower(struct check_ctx *c, struct cpol *out)
 			gen(&r, builtin_enosys[k], SECCOMP_RET_ERRNO | ENOSYS,
 			    NULL, 0, NULL);
 	network(&r);
-	qsort(out->rules, out->nrules, sizeof(*out->rules), by_rule);
+	if (out->nrules > 0)
+		qsort(out->rules, out->nrules, sizeof(*out->rules),
+		    by_rule);
 	if (out->nrules > CPOL_MAX_RULES)
 		diag_error(c->d, NULL, "more than %d syscall rules",
 		    CPOL_MAX_RULES);
