@@ -3,11 +3,11 @@
 
     tools/fuzz-seeds.py --build build --out build-fuzz/seeds
 
-out/blob/    every compiled blob in BUILD/policies/, plus one small blob
-             built here field by field (cpol.h), so the harness has a
-             valid seed even before cordonc exists
-out/policy/  policies/*.policy, policies/base/*.policy and
-             tests/golden/*.policy (the bad policies are the point)
+out/blob/    every compiled blob in BUILD/policies/, every test policy
+             that BUILD/cordonc compiles, plus one small blob built here
+             field by field (cpol.h), valid even without cordonc
+out/policy/  every *.policy under policies/ and tests/ (the golden
+             tests' bad policies are the point)
 out/bpf/     for each blob's seccomp program, a few inputs in the bpf
              harness's format: a 64-byte struct seccomp_data
              (little-endian nr, arch, ip, args[6]) then the program,
@@ -21,6 +21,8 @@ import hashlib
 import pathlib
 import shutil
 import struct
+import subprocess
+import tempfile
 
 MAGIC = b"\x89CPOL\r\n\x1a"
 HEADER_LEN = 64
@@ -115,9 +117,28 @@ def main():
     for h in ("blob", "policy", "bpf"):
         (out / h).mkdir(parents=True)
 
+    sources = []
+    for pattern in ("policies/**/*.policy", "tests/**/*.policy"):
+        sources += sorted(src.glob(pattern))
+    for p in sources:
+        tag = str(p.relative_to(src)).replace("/", "_")
+        write(out / "policy", tag, p.read_bytes())
+
     blobs = {"tiny.cpol": tiny_blob()}
     for p in sorted((pathlib.Path(opts.build) / "policies").glob("*.cpol")):
         blobs[p.name] = p.read_bytes()
+    # Every test policy that compiles is a blob seed too.
+    cordonc = pathlib.Path(opts.build) / "cordonc"
+    if cordonc.exists():
+        with tempfile.TemporaryDirectory() as tmp:
+            for p in sources:
+                tag = str(p.relative_to(src)).replace("/", "_")
+                blob = pathlib.Path(tmp) / (tag + ".cpol")
+                r = subprocess.run([str(cordonc), "compile", "-o", str(blob),
+                                    str(p)], capture_output=True,
+                                   check=False)
+                if r.returncode == 0 and blob.exists():
+                    blobs[blob.name] = blob.read_bytes()
     for name, data in blobs.items():
         write(out / "blob", name, data)
         prog = seccomp_program(data)
@@ -133,11 +154,6 @@ def main():
                        ("big", seccomp_data(999))):
             write(out / "bpf", f"{stem}-{tag}", d + prog)
 
-    for pattern in ("policies/*.policy", "policies/base/*.policy",
-                    "tests/golden/*.policy"):
-        for p in sorted(src.glob(pattern)):
-            tag = str(p.relative_to(src)).replace("/", "_")
-            write(out / "policy", tag, p.read_bytes())
     counts = {h: len(list((out / h).iterdir())) for h in ("blob", "policy",
                                                            "bpf")}
     print("fuzz seeds:", ", ".join(f"{h} {n}" for h, n in counts.items()))

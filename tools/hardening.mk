@@ -44,6 +44,10 @@ endif
 # (only in build-fuzz/, with FUZZ_CFLAGS); otherwise with driver.c.
 
 FUZZ_NAMES := blob bpf
+# The compiler harness needs the front end (compiler/build.mk).
+ifneq ($(COMPILER_LIB_OBJS),)
+FUZZ_NAMES += policy
+endif
 FUZZ_OBJ := $(BUILD)/tests/fuzz
 # explain.c (back end) is optional until it lands.
 FUZZ_EXPLAIN := $(filter %/compiler/explain.o,$(COMPILER_LIB_OBJS))
@@ -74,6 +78,15 @@ $(BUILD)/fuzz/fuzz_bpf: $(FUZZ_OBJ)/fuzz_bpf.o $(FUZZ_OBJ)/fail.o \
 		$(FUZZ_MAIN) $(COMMON_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
+
+$(BUILD)/fuzz/fuzz_policy: $(FUZZ_OBJ)/fuzz_policy.o $(FUZZ_OBJ)/fail.o \
+		$(FUZZ_MAIN) $(COMPILER_LIB_OBJS) $(COMMON_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^ $(COMPILER_LIBS)
+
+# Harness objects that include the generated grammar headers (parse.h
+# pulls in nothing generated, but keep the order explicit for -j).
+$(FUZZ_OBJ)/fuzz_policy.o: $(BUILD)/grammar/parser.h $(BUILD)/grammar/lexer.h
 
 fuzz-build: $(FUZZ_BINS)
 
