@@ -7,13 +7,12 @@ import json
 import os
 import re
 import shutil
-import signal
-import subprocess
 import time
 import weakref
-from typing import Any, Awaitable, Mapping, Sequence, TypeVar
+from typing import Any, Mapping, Sequence
 
 from . import _fs
+from ._proc import Process, complete, read_pipe, spawner, uncancellable
 from .blob import BlobInfo
 from .errors import ConfigError, LauncherError
 from .inputs import check_name, place_inputs
@@ -21,10 +20,9 @@ from .outputs import OutputLimits, collect_outputs
 from .policy import PolicyStore
 from .result import Layers, Outcome, RunResult, Timings
 
-T = TypeVar("T")
-
 DEFAULT_CONCURRENCY = 4
 DEFAULT_GRACE = 5.0             # SIGTERM -> SIGKILL, seconds
+DEFAULT_NICE = 10               # runs yield the CPU to the server
 DEFAULT_STREAM_CAP = 8 << 20    # bytes kept per stream by the client
 STATUS_CAP = 1 << 20            # the status report is one short line
 DRAIN_AFTER_EXIT = 2.0          # seconds to reach EOF once cordon exited
@@ -44,59 +42,6 @@ def _find_binary(name: str, env_var: str) -> str | None:
     if v:
         return v
     return shutil.which(name)
-
-
-async def _uncancellable(aw: Awaitable[T]) -> T:
-    """Await aw to completion even if the caller is cancelled meanwhile
-    (cleanup must finish); re-raise the cancellation afterwards."""
-    fut = asyncio.ensure_future(aw)
-    cancelled = False
-    while True:
-        try:
-            res = await asyncio.shield(fut)
-            break
-        except asyncio.CancelledError:
-            if fut.done():
-                raise
-            cancelled = True
-    if cancelled:
-        raise asyncio.CancelledError()
-    return res
-
-
-async def _read_capped(stream: asyncio.StreamReader | None,
-                       cap: int) -> tuple[bytes, bool]:
-    """Read to EOF, keeping at most cap bytes: (data, truncated)."""
-    if stream is None:
-        return b"", False
-    buf = bytearray()
-    cut = False
-    while True:
-        chunk = await stream.read(1 << 16)
-        if not chunk:
-            return bytes(buf), cut
-        room = cap - len(buf)
-        if len(chunk) > room:
-            cut = True
-            chunk = chunk[:max(room, 0)]
-        buf += chunk
-
-
-async def _read_status(pipe: Any) -> bytes:
-    """Read the status pipe to EOF (cordon exits or closes it)."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=STATUS_CAP)
-    try:
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), pipe)
-    except BaseException:
-        pipe.close()
-        raise
-    try:
-        data, _ = await _read_capped(reader, STATUS_CAP)
-        return data
-    finally:
-        transport.close()
 
 
 def _parse_status(raw: bytes) -> dict | None:
@@ -145,6 +90,9 @@ class Client:
                   cancelled.
     env_keep:     names of this process's environment passed to cordon.
     check_kernel: run ``cordon --check`` once per blob before using it.
+    nice:         how much lower the runs' CPU priority is than this
+                  process's (0 or None: the same).  Many sandboxes
+                  starting at once otherwise compete with the event loop.
     """
 
     def __init__(self, policy_dir: str | os.PathLike | None = None, *,
@@ -158,7 +106,8 @@ class Client:
                  stream_cap: int = DEFAULT_STREAM_CAP,
                  grace: float = DEFAULT_GRACE,
                  env_keep: Sequence[str] = DEFAULT_ENV_KEEP,
-                 check_kernel: bool = True) -> None:
+                 check_kernel: bool = True,
+                 nice: int | None = DEFAULT_NICE) -> None:
         pdir = policy_dir or os.environ.get("CORDON_POLICY_DIR")
         if not pdir:
             raise ConfigError("no policy folder: pass policy_dir or set "
@@ -188,6 +137,8 @@ class Client:
         self.grace = grace
         self.env_keep = tuple(env_keep)
         self.check_kernel = check_kernel
+        self.nice = nice
+        self._spawner = spawner(nice)
         # One semaphore per (event loop, tool): asyncio primitives belong
         # to the loop that first waits on them, and run() makes a new loop
         # per call.
@@ -258,15 +209,18 @@ class Client:
                 info = await self.policies.acheck(tool)
             else:
                 info = await asyncio.to_thread(self.policies.load, tool)
-            base = await asyncio.to_thread(
-                _fs.make_private_dir, self.work_root, f"cordon-{tool}-")
+            base, cancelled = await complete(asyncio.to_thread(
+                _fs.make_private_dir, self.work_root, f"cordon-{tool}-"))
+            if cancelled:
+                await uncancellable(asyncio.to_thread(_fs.remove_tree, base))
+                raise asyncio.CancelledError()
             try:
                 return await self._run_in(base, tool, info, code, inputs or {},
                                           args, timeout, output_dir,
                                           save_outputs_to, env,
                                           include_inputs, t0)
             finally:
-                await _uncancellable(asyncio.to_thread(_fs.remove_tree,
+                await uncancellable(asyncio.to_thread(_fs.remove_tree,
                                                        base))
 
     def _prepare(self, base: str, code: bytes, inputs: Mapping[str, Any],
@@ -301,20 +255,20 @@ class Client:
             self._prepare, base, code, inputs, output_dir)
         rfd, wfd = os.pipe()            # both O_CLOEXEC
         status_pipe = os.fdopen(rfd, "rb", buffering=0)
-        # --workdir: cordon uses this existing folder and never removes it
-        # (the client collects the outputs, then removes it).
-        argv = [self.cordon, "--status-fd", str(wfd), "--workdir", workdir,
-                "--quiet"]
-        if timeout is not None:
-            argv += ["--timeout", f"{timeout:g}"]
-        argv += [info.path, snippet, *args]
+        extra = ["--timeout", f"{timeout:g}"] if timeout is not None else []
+
+        def make_argv(status_fd: int) -> list[str]:
+            # --workdir: cordon uses this existing folder and never removes
+            # it (the client collects the outputs, then removes it).
+            return [self.cordon, "--status-fd", str(status_fd), "--workdir",
+                    workdir, "--quiet", *extra, info.path, snippet, *args]
         run_timeout = timeout if timeout is not None else \
             info.timeout_ms / 1000.0
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, pass_fds=(wfd,),
-                env=self._env(env), cwd=base)
+            proc = await Process.start(make_argv, status_w=wfd,
+                                       env=self._env(env), cwd=base,
+                                       grace=self.grace,
+                                       executor=self._spawner)
         except BaseException:
             status_pipe.close()
             raise
@@ -324,8 +278,10 @@ class Client:
             out, err, raw_status = await self._supervise(
                 proc, status_pipe, run_timeout + BACKSTOP_MARGIN)
         except BaseException:
-            await _uncancellable(self._terminate(proc))
+            await uncancellable(proc.terminate(self.grace))
             raise
+        finally:
+            proc.close()
         rc = proc.returncode
         assert rc is not None
         status = _parse_status(raw_status)
@@ -337,7 +293,7 @@ class Client:
                                 f"(exit {rc}): {msg}", rc, err[0], status)
         exclude = frozenset() if include_inputs or output_dir else \
             frozenset(written.values())
-        outputs, refused = await _uncancellable(asyncio.to_thread(
+        outputs, refused = await uncancellable(asyncio.to_thread(
             collect_outputs, workdir, subdir=output_dir, exclude=exclude,
             limits=self.output_limits,
             save_dir=os.fspath(save_outputs_to) if save_outputs_to
@@ -345,16 +301,16 @@ class Client:
         return self._result(tool, info, rc, status, out, err, outputs,
                             refused, t0)
 
-    async def _supervise(self, proc: asyncio.subprocess.Process,
-                         status_pipe: Any, deadline: float
+    async def _supervise(self, proc: Process, status_pipe: Any,
+                         deadline: float
                          ) -> tuple[tuple[bytes, bool], tuple[bytes, bool],
                                     bytes]:
         """Read stdout, stderr and the status pipe while cordon runs."""
-        tasks = [asyncio.ensure_future(_read_capped(proc.stdout,
-                                                    self.stream_cap)),
-                 asyncio.ensure_future(_read_capped(proc.stderr,
-                                                    self.stream_cap)),
-                 asyncio.ensure_future(_read_status(status_pipe))]
+        tasks = [asyncio.ensure_future(read_pipe(proc.stdout,
+                                                 self.stream_cap)),
+                 asyncio.ensure_future(read_pipe(proc.stderr,
+                                                 self.stream_cap)),
+                 asyncio.ensure_future(read_pipe(status_pipe, STATUS_CAP))]
         try:
             try:
                 await asyncio.wait_for(proc.wait(), deadline)
@@ -362,38 +318,17 @@ class Client:
                 raise LauncherError(
                     f"cordon did not end {deadline:.0f}s after start: "
                     "terminated", None) from None
-            # cordon has exited; its descendants are gone, so EOF follows.
+            # cordon has exited, its descendants are gone: EOF follows.
             done, pending = await asyncio.wait(tasks,
                                                timeout=DRAIN_AFTER_EXIT)
-            for t in pending:
-                t.cancel()
-            res = []
-            for t, empty in zip(tasks, ((b"", True), (b"", True), b"")):
-                res.append(t.result() if t in done else empty)
-            return res[0], res[1], res[2]
+            res = [t.result() if t in done else (b"", True) for t in tasks]
+            return res[0], res[1], res[2][0]
         finally:
             for t in tasks:
                 if not t.done():
                     t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             status_pipe.close()
-
-    async def _terminate(self, proc: asyncio.subprocess.Process) -> None:
-        """SIGTERM (cordon then kills the whole tree), SIGKILL after the
-        grace period, and always reap."""
-        if proc.returncode is None:
-            try:
-                proc.send_signal(signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-            try:
-                await asyncio.wait_for(proc.wait(), self.grace)
-            except asyncio.TimeoutError:
-                try:
-                    proc.kill()
-                except ProcessLookupError:
-                    pass
-        await proc.wait()
 
     def _result(self, tool: str, info: BlobInfo, rc: int, status: dict,
                 out: tuple[bytes, bool], err: tuple[bytes, bool],

@@ -69,6 +69,7 @@ class PolicyStore:
         self.cordonc = os.fspath(cordonc) if cordonc else None
         self.cordon = os.fspath(cordon) if cordon else None
         self._lock = threading.Lock()
+        self._check_lock = threading.Lock()
         self._cache: dict[str, tuple] = {}
         self._enforceable: dict[str, str | None] = {}   # blob digest -> err
 
@@ -200,30 +201,26 @@ class PolicyStore:
             return info.blob_digest in self._enforceable
 
     def check(self, tool: str) -> _blob.BlobInfo:
-        """load() plus ``cordon --check`` (cached per blob digest)."""
+        """load() plus ``cordon --check`` (cached per blob digest; one
+        check at a time, so concurrent first runs share it)."""
         info = self.load(tool)
-        if not self._known_ok(info):
-            p = subprocess.run(self._check_cmd(info), stdin=subprocess.DEVNULL,
-                               capture_output=True, check=False,
-                               timeout=COMPILE_TIMEOUT)
+        if self._known_ok(info):
+            return info
+        with self._check_lock:
+            if self._known_ok(info):
+                return info
+            try:
+                p = subprocess.run(self._check_cmd(info),
+                                   stdin=subprocess.DEVNULL,
+                                   capture_output=True, check=False,
+                                   timeout=COMPILE_TIMEOUT)
+            except (OSError, subprocess.TimeoutExpired) as e:
+                raise LauncherError(f"cordon --check {info.path}: {e}",
+                                    None) from e
             self._check_result(tool, info, p.returncode, p.stderr)
         return info
 
     async def acheck(self, tool: str) -> _blob.BlobInfo:
-        """check() without blocking the event loop."""
-        info = await asyncio.to_thread(self.load, tool)
-        if not self._known_ok(info):
-            proc = await asyncio.create_subprocess_exec(
-                *self._check_cmd(info), stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            try:
-                _, err = await proc.communicate()
-            except BaseException:
-                if proc.returncode is None:
-                    proc.kill()
-                    await asyncio.shield(proc.wait())
-                raise
-            assert proc.returncode is not None
-            self._check_result(tool, info, proc.returncode, err)
-        return info
-
+        """check() in a worker thread: file reads, a possible cordonc run
+        and the one-time cordon --check never block the event loop."""
+        return await asyncio.to_thread(self.check, tool)
