@@ -29,7 +29,10 @@ def _open_dir(name: str, dir_fd: int | None) -> int:
                       | os.O_CLOEXEC, dir_fd=dir_fd)
         try:
             os.chmod(f"/proc/self/fd/{pfd}", 0o700)
-            return os.open(f"/proc/self/fd/{pfd}", _DIR_FLAGS)
+            # Reopen the pinned inode itself: the /proc magic link is the
+            # one link to follow here (O_NOFOLLOW would refuse it).
+            return os.open(f"/proc/self/fd/{pfd}", _DIR_FLAGS
+                           & ~os.O_NOFOLLOW)
         finally:
             os.close(pfd)
 
