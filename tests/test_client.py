@@ -36,17 +36,11 @@ def cpkg(src_dir):
 
 
 @pytest.fixture(scope="session")
-def general_dir(policies_dir, cordonc_bin, src_dir, tmp_path_factory):
-    """A folder holding code_gen.cpol: the shipped one, or (before the
-    shipped policies exist) the test-only tests/policies/client_code.policy
-    compiled with the real cordonc."""
-    if (policies_dir / f"{GENERAL}.cpol").is_file():
-        return policies_dir
-    out = tmp_path_factory.mktemp("client-policies")
-    src = src_dir / "tests" / "policies" / "client_code.policy"
-    subprocess.run([str(cordonc_bin), "compile", "-o",
-                    str(out / f"{GENERAL}.cpol"), str(src)], check=True)
-    return out
+def general_dir(policies_dir):
+    """The shipped compiled policies; code_gen is the general one."""
+    assert (policies_dir / f"{GENERAL}.cpol").is_file(), \
+        f"{policies_dir}/{GENERAL}.cpol missing: run make"
+    return policies_dir
 
 
 @pytest.fixture
@@ -660,3 +654,39 @@ def test_malicious_pickle_never_executed(cpkg, client, tmp_path):
     for f in r.outputs.values():
         f.decode()
     assert not marker.exists()
+
+
+def test_output_dir_save_and_truncation(cpkg, general_dir, cordon_bin,
+                                        runs_dir, tmp_path):
+    """Outputs from a named folder only, saved as files; stdout beyond the
+    client's stream cap is cut and flagged."""
+    c = cpkg.Client(general_dir, cordon=cordon_bin, work_root=runs_dir,
+                    stream_cap=1000)
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    png = b"\x89PNG\r\n\x1a\n" + b"\0" * 32
+    code = ("import sys\n"
+            f"open('out/plot.png', 'wb').write({png!r})\n"
+            "open('out/scan.nii.gz', 'wb').write(b'nifti')\n"
+            "open('not-collected.txt', 'w').write('top level')\n"
+            "sys.stdout.write('x' * 5000)\n")
+    r = c.run(GENERAL, code, output_dir="out", save_outputs_to=saved)
+    assert r.ok, r.stderr
+    assert sorted(r.outputs) == ["plot.png", "scan.nii.gz"]
+    plot = r.outputs["plot.png"]
+    assert plot.kind == "png" and plot.data is None
+    assert pathlib.Path(plot.path).read_bytes() == png == plot.content
+    assert r.outputs["scan.nii.gz"].kind == "nifti"
+    assert len(r.stdout) == 1000 and r.stdout_truncated
+    assert not r.stderr_truncated
+    assert leftovers(c) == []
+
+
+def test_policy_output_cap_flagged(cpkg, client):
+    """More output than the policy's cap: cordon cuts it and the result
+    says so."""
+    cap = client.policies.load(GENERAL).output_cap
+    r = client.run(GENERAL, "import sys\n"
+                   f"sys.stdout.write('y' * {cap + 100_000})\n")
+    assert r.status["output_truncated"] is True
+    assert r.stdout_truncated and len(r.stdout) <= cap
