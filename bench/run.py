@@ -500,7 +500,7 @@ def compile_table(ctx, rounds, budget):
     for c, s in zip(cfgs, srcs):
         blob = os.path.join(ctx["build"], "policies", c.name + ".cpol")
         if s.startswith(HERE):
-            blob = os.path.join(ctx["work"], c.name + ".cpol")
+            blob = bench_blob(ctx, c.name) or ""
         size = os.path.getsize(blob) if os.path.exists(blob) else None
         info = ctx["info"].get(blob, {})
         if not c.times:
