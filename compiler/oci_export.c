@@ -267,13 +267,14 @@ static void notes_seccomp(struct exp *e)
 	for (uint32_t r = 0; r < p->nrules; r++) {
 		if (r > 0 && p->rules[r - 1].nr == p->rules[r].nr)
 			continue;
-		if (seccomp_syscall_resolve_name(p->rules[r].name) ==
+		if (seccomp_syscall_resolve_name(p->rules[r].name) !=
 		    __NR_SCMP_ERROR)
-			oci_note_add(&e->notes, 1, "name", "%s (number %u) is "
-			    "unknown to this libseccomp; a runtime with an "
-			    "older libseccomp skips its entries (it then gets "
-			    "defaultAction)", p->rules[r].name,
-			    p->rules[r].nr);
+			continue;
+		e->exact = 0;
+		oci_note_add(&e->notes, 1, "name", "%s (number %u) is "
+		    "unknown to this libseccomp; a runtime with an older "
+		    "libseccomp skips its entries (it then gets "
+		    "defaultAction)", p->rules[r].name, p->rules[r].nr);
 	}
 }
 

@@ -251,6 +251,9 @@ static void print_header(FILE *f, const struct oci_import *im)
 	for (unsigned int i = 0; i < im->ncaps; i++)
 		fprintf(f, "%sCAP_%s", i ? ", " : "", im->caps[i]);
 	fprintf(f, "%s.\n", im->ncaps ? "" : "none");
+	fputs("# 32-bit arguments (fds, flags, commands) are compared on "
+	    "their low 32 bits,\n# all the kernel reads; a profile's "
+	    "SCMP_CMP_EQ compares all 64.\n", f);
 	for (unsigned int i = 0; i < im->notes.n; i++)
 		fprintf(f, "# %s: %s\n", im->notes.v[i].kind,
 		    im->notes.v[i].detail);
@@ -264,8 +267,10 @@ static void print_header(FILE *f, const struct oci_import *im)
 static void print_footer(FILE *f)
 {
 	fputs("\n# What a seccomp profile does not say; defaults to adjust.\n"
-	    "network off;     # socket() refused; `network connect PORT;` for "
-	    "TCP\n"
+	    "# network off: socket() answers EAFNOSUPPORT and "
+	    "socketpair(AF_UNIX)\n# is allowed, whatever the profile said "
+	    "about them; `network connect PORT;`\n# allows TCP to PORT.\n"
+	    "network off;\n"
 	    "# Landlock: nothing is reachable until listed, for example:\n"
 	    "# path /usr rx;\n# path optional /etc/ld.so.cache ro;\n"
 	    "# path /dev/null rw;\n# path \"$WORKDIR\" rw;\n"

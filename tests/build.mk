@@ -15,3 +15,6 @@ check: all $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 	@echo "== golden"; BUILD=$(BUILD) sh tests/golden/run.sh
 	@echo "== pytest"; BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run-pytest.sh
+
+# OCI export/import equivalence helper (tests/oci/build.mk).
+-include tests/oci/build.mk
