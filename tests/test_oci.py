@@ -447,7 +447,7 @@ def test_kube_worker_security_fields():
     assert psc["runAsNonRoot"] is True and psc["runAsUser"] != 0
     prof = psc["seccompProfile"]
     assert prof["type"] == "Localhost"
-    assert prof["localhostProfile"] == "cordon/cordon-worker.json"
+    assert prof["localhostProfile"] == "profiles/cordon/cordon-worker.json"
     assert pod["automountServiceAccountToken"] is False
     vols = {v["name"]: v for v in pod["volumes"]}
     assert vols["work"]["emptyDir"]["sizeLimit"]
