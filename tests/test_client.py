@@ -7,12 +7,10 @@ The package is imported from src_dir/clients/python (see client_support).
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import os
 import pathlib
 import shutil
-import stat
 import struct
 import subprocess
 import sys

@@ -97,14 +97,14 @@ class Process:
     """A child process started by start(); always wait() for it."""
 
     def __init__(self, pid: int, pidfd: int, stdout: Any, stderr: Any,
-                 popen: subprocess.Popen | None = None) -> None:
+                 popen: "subprocess.Popen[bytes] | None" = None) -> None:
         self.pid = pid
         self.popen = popen
         self.stdout = stdout        # raw file objects, read ends
         self.stderr = stderr
         self.returncode: int | None = None
         self._pidfd = pidfd
-        self._exited: asyncio.Future | None = None
+        self._exited: "asyncio.Future[None] | None" = None
 
     @staticmethod
     def _spawn(make_argv: Callable[[int], Sequence[str]], status_w: int,

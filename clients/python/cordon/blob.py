@@ -17,6 +17,7 @@ import hashlib
 import os
 import stat
 import struct
+from typing import Any
 
 MAGIC = b"\x89CPOL\r\n\x1a"
 VERSION = 1
@@ -134,10 +135,12 @@ def parse_blob(buf: bytes, path: str = "") -> BlobInfo:
     h.update(buf[HEADER_LEN:])
     if h.digest() != total:
         raise BlobFormatError("checksum mismatch: the blob is corrupt")
-    fields: dict = {}
+    fields: dict[str, Any] = {}
     last = 0
     for _ in range(nsect):
-        stype, _sflags, slen = c.u16(), c.u16(), c.u32()
+        stype = c.u16()
+        c.u16()  # section flags: criticality is the launcher's concern
+        slen = c.u32()
         if stype <= last:
             raise BlobFormatError("sections out of order")
         last = stype

@@ -16,8 +16,9 @@ from ._proc import Process, complete, read_pipe, spawner, uncancellable
 from .blob import BlobInfo
 from .errors import ConfigError, LauncherError
 from .inputs import check_name, place_inputs
-from .outputs import OutputLimits, collect_outputs
-from .policy import PolicyStore
+from .outputs import (OutputFile, OutputLimits, RefusedOutput,
+                      collect_outputs)
+from .policy import PolicyStore, StrPath
 from .result import Layers, Outcome, RunResult, Timings
 
 DEFAULT_CONCURRENCY = 4
@@ -44,7 +45,7 @@ def _find_binary(name: str, env_var: str) -> str | None:
     return shutil.which(name)
 
 
-def _parse_status(raw: bytes) -> dict | None:
+def _parse_status(raw: bytes) -> dict[str, Any] | None:
     line = raw.strip().split(b"\n", 1)[0] if raw.strip() else b""
     if not line:
         return None
@@ -95,13 +96,13 @@ class Client:
                   starting at once otherwise compete with the event loop.
     """
 
-    def __init__(self, policy_dir: str | os.PathLike | None = None, *,
-                 cordon: str | os.PathLike | None = None,
-                 source_dir: str | os.PathLike | None = None,
-                 include_dirs: Sequence[str | os.PathLike] = (),
-                 cordonc: str | os.PathLike | None = None,
+    def __init__(self, policy_dir: StrPath | None = None, *,
+                 cordon: StrPath | None = None,
+                 source_dir: StrPath | None = None,
+                 include_dirs: Sequence[StrPath] = (),
+                 cordonc: StrPath | None = None,
                  concurrency: int | Mapping[str, int] = DEFAULT_CONCURRENCY,
-                 work_root: str | os.PathLike | None = None,
+                 work_root: StrPath | None = None,
                  output_limits: OutputLimits = OutputLimits(),
                  stream_cap: int = DEFAULT_STREAM_CAP,
                  grace: float = DEFAULT_GRACE,
@@ -146,6 +147,22 @@ class Client:
             asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = \
             weakref.WeakKeyDictionary()
 
+    def close(self) -> None:
+        """Stop the spawning threads (idle ones; runs in flight finish)."""
+        self._spawner.shutdown(wait=False)
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> "Client":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
+
     # -- concurrency ------------------------------------------------------
 
     def concurrency(self, tool: str) -> int:
@@ -175,7 +192,7 @@ class Client:
                    args: Sequence[str] = (),
                    timeout: float | None = None,
                    output_dir: str | None = None,
-                   save_outputs_to: str | os.PathLike | None = None,
+                   save_outputs_to: StrPath | None = None,
                    env: Mapping[str, str] | None = None,
                    include_inputs: bool = False) -> RunResult:
         """Run code under TOOL's policy and return its RunResult.
@@ -248,7 +265,7 @@ class Client:
                       code: bytes, inputs: Mapping[str, Any],
                       args: Sequence[str], timeout: float | None,
                       output_dir: str | None,
-                      save_outputs_to: str | os.PathLike | None,
+                      save_outputs_to: StrPath | None,
                       env: Mapping[str, str] | None,
                       include_inputs: bool, t0: float) -> RunResult:
         snippet, workdir, written = await asyncio.to_thread(
@@ -330,9 +347,11 @@ class Client:
             await asyncio.gather(*tasks, return_exceptions=True)
             status_pipe.close()
 
-    def _result(self, tool: str, info: BlobInfo, rc: int, status: dict,
+    def _result(self, tool: str, info: BlobInfo, rc: int,
+                status: dict[str, Any],
                 out: tuple[bytes, bool], err: tuple[bytes, bool],
-                outputs: dict, refused: list, t0: float) -> RunResult:
+                outputs: dict[str, OutputFile],
+                refused: list[RefusedOutput], t0: float) -> RunResult:
         cut = status.get("output_truncated") is True
         return RunResult(
             tool=tool,

@@ -8,6 +8,8 @@ are for the cases where no meaningful run happened.
 """
 from __future__ import annotations
 
+from typing import Any
+
 
 class CordonError(Exception):
     """Base class of every error the client raises."""
@@ -70,7 +72,8 @@ class LauncherError(CordonError):
     ``status`` the parsed status report if there was one."""
 
     def __init__(self, message: str, exit_code: int | None,
-                 stderr: bytes = b"", status: dict | None = None) -> None:
+                 stderr: bytes = b"",
+                 status: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.exit_code = exit_code
         self.stderr = stderr

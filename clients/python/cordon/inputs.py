@@ -96,7 +96,7 @@ def _encode(kind: str, value: Any) -> bytes:
     if kind == "bytes":
         return bytes(value)
     if kind == "text":
-        return value.encode("utf-8")
+        return str(value).encode("utf-8")
     if kind == "json":
         try:
             return json.dumps(value, default=_json_default).encode("utf-8")
@@ -104,7 +104,7 @@ def _encode(kind: str, value: Any) -> bytes:
             raise InputError(f"cannot encode as JSON: {e}") from e
     if kind == "csv":
         index = not _default_index(value)
-        return value.to_csv(index=index).encode("utf-8")
+        return str(value.to_csv(index=index)).encode("utf-8")
     if kind == "npy":
         import numpy  # only when the caller passed an array
         if value.dtype.hasobject:
@@ -117,7 +117,7 @@ def _encode(kind: str, value: Any) -> bytes:
 
 
 def _default_index(frame: Any) -> bool:
-    idx = getattr(frame, "index", None)
+    idx: Any = getattr(frame, "index", None)
     if type(idx).__name__ != "RangeIndex" or idx.name is not None:
         return False
     return bool(idx.start == 0 and idx.step == 1)

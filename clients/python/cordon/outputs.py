@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import importlib.util
 import dataclasses
 import io
 import json
@@ -94,7 +95,7 @@ class OutputFile:
 
     def dataframe(self) -> Any:
         """A pandas DataFrame read from CSV (pandas imported on demand)."""
-        import pandas
+        import pandas  # type: ignore[import]
         return pandas.read_csv(io.BytesIO(self.content))
 
     def array(self) -> Any:
@@ -115,9 +116,7 @@ class OutputFile:
         if self.kind == "json":
             return self.json()
         if self.kind == "csv":
-            try:
-                import pandas  # noqa: F401
-            except ImportError:
+            if importlib.util.find_spec("pandas") is None:
                 return self.csv_rows()
             return self.dataframe()
         if self.kind == "npy":
@@ -174,7 +173,8 @@ def npy_has_objects(data: bytes) -> bool | None:
 
 def _read_capped(fd: int, cap: int) -> bytes | None:
     """Up to cap bytes, or None if the file holds more."""
-    chunks, got = [], 0
+    chunks: list[bytes] = []
+    got = 0
     while True:
         b = os.read(fd, min(1 << 20, cap + 1 - got))
         if not b:
@@ -276,7 +276,7 @@ def collect_outputs(workdir: str, *, subdir: str | None = None,
                     f"following links: {e.strerror}")]
             os.close(top)
             top = dir_fd
-        names = []
+        names: list[str] = []
         with os.scandir(top) as it:
             for entry in it:
                 if len(names) >= limits.max_entries:

@@ -28,18 +28,22 @@ import re
 import subprocess
 import tempfile
 import threading
-from typing import Sequence
+from typing import Sequence, Union
 
 from . import blob as _blob
 from .errors import (ConfigError, LauncherError, PolicyInvalid,
                      PolicyNotFound, PolicyStale, PolicyUnenforceable)
 
+StrPath = Union[str, "os.PathLike[str]"]
 TOOL_RE = re.compile(r"[a-z0-9_-]{1,64}\Z")
 CHECK_UNENFORCEABLE = 125
 COMPILE_TIMEOUT = 60.0
 
 
-def _stat_key(path: str) -> tuple | None:
+StatKey = tuple[int, int, int, int, int]
+
+
+def _stat_key(path: str) -> StatKey | None:
     try:
         st = os.stat(path, follow_symlinks=False)
     except OSError:
@@ -58,11 +62,11 @@ class PolicyStore:
     cordon:       path of the launcher, for ``cordon --check``.
     """
 
-    def __init__(self, blob_dir: str | os.PathLike, *,
-                 source_dir: str | os.PathLike | None = None,
-                 include_dirs: Sequence[str | os.PathLike] = (),
-                 cordonc: str | os.PathLike | None = None,
-                 cordon: str | os.PathLike | None = None) -> None:
+    def __init__(self, blob_dir: StrPath, *,
+                 source_dir: StrPath | None = None,
+                 include_dirs: Sequence[StrPath] = (),
+                 cordonc: StrPath | None = None,
+                 cordon: StrPath | None = None) -> None:
         self.blob_dir = os.fspath(blob_dir)
         self.source_dir = os.fspath(source_dir) if source_dir else None
         self.include_dirs = tuple(os.fspath(d) for d in include_dirs)
@@ -70,7 +74,9 @@ class PolicyStore:
         self.cordon = os.fspath(cordon) if cordon else None
         self._lock = threading.Lock()
         self._check_lock = threading.Lock()
-        self._cache: dict[str, tuple] = {}
+        self._cache: dict[str, tuple[StatKey | None,
+                                     list[tuple[str, StatKey | None]],
+                                     _blob.BlobInfo]] = {}
         self._enforceable: dict[str, str | None] = {}   # blob digest -> err
 
     # -- lookup -----------------------------------------------------------
@@ -111,7 +117,7 @@ class PolicyStore:
         except (OSError, _blob.BlobFormatError) as e:
             raise PolicyInvalid(tool, f"{path}: unusable policy blob: {e}") \
                 from e
-        deps: list[tuple[str, tuple | None]] = []
+        deps: list[tuple[str, StatKey | None]] = []
         if self.source_dir is not None:
             deps = self._check_fresh(tool, info)
         with self._lock:
@@ -125,7 +131,8 @@ class PolicyStore:
             return None
         return os.path.join(self.source_dir, tool + ".policy")
 
-    def _check_fresh(self, tool: str, info: _blob.BlobInfo) -> list:
+    def _check_fresh(self, tool: str, info: _blob.BlobInfo
+                     ) -> list[tuple[str, StatKey | None]]:
         src = self.source_path(tool)
         assert src is not None
         files: list[str] = []
