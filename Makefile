@@ -69,7 +69,7 @@ deps:
 		cppcheck clang-tidy util-linux iproute2 \
 		bubblewrap firejail hyperfine busybox-static runc \
 		python3-numpy python3-pandas python3-matplotlib python3-nibabel \
-		python3-pydicom python3-scipy python3-torch dcm2niix
+		python3-pydicom python3-scipy python3-torch python3-yaml dcm2niix
 
 clean:
 	rm -rf $(BUILD) build-san build-fuzz $(CLEAN)
