@@ -183,13 +183,17 @@ def test_query_pandas_and_network(tool, cordon_bin, cordonc_bin, src_dir,
 # -------------------------------------------------------------- confinement
 
 @pytest.mark.parametrize("tool", TOOLS)
-def test_probe_confined(tool, cordon_bin, blobs, workdir):
+def test_probe_confined(tool, cordon_bin, blobs, workdir, tmp_path):
     tmpname = "/tmp/cordon-probe-%s" % uuid.uuid4().hex
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep")
+    outside.chmod(0o600)
+    before = outside.stat()
     env_canary = "secret-" + uuid.uuid4().hex
     os.environ[CANARY] = env_canary
     try:
         r = wu.run_cordon(cordon_bin, blobs[tool], wu.PROBE_SNIPPET, workdir,
-                          args=(tmpname,))
+                          args=(tmpname, outside))
     finally:
         del os.environ[CANARY]
     assert_ran(r)
@@ -215,6 +219,9 @@ def test_probe_confined(tool, cordon_bin, blobs, workdir):
     assert not extra, extra
     assert CANARY not in got["env"]
     assert (workdir / "probe-out.txt").read_text() == "x"
+    after = outside.stat()
+    assert (after.st_mode, after.st_mtime_ns) == (before.st_mode,
+                                                  before.st_mtime_ns)
 
 
 def test_policies_state_expectations(src_dir):

@@ -543,6 +543,17 @@ def write_tmp():
     with open(tmpname, "w") as f:
         f.write("x")
 attempt("write_tmp", write_tmp)
+outside = sys.argv[2]      # a file the caller's uid owns, outside the workdir
+attempt("chmod_outside", lambda: os.chmod(outside, 0o777))
+attempt("utime_outside", lambda: os.utime(outside, (0, 0)))
+attempt("setxattr_outside", lambda: os.setxattr(outside, "user.x", b"1"))
+def fchmod_ro():
+    fd = os.open("/usr/lib/python3.11/os.py", os.O_RDONLY)
+    try:
+        os.fchmod(fd, 0o666)
+    finally:
+        os.close(fd)
+attempt("fchmod_readonly_fd", fchmod_ro)
 attempt("exec_sh", lambda: subprocess.run(["/bin/sh", "-c", "true"]))
 attempt("exec_usr_bin_env", lambda: subprocess.run(["/usr/bin/env"],
                                                   capture_output=True))
@@ -607,6 +618,10 @@ PROBE_DENIED = {
     "write_etc": {EACCES},
     "write_usr": {EACCES},
     "write_var_tmp": {EACCES},
+    "chmod_outside": {EPERM},
+    "utime_outside": {EPERM},
+    "setxattr_outside": {EPERM},
+    "fchmod_readonly_fd": {EPERM},
     "exec_sh": {EACCES},
     "exec_usr_bin_env": {EACCES},
     "socket_unix": {EAFNOSUPPORT},

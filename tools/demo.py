@@ -51,8 +51,9 @@ def summary(tool, r):
             j["squares"] if not j.get("pool_error") else j["pool_error"])
     if tool == "monai_infer":
         return "%s mask %d voxels" % (j["device"], j["voxels"])
-    return "%d CT series, port ok, other port %s" % (j["ct_series"],
-                                                     j["other_port"])
+    return "%d CT series, port %s, other port %s" % (
+        j["ct_series"], "ok" if j["reply"] == wu.LoopbackServer.REPLY
+        else "FAILED", j["other_port"])
 
 
 def main():
@@ -100,11 +101,12 @@ def main():
     head = ("tool", "outcome", "wall", "layers applied", "result")
     widths = [max(len(str(x[i])) for x in rows + [head])
               for i in range(len(head))]
-    line = "  ".join("%-*s" % (w, h) for w, h in zip(widths, head))
+    line = "  ".join("%-*s" % (w, h) for w, h in zip(widths, head)).rstrip()
     print(line)
     print("-" * len(line))
     for row in rows:
-        print("  ".join("%-*s" % (w, c) for w, c in zip(widths, row)))
+        print("  ".join("%-*s" % (w, c)
+                        for w, c in zip(widths, row)).rstrip())
     return 0 if all(r[1] == "exited" for r in rows) else 1
 
 
