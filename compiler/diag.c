@@ -112,6 +112,13 @@ static void quote(const struct diag *d, const struct ast_loc *loc)
 
 static void emit(struct diag *d, const struct ast_loc *loc, const char *kind,
     const char *suffix, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
+static void report_error(struct diag *d, const struct ast_loc *loc,
+    const char *suffix, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+
+static void emit(struct diag *d, const struct ast_loc *loc, const char *kind,
+    const char *suffix, const char *fmt, va_list ap)
 {
 	if (loc && loc->file)
 		fprintf(d->out, "%s:%d:%d: %s: ", loc->file, loc->first_line,
