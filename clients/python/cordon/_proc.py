@@ -17,7 +17,8 @@ import os
 import signal
 import subprocess
 import threading
-from typing import Any, Awaitable, Callable, Mapping, Sequence, TypeVar
+from typing import (Any, Awaitable, Callable, Mapping, Sequence, TypeVar,
+                    Union)
 
 from . import _spawn
 
@@ -73,23 +74,34 @@ async def read_pipe(pipe: Any, cap: int) -> tuple[bytes, bool]:
         transport.close()
 
 
-def _lower_priority(nice: int) -> None:
-    """Worker-thread initializer: on Linux, nice values and scheduling
+Priority = Union[str, int, None]
+
+
+def _lower_priority(priority: Priority) -> None:
+    """Worker-thread initializer.  On Linux, nice values and scheduling
     policies belong to threads and a child inherits the forking thread's,
-    so runs spawned from this thread start niced -- without a
-    preexec_fn (unsafe with threads) or an extra exec."""
-    os.setpriority(os.PRIO_PROCESS, threading.get_native_id(),
-                   min(19, os.getpriority(os.PRIO_PROCESS, 0) + nice))
+    so runs spawned from this thread start with the lower priority --
+    without a preexec_fn (unsafe with threads) or an extra exec."""
+    if priority == "idle":
+        # SCHED_IDLE: the runs use CPU time no normal task wants, and a
+        # waking normal task (the event loop) preempts them at once.
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    elif isinstance(priority, int) and priority > 0:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(),
+                       min(19, os.getpriority(os.PRIO_PROCESS, 0)
+                           + priority))
 
 
-def spawner(nice: int | None, workers: int = 4
+def spawner(priority: Priority, workers: int = 4
             ) -> concurrent.futures.ThreadPoolExecutor:
-    """Threads that spawn runs; with nice, the runs get that much lower
-    CPU priority than the server (the event loop stays responsive while
-    many sandboxes start at once)."""
-    if nice:
+    """Threads that spawn runs, at the runs' CPU priority."""
+    if priority not in (None, 0, "idle") and not (
+            isinstance(priority, int) and 0 < priority <= 19):
+        raise ValueError(f"priority must be 'idle', 0..19 or None, "
+                         f"not {priority!r}")
+    if priority:
         return concurrent.futures.ThreadPoolExecutor(
-            workers, "cordon-spawn", _lower_priority, (nice,))
+            workers, "cordon-spawn", _lower_priority, (priority,))
     return concurrent.futures.ThreadPoolExecutor(workers, "cordon-spawn")
 
 

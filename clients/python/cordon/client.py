@@ -3,16 +3,19 @@ event loop."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import functools
 import json
 import os
 import re
 import shutil
 import time
 import weakref
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from . import _fs
-from ._proc import Process, complete, read_pipe, spawner, uncancellable
+from ._proc import (Priority, Process, complete, read_pipe, spawner,
+                    uncancellable)
 from .blob import BlobInfo
 from .errors import ConfigError, LauncherError
 from .inputs import check_name, place_inputs
@@ -21,9 +24,12 @@ from .outputs import (OutputFile, OutputLimits, RefusedOutput,
 from .policy import PolicyStore, StrPath
 from .result import Layers, Outcome, RunResult, Timings
 
+T = TypeVar("T")
+
 DEFAULT_CONCURRENCY = 4
+IO_THREADS = 2                  # inputs, outputs, removal
 DEFAULT_GRACE = 5.0             # SIGTERM -> SIGKILL, seconds
-DEFAULT_NICE = 10               # runs yield the CPU to the server
+DEFAULT_PRIORITY = "idle"       # runs yield the CPU to the server
 DEFAULT_STREAM_CAP = 8 << 20    # bytes kept per stream by the client
 STATUS_CAP = 1 << 20            # the status report is one short line
 DRAIN_AFTER_EXIT = 2.0          # seconds to reach EOF once cordon exited
@@ -91,9 +97,12 @@ class Client:
                   cancelled.
     env_keep:     names of this process's environment passed to cordon.
     check_kernel: run ``cordon --check`` once per blob before using it.
-    nice:         how much lower the runs' CPU priority is than this
-                  process's (0 or None: the same).  Many sandboxes
-                  starting at once otherwise compete with the event loop.
+    priority:     the runs' CPU priority: "idle" (SCHED_IDLE, the default:
+                  runs only use CPU time the server's threads do not
+                  want, so many sandboxes at once never delay the event
+                  loop; under sustained full load from other normal
+                  processes they would wait for it), N in 1..19 (nice
+                  +N relative to this process), or None (the same).
     """
 
     def __init__(self, policy_dir: StrPath | None = None, *,
@@ -108,7 +117,7 @@ class Client:
                  grace: float = DEFAULT_GRACE,
                  env_keep: Sequence[str] = DEFAULT_ENV_KEEP,
                  check_kernel: bool = True,
-                 nice: int | None = DEFAULT_NICE) -> None:
+                 priority: Priority = DEFAULT_PRIORITY) -> None:
         pdir = policy_dir or os.environ.get("CORDON_POLICY_DIR")
         if not pdir:
             raise ConfigError("no policy folder: pass policy_dir or set "
@@ -138,8 +147,10 @@ class Client:
         self.grace = grace
         self.env_keep = tuple(env_keep)
         self.check_kernel = check_kernel
-        self.nice = nice
-        self._spawner = spawner(nice)
+        self.priority = priority
+        self._spawner = spawner(priority)
+        self._io = concurrent.futures.ThreadPoolExecutor(IO_THREADS,
+                                                         "cordon-io")
         # One semaphore per (event loop, tool): asyncio primitives belong
         # to the loop that first waits on them, and run() makes a new loop
         # per call.
@@ -147,9 +158,18 @@ class Client:
             asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = \
             weakref.WeakKeyDictionary()
 
+    def _in_io(self, fn: Callable[..., T], *args: Any,
+               **kwargs: Any) -> "asyncio.Future[T]":
+        """Run blocking file work on the client's own small thread pool:
+        few threads, so little contention for the GIL with the loop."""
+        loop = asyncio.get_running_loop()
+        return loop.run_in_executor(self._io,
+                                    functools.partial(fn, *args, **kwargs))
+
     def close(self) -> None:
-        """Stop the spawning threads (idle ones; runs in flight finish)."""
+        """Stop the client's threads (idle ones; runs in flight finish)."""
         self._spawner.shutdown(wait=False)
+        self._io.shutdown(wait=False)
 
     def __enter__(self) -> "Client":
         return self
@@ -225,11 +245,11 @@ class Client:
             if self.check_kernel:
                 info = await self.policies.acheck(tool)
             else:
-                info = await asyncio.to_thread(self.policies.load, tool)
-            base, cancelled = await complete(asyncio.to_thread(
+                info = await self._in_io(self.policies.load, tool)
+            base, cancelled = await complete(self._in_io(
                 _fs.make_private_dir, self.work_root, f"cordon-{tool}-"))
             if cancelled:
-                await uncancellable(asyncio.to_thread(_fs.remove_tree, base))
+                await uncancellable(self._in_io(_fs.remove_tree, base))
                 raise asyncio.CancelledError()
             try:
                 return await self._run_in(base, tool, info, code, inputs or {},
@@ -237,7 +257,7 @@ class Client:
                                           save_outputs_to, env,
                                           include_inputs, t0)
             finally:
-                await uncancellable(asyncio.to_thread(_fs.remove_tree,
+                await uncancellable(self._in_io(_fs.remove_tree,
                                                        base))
 
     def _prepare(self, base: str, code: bytes, inputs: Mapping[str, Any],
@@ -268,7 +288,7 @@ class Client:
                       save_outputs_to: StrPath | None,
                       env: Mapping[str, str] | None,
                       include_inputs: bool, t0: float) -> RunResult:
-        snippet, workdir, written = await asyncio.to_thread(
+        snippet, workdir, written = await self._in_io(
             self._prepare, base, code, inputs, output_dir)
         rfd, wfd = os.pipe()            # both O_CLOEXEC
         status_pipe = os.fdopen(rfd, "rb", buffering=0)
@@ -310,7 +330,7 @@ class Client:
                                 f"(exit {rc}): {msg}", rc, err[0], status)
         exclude = frozenset() if include_inputs or output_dir else \
             frozenset(written.values())
-        outputs, refused = await uncancellable(asyncio.to_thread(
+        outputs, refused = await uncancellable(self._in_io(
             collect_outputs, workdir, subdir=output_dir, exclude=exclude,
             limits=self.output_limits,
             save_dir=os.fspath(save_outputs_to) if save_outputs_to
