@@ -688,3 +688,41 @@ def test_policy_output_cap_flagged(cpkg, client):
                    f"sys.stdout.write('y' * {cap + 100_000})\n")
     assert r.status["output_truncated"] is True
     assert r.stdout_truncated and len(r.stdout) <= cap
+
+
+def test_links_planted_during_a_run_refused(cpkg, client, runs_dir,
+                                            tmp_path):
+    """The shipped policies do not let a snippet make symlinks, so this
+    plants them (and a hard link) in the live workdir from outside while
+    the snippet runs, as a policy with make-sym rights would allow."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP SECRET")
+
+    async def main():
+        task = asyncio.ensure_future(client.arun(
+            GENERAL, "import os, time\n"
+            "while not os.path.exists('planted'):\n"
+            "    time.sleep(0.05)\n"
+            "open('real.txt', 'w').write('real')\n"))
+        work = None
+        for _ in range(400):
+            await asyncio.sleep(0.05)
+            found = list(runs_dir.glob("cordon-*/work"))
+            if found and list(found[0].glob("snippet*.py")):
+                work = found[0]
+                break
+        assert work is not None, "the run's workdir never appeared"
+        os.symlink(secret, work / "link.txt")
+        os.symlink("/etc/passwd", work / "passwd.txt")
+        os.link(secret, work / "hard.txt")
+        (work / "planted").write_text("")
+        return await task
+    r = run(main())
+    assert r.ok, r.stderr
+    assert sorted(r.outputs) == ["planted", "real.txt"]
+    why = {x.name: x.reason for x in r.refused}
+    assert "symbolic link" in why["link.txt"]
+    assert "symbolic link" in why["passwd.txt"]
+    assert "hard links" in why["hard.txt"]
+    assert secret.read_text() == "TOP SECRET"
+    assert leftovers(client) == []
