@@ -269,11 +269,11 @@ def test_inputs_refused(cpkg, tmp_path):
     assert not (tmp_path / "x").exists()
 
 
-def test_pandas_numpy_imported_lazily(src_dir):
-    code = ("import sys, tempfile, cordon\n"
+def test_pandas_numpy_imported_lazily(src_dir, tmp_path):
+    code = ("import sys, cordon\n"
             "from cordon.inputs import place_inputs\n"
-            "d = tempfile.mkdtemp()\n"
-            "place_inputs(d, {'a': b'1', 'b': {'x': 1}, 'c': 'text'})\n"
+            f"place_inputs({str(tmp_path)!r}, "
+            "{'a': b'1', 'b': {'x': 1}, 'c': 'text'})\n"
             "print('pandas' in sys.modules, 'numpy' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True,
                          text=True, check=True,
