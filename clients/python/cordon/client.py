@@ -6,6 +6,7 @@ import asyncio
 import concurrent.futures
 import functools
 import json
+import logging
 import os
 import re
 import shutil
@@ -25,6 +26,7 @@ from .policy import PolicyStore, StrPath
 from .result import Layers, Outcome, RunResult, Timings
 
 T = TypeVar("T")
+log = logging.getLogger("cordon")
 
 DEFAULT_CONCURRENCY = 4
 IO_THREADS = 2                  # inputs, outputs, removal
@@ -249,7 +251,7 @@ class Client:
             base, cancelled = await complete(self._in_io(
                 _fs.make_private_dir, self.work_root, f"cordon-{tool}-"))
             if cancelled:
-                await uncancellable(self._in_io(_fs.remove_tree, base))
+                await uncancellable(self._in_io(self._remove, base))
                 raise asyncio.CancelledError()
             try:
                 return await self._run_in(base, tool, info, code, inputs or {},
@@ -257,8 +259,16 @@ class Client:
                                           save_outputs_to, env,
                                           include_inputs, t0)
             finally:
-                await uncancellable(self._in_io(_fs.remove_tree,
-                                                       base))
+                await uncancellable(self._in_io(self._remove, base))
+
+    @staticmethod
+    def _remove(base: str) -> None:
+        """Remove a run folder; a failure is logged, not raised (it would
+        hide the run's result or exception)."""
+        try:
+            _fs.remove_tree(base)
+        except OSError as e:
+            log.warning("cannot remove run folder %s: %s", base, e)
 
     def _prepare(self, base: str, code: bytes, inputs: Mapping[str, Any],
                  output_dir: str | None) -> tuple[str, str, dict[str, str]]:
@@ -288,8 +298,10 @@ class Client:
                       save_outputs_to: StrPath | None,
                       env: Mapping[str, str] | None,
                       include_inputs: bool, t0: float) -> RunResult:
-        snippet, workdir, written = await self._in_io(
-            self._prepare, base, code, inputs, output_dir)
+        # Uncancellable: the run folder is removed only after this wrote
+        # its last file.
+        snippet, workdir, written = await uncancellable(self._in_io(
+            self._prepare, base, code, inputs, output_dir))
         rfd, wfd = os.pipe()            # both O_CLOEXEC
         status_pipe = os.fdopen(rfd, "rb", buffering=0)
         extra = ["--timeout", f"{timeout:g}"] if timeout is not None else []
