@@ -9,7 +9,7 @@ COMPILER_SRCS := compiler/ast.c compiler/diag.c compiler/parse.c \
 	compiler/tables_consts.c compiler/tables_args.c \
 	compiler/emit.c compiler/validate.c \
 	compiler/explain.c compiler/explain_fmt.c compiler/explain_json.c \
-	compiler/jsonout.c
+	compiler/jsonout.c compiler/outfile.c
 COMPILER_SRCS += $(addprefix compiler/,json_read.c oci_report.c oci_export.c oci_import.c oci_import_out.c)
 COMPILER_SRCS += $(addprefix compiler/,input.c finding.c pathq.c sysq.c lint.c expect.c diff.c diffsys.c verify.c audit.c auditfmt.c sarif.c auditcmd.c)
 GRAMMAR_OBJS := $(BUILD)/grammar/parser.o $(BUILD)/grammar/lexer.o

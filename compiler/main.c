@@ -18,6 +18,7 @@
 #include "cpol.h"
 #include "emit.h"
 #include "explain.h"
+#include "outfile.h"
 #include "oci.h"
 #include "parse.h"
 
@@ -159,55 +160,6 @@ out_parse:
 	return ret;
 }
 
-static int write_all(int fd, const uint8_t *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Temp file in the target's directory, fsync, rename over the target. */
-static int write_atomic(const char *path, const uint8_t *buf, size_t len)
-{
-	char *dcopy = strdup(path), *tmp = NULL;
-	int fd = -1, ret = -1;
-
-	if (!dcopy || asprintf(&tmp, "%s/.cordonc.XXXXXX", dirname(dcopy)) < 0)
-		goto out_free;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		goto out_free;
-	if (fchmod(fd, 0644) < 0 || write_all(fd, buf, len) < 0 ||
-	    fsync(fd) < 0)
-		goto out_unlink;
-	ret = close(fd);
-	fd = -1;
-	if (ret < 0 || (ret = rename(tmp, path)) < 0)
-		goto out_unlink;
-	goto out_free;
-out_unlink:
-	ret = -1;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-out_free:
-	if (ret < 0)
-		fprintf(stderr, "cordonc: error: cannot write %s: %s\n", path,
-		    strerror(errno));
-	free(tmp);
-	free(dcopy);
-	return ret;
-}
-
 static char *default_out(const char *file)
 {
 	size_t n = strlen(file);
@@ -240,7 +192,7 @@ static int cmd_compile(int argc, char **argv)
 		goto out;
 	}
 	out = o.out ? strdup(o.out) : default_out(o.file);
-	if (out && write_atomic(out, buf, len) == 0)
+	if (out && outfile_write(out, buf, len) == 0)
 		ret = 0;
 out:
 	free(out);

@@ -18,7 +18,9 @@
 #include "cpol.h"
 #include "explain_fmt.h"
 #include "jsonout.h"
+#include "outfile.h"
 #include "oci.h"
+#include "outfile.h"
 
 void oci_note_add(struct oci_notes *ns, int seccomp, const char *kind,
     const char *fmt, ...)
@@ -191,55 +193,7 @@ const char *oci_action_name(uint32_t action, int *errno_ret)
 	}
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int oci_write_out(const char *path, const char *buf, size_t len)
 {
-	char *dcopy = NULL, *tmp = NULL;
-	int fd = -1, ret = -1;
-
-	if (strcmp(path, "-") == 0) {
-		if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) == EOF)
-			goto out;
-		return 0;
-	}
-	dcopy = strdup(path);
-	if (!dcopy || asprintf(&tmp, "%s/.cordonc.XXXXXX", dirname(dcopy)) < 0) {
-		tmp = NULL;
-		goto out;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		goto out;
-	if (fchmod(fd, 0644) < 0 || write_all(fd, buf, len) < 0 ||
-	    fsync(fd) < 0) {
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	if (close(fd) < 0 || rename(tmp, path) < 0) {
-		unlink(tmp);
-		goto out;
-	}
-	ret = 0;
-out:
-	if (ret < 0)
-		fprintf(stderr, "cordonc: error: cannot write %s: %s\n", path,
-		    strerror(errno));
-	free(tmp);
-	free(dcopy);
-	return ret;
+	return outfile_write(path, buf, len);
 }

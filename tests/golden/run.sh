@@ -49,6 +49,15 @@ done
 "$cc" compile -D 1X=2 ok/radiomics.policy >/dev/null 2>&1; [ $? = 2 ] || fail "bad -D: want 2"
 "$cc" frobnicate >/dev/null 2>&1; [ $? = 2 ] || fail "unknown subcommand: want 2"
 "$cc" compile -o "$tmp/x.cpol" "$tmp/nonexistent.policy" 2>/dev/null; [ $? = 1 ] || fail "missing file: want 1"
+# The output is replaced atomically, but never a device, directory or link
+# (as root, renaming over /dev/null would replace the device node).
+echo keep > "$tmp/target"; ln -s "$tmp/target" "$tmp/link"; mkfifo "$tmp/fifo"
+for o in "$tmp/link" "$tmp/fifo" "$tmp"; do
+	"$cc" compile -o "$o" "$here/ok/radiomics.policy" 2>/dev/null
+	[ $? = 1 ] || fail "-o $o (not a regular file): want 1"
+done
+[ -L "$tmp/link" ] && [ -p "$tmp/fifo" ] && [ "$(cat "$tmp/target")" = keep ] ||
+	fail "-o replaced a link or fifo"
 
 # Good policies: compile, round trip through explain, determinism.
 cd "$here/ok" || exit 1
