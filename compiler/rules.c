@@ -60,6 +60,21 @@ static int net_owned(const struct rules *r, const char *name)
 	return in_list(name, always) || (r->c->net_tcp && in_list(name, tcp));
 }
 
+/* The merge rule for network-owned syscalls: the network statement
+ * replaces rules on them from files read before its own; a rule in its
+ * own file or a later one is an error. */
+static int net_replaces(const struct rules *r, const struct ast_stmt *s)
+{
+	const struct ast_stmt *net = r->c->net_stmt, *x;
+
+	if (!net || s->file == net->file)
+		return 0;
+	for (x = s->next; x; x = x->next)
+		if (x == net)
+			return 1;
+	return 0;
+}
+
 /* Sign-extend or check a value for an argument of width bits. */
 static int fit(struct check_ctx *c, const struct ast_val *v, unsigned width,
     uint64_t *out)
@@ -463,7 +478,7 @@ static int one_syscall(struct rules *r, struct entry *e, unsigned int n,
 
 	if (net_owned(r, e[0].name)) {
 		for (i = 0; i < n; i++)
-			if (!e[i].via)
+			if (!e[i].via && !net_replaces(r, e[i].s))
 				diag_error(r->c->d, e[i].loc, "%s is controlled "
 				    "by the network statement; rules on it are "
 				    "not allowed", e[i].name);

@@ -59,6 +59,19 @@ done
 [ -L "$tmp/link" ] && [ -p "$tmp/fifo" ] && [ "$(cat "$tmp/target")" = keep ] ||
 	fail "-o replaced a link or fifo"
 
+# The merge rule for network-owned syscalls: a later file's network
+# statement replaces an included file's rules on sendto/sendmsg (MSG_FASTOPEN
+# stays refused); the same rule in the network statement's own file is an error.
+mkdir -p "$tmp/net/base"
+echo 'allow sendto, sendmsg;' > "$tmp/net/base/send.policy"
+printf 'include "base/send.policy";\npolicy "n";\nnetwork connect 443;\ncommand "/bin/true";\n' > "$tmp/net/n.policy"
+"$cc" compile -o "$tmp/net/n.cpol" "$tmp/net/n.policy" || fail "net merge: compile"
+"$cc" explain "$tmp/net/n.cpol" | grep -q 'allow  *sendto(flags & MSG_FASTOPEN == 0)' ||
+	fail "net merge: sendto not replaced by the network statement's rule"
+echo 'allow sendto;' >> "$tmp/net/n.policy"
+"$cc" compile -o "$tmp/net/n2.cpol" "$tmp/net/n.policy" 2>/dev/null
+[ $? = 1 ] || fail "net merge: rule in the network statement's file must fail"
+
 # Good policies: compile, round trip through explain, determinism.
 cd "$here/ok" || exit 1
 for f in *.policy; do
