@@ -76,11 +76,14 @@ clean:
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/cordon/policies
+		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7 \
+		$(DESTDIR)$(PREFIX)/share/cordon/policies/base
 	install -m 0755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
-	install -m 0644 $(POLICY_BLOBS) $(DESTDIR)$(PREFIX)/share/cordon/policies/
+	install -m 0644 man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
+	install -m 0644 $(POLICY_BLOBS) $(POLICY_SRCS) $(DESTDIR)$(PREFIX)/share/cordon/policies/
+	install -m 0644 policies/base/*.policy $(DESTDIR)$(PREFIX)/share/cordon/policies/base/
 
 # One real snippet per shipped tool policy, as a table.
 demo: all
