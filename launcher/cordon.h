@@ -40,6 +40,7 @@ struct opts {
 	uint64_t output_cap;          /* UINT64_MAX: the policy's */
 	uint64_t limit[CPOL_RLIM_MAX + 1]; /* --limit; UINT64_MAX: unset */
 	int status_fd;                /* -1: none */
+	int null_fd;                  /* /dev/null, close-on-exec */
 	const char *status_file;
 	int check, no_namespaces, quiet;
 };
@@ -86,7 +87,9 @@ struct launch {
 	uint64_t tmp_access;          /* rights on a private /tmp, /dev/shm */
 	int workdir_fd;               /* O_PATH|O_DIRECTORY */
 	const char *workdir;
+	int null_fd;                  /* /dev/null, the child's stdin */
 	int out_w, err_w, msg_w;      /* stdout, stderr, failure pipe */
+	int st_w;                     /* init -> cordon: the payload's status */
 	struct sock_filter *bpf;      /* the blob's seccomp program */
 	unsigned short nbpf;
 	unsigned long ns_flags;       /* CLONE_NEW* the clone got */
@@ -112,10 +115,10 @@ int landlock_add(int ruleset, int fd, uint64_t access);
 /* workdir.c */
 int workdir_make(const char *given, char *path, size_t pathlen,
     char *err, size_t errlen);
-char *snippet_read(const char *src, size_t *lenp, char *err, size_t errlen);
-int snippet_write(int dirfd, const char *data, size_t len, char *name,
-    size_t namelen, char *err, size_t errlen);
-int workdir_remove(const char *path, char *err, size_t errlen);
+int snippet_copy(int in, const char *src, const char *dir, int fresh,
+    char *name, size_t namelen, char *err, size_t errlen);
+int workdir_remove(const char *path, const char *snippet, char *err,
+    size_t errlen);
 
 /* command.c: argv and environment of the child, and its rlimits */
 char **command_argv(const struct cpol *p, const char *workdir,
@@ -125,19 +128,22 @@ int command_rlimits(const struct cpol *p, const uint64_t *cli,
     struct rlim *out);
 void command_free(char **v);
 
-/* ns.c */
-unsigned long ns_wanted(const struct cpol *p);
-int ns_setup(const struct launch *ln, char *err, size_t errlen);
-
 /* run.c */
+unsigned long run_ns_wanted(const struct cpol *p);
 pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen);
 int run_probe_ns(unsigned long flags);
 
-/* supervise.c */
+/* supervise.c: the parent's side of a started run. */
+struct sup {
+	pid_t pid;
+	int pidfd, sigfd, out_r, err_r;
+	int st_r;                     /* the run's init's status pipe, or -1 */
+	uint64_t deadline, cap;       /* CLOCK_MONOTONIC ms; output bytes */
+};
 uint64_t supervise_now_ms(void);
+int supervise_write(int fd, const char *p, size_t n);
 int supervise_exec(int msg_r, char *msg, size_t len);
-int supervise(pid_t pid, int pidfd, int out_r, int err_r, int sigfd,
-    uint64_t deadline, uint64_t cap, struct report *r);
+int supervise(const struct sup *sp, struct report *r);
 
 /* status.c */
 int status_write(const struct report *r, int fd, const char *file,

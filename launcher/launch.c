@@ -1,8 +1,8 @@
 /*
- * launch.c - one run, from a validated policy: read the snippet, make the
- * workdir and copy the snippet in, build the Landlock ruleset (opening
- * every rule path), prepare the child's command, environment, rlimits and
- * filter, start it, supervise it, fill the report, clean up.
+ * launch.c - one run, from a validated policy: make the workdir and copy
+ * the snippet in, build the Landlock ruleset (opening every rule path),
+ * prepare the child's command, environment, rlimits and filter, start it,
+ * supervise it, fill the report, clean up.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,11 +26,14 @@
     CORDON_LL_FS_MAKE_REG | CORDON_LL_FS_MAKE_DIR | \
     CORDON_LL_FS_REMOVE_FILE | CORDON_LL_FS_REMOVE_DIR)
 
+enum { P_OUT, P_ERR, P_MSG, P_ST, NPIPES };
+
 struct res {
 	char workdir[4096];
 	char snippet[64];
-	int made, wfd, sigfd, pidfd;
-	int pipe_out[2], pipe_err[2], pipe_msg[2];
+	int made, wfd;
+	int pipe[NPIPES][2];          /* [0] read end, [1] write end */
+	struct sup sup;
 	struct launch ln;
 };
 
@@ -67,30 +70,41 @@ static int signals_block(int *sigfd)
 	return *sigfd < 0 ? -1 : 0;
 }
 
+static void closefd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Open the snippet (so a missing one fails first), make the workdir,
+ * copy the snippet in. */
 static int files_make(const struct opts *o, struct res *s, char *err)
 {
-	size_t len = 0;
-	char *code = snippet_read(o->snippet, &len, err, ERRLEN);
+	int in = strcmp(o->snippet, "-") == 0 ? 0 :
+	    open(o->snippet, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	int rc = -1;
 
-	if (!code)
+	if (in < 0) {
+		snprintf(err, ERRLEN, "%s: %s", o->snippet, strerror(errno));
 		return -1;
+	}
 	if (workdir_make(o->workdir, s->workdir, sizeof(s->workdir), err,
 	    ERRLEN) < 0)
-		goto free_code;
+		goto close_in;
 	s->made = !o->workdir;
 	s->wfd = open(s->workdir, O_PATH | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
 	if (s->wfd < 0) {
 		snprintf(err, ERRLEN, "%.400s: %s", s->workdir,
 		    strerror(errno));
-		goto free_code;
+		goto close_in;
 	}
-	s->snippet[0] = s->made ? '\0' : 'x';
-	rc = snippet_write(s->wfd, code, len, s->snippet, sizeof(s->snippet),
-	    err, ERRLEN);
-free_code:
-	free(code);
+	rc = snippet_copy(in, o->snippet, s->workdir, s->made, s->snippet,
+	    sizeof(s->snippet), err, ERRLEN);
+close_in:
+	if (in > 0)
+		close(in);
 	return rc;
 }
 
@@ -100,12 +114,12 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	struct launch *ln = &s->ln;
 	char path[4200];
 	uint32_t i;
+	int j;
 
 	ln->pol = p;
 	ln->workdir = s->workdir;
 	ln->workdir_fd = s->wfd;
-	ln->uid = getuid();
-	ln->gid = getgid();
+	ln->null_fd = o->null_fd;
 	ln->tmp_access = TMP_RIGHTS & landlock_fs_rights(4);
 	snprintf(path, sizeof(path), "%s/%s", s->workdir, s->snippet);
 	ln->argv = command_argv(p, s->workdir, path, o->args, o->nargs);
@@ -122,21 +136,25 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 		ln->bpf[i].jf = p->insns[i].jf;
 		ln->bpf[i].k = p->insns[i].k;
 	}
-	ln->nbpf = (unsigned short)p->ninsns;
-	ln->ns_flags = o->no_namespaces ? 0 : ns_wanted(p);
+	ln->nbpf = (unsigned short)p->ninsns;  /* bpf_check: <= 4096 */
+	ln->ns_flags = o->no_namespaces ? 0 : run_ns_wanted(p);
+	if (ln->ns_flags) {
+		ln->uid = getuid();
+		ln->gid = getgid();
+	}
 	ln->ns_required = (p->flags & (CPOL_F_PRIVATE_TMP |
 	    CPOL_F_PRIVATE_SHM)) && !(p->flags & CPOL_F_BEST_EFFORT_NS);
 	ln->private_tmp = (p->flags & CPOL_F_PRIVATE_TMP) != 0;
 	ln->private_shm = (p->flags & CPOL_F_PRIVATE_SHM) != 0;
-	if (pipe2(s->pipe_out, O_CLOEXEC) < 0 ||
-	    pipe2(s->pipe_err, O_CLOEXEC) < 0 ||
-	    pipe2(s->pipe_msg, O_CLOEXEC) < 0) {
-		snprintf(err, ERRLEN, "pipe: %s", strerror(errno));
-		return -1;
-	}
-	ln->out_w = s->pipe_out[1];
-	ln->err_w = s->pipe_err[1];
-	ln->msg_w = s->pipe_msg[1];
+	for (j = 0; j < (ln->ns_flags ? NPIPES : P_ST); j++)
+		if (pipe2(s->pipe[j], O_CLOEXEC) < 0) {
+			snprintf(err, ERRLEN, "pipe: %s", strerror(errno));
+			return -1;
+		}
+	ln->out_w = s->pipe[P_OUT][1];
+	ln->err_w = s->pipe[P_ERR][1];
+	ln->msg_w = s->pipe[P_MSG][1];
+	ln->st_w = s->pipe[P_ST][1];
 	return 0;
 }
 
@@ -160,53 +178,47 @@ static void layers_fill(struct layers *l, const struct launch *ln)
 static int go(const struct opts *o, const struct cpol *p, struct res *s,
     struct report *r, char *err)
 {
-	uint64_t deadline = p->timeout_ms, cap = p->output_cap;
-	long ooms = oom_kills();
-	int status, e, how;
-	pid_t pid;
+	struct sup *sp = &s->sup;
+	int status = 0, i;
+	long ooms;
 
-	if (o->timeout_ms && o->timeout_ms < deadline)
-		deadline = o->timeout_ms;
-	if (o->output_cap < cap)
-		cap = o->output_cap;
-	deadline += supervise_now_ms();
-	if (signals_block(&s->sigfd) < 0 ||
+	sp->deadline = p->timeout_ms;
+	if (o->timeout_ms && o->timeout_ms < sp->deadline)
+		sp->deadline = o->timeout_ms;
+	sp->cap = o->output_cap < p->output_cap ? o->output_cap :
+	    p->output_cap;
+	sp->deadline += supervise_now_ms();
+	if (signals_block(&sp->sigfd) < 0 ||
 	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
 		snprintf(err, ERRLEN, "supervisor set-up: %s", strerror(errno));
 		return EXIT_CORDON;
 	}
-	pid = run_start(&s->ln, &s->pidfd, err, ERRLEN);
+	sp->pid = run_start(&s->ln, &sp->pidfd, err, ERRLEN);
 	layers_fill(&r->layers, &s->ln);
-	if (pid < 0)
+	if (sp->pid < 0)
 		return EXIT_CORDON;
-	close(s->pipe_out[1]);
-	close(s->pipe_err[1]);
-	close(s->pipe_msg[1]);
-	s->pipe_out[1] = s->pipe_err[1] = s->pipe_msg[1] = -1;
-	e = supervise_exec(s->pipe_msg[0], err, ERRLEN);
-	if (e) {
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	for (i = 0; i < NPIPES; i++)
+		closefd(&s->pipe[i][1]);
+	ooms = oom_kills();     /* while the child sets itself up */
+	if (supervise_exec(s->pipe[P_MSG][0], err, ERRLEN)) {
+		while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
 			;
 		r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) :
 		    EXIT_CORDON;
 		return r->exit_code;
 	}
-	how = supervise(pid, s->pidfd, s->pipe_out[0], s->pipe_err[0],
-	    s->sigfd, deadline, cap, r);
-	s->pipe_out[0] = s->pipe_err[0] = -1;
-	if (how == 0 && r->signal == SIGKILL && ooms >= 0 &&
+	sp->out_r = s->pipe[P_OUT][0];
+	sp->err_r = s->pipe[P_ERR][0];
+	sp->st_r = s->ln.ns_flags & CLONE_NEWPID ? s->pipe[P_ST][0] : -1;
+	i = supervise(sp, r);
+	s->pipe[P_OUT][0] = s->pipe[P_ERR][0] = -1;   /* closed at EOF */
+	if (i == 0 && r->signal == SIGKILL && ooms >= 0 &&
 	    oom_kills() > ooms) {
 		r->outcome = OUT_OOM;
 		snprintf(r->reason, sizeof(r->reason), "killed by the kernel's"
 		    " out-of-memory killer");
 	}
 	return r->exit_code;
-}
-
-static void closefd(int fd)
-{
-	if (fd >= 0)
-		close(fd);
 }
 
 int launch(const struct opts *o, const struct cpol *p, struct report *r,
@@ -217,9 +229,9 @@ int launch(const struct opts *o, const struct cpol *p, struct report *r,
 	char msg[ERRLEN];
 
 	memset(&s, 0, sizeof(s));
-	s.wfd = s.sigfd = s.pidfd = s.ln.ruleset_fd = -1;
-	for (i = 0; i < 2; i++)
-		s.pipe_out[i] = s.pipe_err[i] = s.pipe_msg[i] = -1;
+	s.wfd = s.sup.sigfd = s.sup.pidfd = s.ln.ruleset_fd = -1;
+	for (i = 0; i < NPIPES; i++)
+		s.pipe[i][0] = s.pipe[i][1] = -1;
 	if (files_make(o, &s, err) < 0)
 		goto cleanup;
 	memcpy(r->workdir, s.workdir, sizeof(r->workdir));
@@ -237,20 +249,20 @@ cleanup:
 		r->kept_workdir = 1;
 		if (!o->quiet)
 			fprintf(stderr, "cordon: kept %s\n", s.workdir);
-	} else if (s.made && workdir_remove(s.workdir, msg, sizeof(msg)) < 0) {
+	} else if (s.made && workdir_remove(s.workdir, s.snippet, msg,
+	    sizeof(msg)) < 0) {
 		fprintf(stderr, "cordon: %s\n", msg);
 	} else if (!s.made && s.wfd >= 0 && s.snippet[0]) {
 		(void)unlinkat(s.wfd, s.snippet, 0);
 	}
-	for (i = 0; i < 2; i++) {
-		closefd(s.pipe_out[i]);
-		closefd(s.pipe_err[i]);
-		closefd(s.pipe_msg[i]);
+	for (i = 0; i < NPIPES; i++) {
+		closefd(&s.pipe[i][0]);
+		closefd(&s.pipe[i][1]);
 	}
-	closefd(s.wfd);
-	closefd(s.sigfd);
-	closefd(s.pidfd);
-	closefd(s.ln.ruleset_fd);
+	closefd(&s.wfd);
+	closefd(&s.sup.sigfd);
+	closefd(&s.sup.pidfd);
+	closefd(&s.ln.ruleset_fd);
 	command_free(s.ln.argv);
 	command_free(s.ln.envp);
 	free(s.ln.bpf);

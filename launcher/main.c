@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <linux/audit.h>
 
+#include "bpf.h"
 #include "cordon.h"
 
 static const char usage_text[] =
@@ -89,14 +90,14 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 	uint64_t v;
 	char *end;
 	double d;
-	int c, i;
+	int c, i, li = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->status_fd = -1;
 	o->output_cap = UINT64_MAX;
 	for (i = 0; i <= CPOL_RLIM_MAX; i++)
 		o->limit[i] = UINT64_MAX;
-	while ((c = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+", lo, &li)) != -1) {
 		switch (c) {
 		case 'w': o->workdir = optarg; break;
 		case 'k': o->keep_workdir = 1; break;
@@ -122,9 +123,22 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 				goto bad;
 			break;
 		case 'f':
-			if (parse_size(optarg, &v) < 0 || v > 1 << 20 || v < 3)
+			if (parse_size(optarg, &v) < 0 || v > INT32_MAX)
 				goto bad;
 			o->status_fd = (int)v;
+			if (v <= 2) {
+				fprintf(stderr, "cordon: --status-fd %d: 0, 1 "
+				    "and 2 carry the snippet's input and output;"
+				    " use 3 or above (e.g. 3>status.json)\n",
+				    o->status_fd);
+				return EXIT_CORDON;
+			}
+			/* Else a pipe cordon makes could land on it. */
+			if (fcntl(o->status_fd, F_GETFD) < 0) {
+				fprintf(stderr, "cordon: --status-fd %d: not "
+				    "an open descriptor\n", o->status_fd);
+				return EXIT_CORDON;
+			}
 			break;
 		default:
 			goto bad;
@@ -140,21 +154,21 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 bad:
 	if (c != '?' && c != -1)
 		fprintf(stderr, "cordon: bad value for --%s: %s\n",
-		    lo[0].name ? argv[optind - 1] + 2 : "", optarg);
+		    lo[li].name, optarg);
 	fputs(usage_text, stderr);
 	return EXIT_CORDON;
 }
 
-/* Descriptors 0-2 exist (so no pipe lands on them), nothing else leaks. */
-static void fds_sane(void)
+/* Descriptors 0-2 exist (so no pipe lands on them); returns a
+ * close-on-exec /dev/null above them (the child's stdin), or -1. */
+static int fds_sane(void)
 {
 	int fd;
 
 	while ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0 && fd <= 2)
 		if (fcntl(fd, F_SETFD, 0) < 0)
-			break;
-	if (fd > 2)
-		close(fd);
+			return -1;
+	return fd;
 }
 
 static int check_print(const struct cpol *p, const struct layers *l,
@@ -191,6 +205,8 @@ static int check_print(const struct cpol *p, const struct layers *l,
 static int prepare(const struct opts *o, struct cpol *pol,
     struct report *r, char *err)
 {
+	char msg[ERRLEN - 64];
+
 	if (cpol_load(o->policy, pol, err, ERRLEN) < 0)
 		return -1;
 	r->policy = pol->name;
@@ -201,8 +217,11 @@ static int prepare(const struct opts *o, struct cpol *pol,
 		    AUDIT_ARCH_X86_64);
 		return -1;
 	}
-	if (pol->ninsns > 0xffff) {
-		snprintf(err, ERRLEN, "seccomp program too long");
+	/* The kernel would refuse a bad program only in the child, after
+	 * the workdir exists; bpf_check refuses it (and more) now. */
+	if (bpf_check(pol->insns, pol->ninsns, msg, sizeof(msg)) < 0) {
+		snprintf(err, ERRLEN, "%s: bad seccomp program: %s",
+		    o->policy, msg);
 		return -1;
 	}
 	if (o->no_namespaces && (pol->flags & (CPOL_F_PRIVATE_TMP |
@@ -224,7 +243,6 @@ int main(int argc, char **argv)
 	char err[ERRLEN];
 	int rc;
 
-	fds_sane();
 	memset(&r, 0, sizeof(r));
 	memset(&pol, 0, sizeof(pol));
 	r.outcome = OUT_ERROR;      /* until the snippet has run */
@@ -233,12 +251,17 @@ int main(int argc, char **argv)
 	rc = opts_parse(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
+	o.null_fd = fds_sane();
+	if (o.null_fd < 0) {
+		fprintf(stderr, "cordon: /dev/null: %s\n", strerror(errno));
+		return EXIT_CORDON;
+	}
 	r.wall_ms = supervise_now_ms();
 	if (prepare(&o, &pol, &r, err) < 0)
 		rc = EXIT_CORDON;
 	else if (o.check)
 		rc = check_print(&pol, &r.layers, !o.no_namespaces &&
-		    run_probe_ns(ns_wanted(&pol)));
+		    run_probe_ns(run_ns_wanted(&pol)));
 	else
 		rc = launch(&o, &pol, &r, err);
 	if (r.outcome == OUT_ERROR && rc != 0) {
@@ -253,5 +276,6 @@ int main(int argc, char **argv)
 		rc = EXIT_CORDON;
 	}
 	cpol_free(&pol);
+	close(o.null_fd);
 	return rc;
 }

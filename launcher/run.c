@@ -1,12 +1,15 @@
 /*
  * run.c - start the child and apply the layers, in this order:
  *
- *   clone (namespaces if the kernel allows), default signal mask and
- *   SIGPIPE, setsid, parent-death signal (and a check that the parent is
- *   still there), every descriptor above 2 marked close-on-exec, stdin
- *   from /dev/null, stdout and stderr to the supervisor's pipes,
- *   namespace set-up, rlimits, chdir to the workdir, umask 077, every
- *   capability dropped, no_new_privs, Landlock, seccomp, execve.
+ *   clone (user, PID, network and mount namespaces where the kernel
+ *   allows), default signal mask and SIGPIPE, setsid, parent-death
+ *   signal (and a check that the parent is still there), every
+ *   descriptor above 2 marked close-on-exec, stdin from /dev/null, stdout
+ *   and stderr to the supervisor's pipes, namespace set-up, rlimits,
+ *   chdir to the workdir, umask 077, every capability dropped,
+ *   no_new_privs, Landlock; then, with a PID namespace, the child
+ *   becomes the run's init (see init()) and forks the payload; seccomp
+ *   last, in the payload only; execve.
  *
  * Everything the child uses was prepared by the parent; the child parses
  * nothing and allocates nothing.  A failure is written to the
@@ -24,6 +27,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -33,14 +37,6 @@
 
 #include "cordon.h"
 #include "landlock_compat.h"
-
-/* Namespace creation fails with these when the kernel or its settings
- * forbid it; anything else is a real error. */
-static int ns_refused(int e)
-{
-	return e == EPERM || e == EINVAL || e == ENOSPC || e == EUSERS ||
-	    e == EACCES || e == ENOSYS;
-}
 
 static void fail_with(const struct launch *ln, const char *what, int code)
     __attribute__((noreturn));
@@ -65,6 +61,109 @@ static void fail(const struct launch *ln, const char *what)
 static void fail(const struct launch *ln, const char *what)
 {
 	fail_with(ln, what, EXIT_CORDON);
+}
+
+/* A user namespace always (so no privilege is needed), a PID namespace
+ * (the run's init, below), an empty network namespace for "network off",
+ * a mount namespace only for a private /tmp or /dev/shm. */
+unsigned long run_ns_wanted(const struct cpol *p)
+{
+	unsigned long f = CLONE_NEWUSER | CLONE_NEWPID;
+
+	if (p->flags & CPOL_F_NET_OFF)
+		f |= CLONE_NEWNET;
+	if (p->flags & (CPOL_F_PRIVATE_TMP | CPOL_F_PRIVATE_SHM))
+		f |= CLONE_NEWNS;
+	return f;
+}
+
+static int put(const char *file, const char *text)
+{
+	int fd = open(file, O_WRONLY | O_CLOEXEC);
+	ssize_t len = (ssize_t)strlen(text), n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, (size_t)len);
+	if (close(fd) < 0 || n != len)
+		return -1;
+	return 0;
+}
+
+/* Make path (and its parents) on the fresh tmpfs and bind fd there. */
+static int rebind(const char *dir, const char *workdir, int fd)
+{
+	char path[4096], src[64];
+	char *p;
+
+	if (snprintf(path, sizeof(path), "%s", workdir) >= (int)sizeof(path))
+		return -1;
+	for (p = path + strlen(dir) + 1; (p = strchr(p, '/')) != NULL; p++) {
+		*p = '\0';
+		if (mkdir(path, 0700) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return -1;
+	snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
+	return mount(src, path, NULL, MS_BIND, NULL);
+}
+
+/* A fresh tmpfs on dir, with the Landlock rights of a private /tmp.  A
+ * workdir under dir is bound back in, from a descriptor opened in this
+ * mount namespace (the kernel refuses to bind one of the parent's): the
+ * same directory as the parent's, checked before it is hidden. */
+static void private_dir(const char *dir, const struct launch *ln)
+{
+	size_t n = strlen(dir);
+	int under = strncmp(ln->workdir, dir, n) == 0 && ln->workdir[n] == '/';
+	struct stat a, b;
+	int fd = -1;
+
+	if (under && ((fd = open(ln->workdir, O_PATH | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) < 0 || fstat(fd, &a) < 0 ||
+	    fstat(ln->workdir_fd, &b) < 0 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino))
+		fail(ln, ln->workdir);
+	if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV,
+	    "mode=0700") < 0 || (under && rebind(dir, ln->workdir, fd) < 0))
+		fail(ln, dir);
+	if (under)
+		close(fd);
+	if (ln->ruleset_fd < 0)
+		return;
+	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || landlock_add(ln->ruleset_fd, fd, ln->tmp_access) < 0 ||
+	    close(fd) < 0)
+		fail(ln, dir);
+}
+
+/* In the child, while it holds every capability of its new user
+ * namespace: map our own uid and gid (nothing else), then the mounts. */
+static void ns_setup(const struct launch *ln)
+{
+	char line[64];
+
+	/* cordon made itself non-dumpable, which leaves /proc/self/uid_map
+	 * owned by root; init() makes the child non-dumpable again. */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+		fail(ln, "PR_SET_DUMPABLE");
+	snprintf(line, sizeof(line), "%u %u 1\n", ln->uid, ln->uid);
+	if (put("/proc/self/uid_map", line) < 0 ||
+	    put("/proc/self/setgroups", "deny") < 0)
+		fail(ln, "uid_map");
+	snprintf(line, sizeof(line), "%u %u 1\n", ln->gid, ln->gid);
+	if (put("/proc/self/gid_map", line) < 0)
+		fail(ln, "gid_map");
+	if (!(ln->ns_flags & CLONE_NEWNS))
+		return;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		fail(ln, "namespace set-up: mount propagation");
+	if (ln->private_tmp)
+		private_dir("/tmp", ln);
+	if (ln->private_shm)
+		private_dir("/dev/shm", ln);
 }
 
 static int caps_drop(void)
@@ -99,33 +198,66 @@ static int caps_drop(void)
 
 static void limits_set(const struct launch *ln)
 {
+	struct rlimit rl, old;
 	int i;
 
 	for (i = 0; i < ln->nrlim; i++) {
-		struct rlimit rl = { .rlim_cur = ln->rlim[i].value,
-		    .rlim_max = ln->rlim[i].value };
-		struct rlimit old;
-		/* glibc's type for the resource (an enum under _GNU_SOURCE):
-		 * clang's -Wsign-conversion refuses a plain int. */
-		__rlimit_resource_t res =
-		    (__rlimit_resource_t)ln->rlim[i].resource;
-
+		rl.rlim_cur = rl.rlim_max = ln->rlim[i].value;
 		/* At the hard CPU limit the kernel sends SIGKILL; one second
 		 * of grace lets SIGXCPU (soft) arrive first and name the cause. */
 		if (rl.rlim_max < RLIM_INFINITY &&
 		    ln->rlim[i].resource == RLIMIT_CPU)
 			rl.rlim_max++;
-
-		if (setrlimit(res, &rl) == 0)
+		if (setrlimit(ln->rlim[i].resource, &rl) == 0)
 			continue;
 		/* Above our own hard limit: the hard limit is tighter. */
-		if (errno != EPERM || getrlimit(res, &old) < 0
+		if (errno != EPERM || getrlimit(ln->rlim[i].resource, &old) < 0
 		    || old.rlim_max > rl.rlim_max)
 			fail(ln, "setrlimit");
 		rl.rlim_cur = rl.rlim_max = old.rlim_max;
-		if (setrlimit(res, &rl) < 0)
+		if (setrlimit(ln->rlim[i].resource, &rl) < 0)
 			fail(ln, "setrlimit");
 	}
+}
+
+/*
+ * PID 1 of the run's PID namespace.  It has every layer but seccomp
+ * (Landlock, no_new_privs, no capability, the rlimits, the session): it
+ * must fork, wait and exit whatever the policy's filter says, and its
+ * code after the fork is this loop alone.  It is made non-dumpable, so
+ * the payload (same uid, same Landlock domain) can neither ptrace it nor
+ * read its memory or take its descriptors; and as init it ignores every
+ * signal sent from inside the namespace.  Its only descriptors are the
+ * standard ones and the status pipe, whose sole reader is cordon.  It
+ * reaps every orphan; when the payload ends it sends the payload's raw
+ * wait status to cordon (init cannot re-raise a signal on itself) and
+ * exits, and the kernel kills whatever is left in the namespace.  If
+ * cordon dies, the parent-death signal kills init, and the namespace
+ * with it.
+ */
+static void init(const struct launch *ln)
+{
+	int status = 0;
+	pid_t pid, payload;
+
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		fail(ln, "PR_SET_DUMPABLE");
+	payload = fork();
+	if (payload < 0)
+		fail(ln, "fork");
+	if (payload == 0) {
+		close(ln->st_w);
+		return;
+	}
+	close(ln->msg_w);     /* the payload holds it until its exec */
+	do
+		pid = wait(&status);
+	while (pid != payload && (pid >= 0 || errno == EINTR));
+	if (pid < 0 || write(ln->st_w, &status, sizeof(status)) !=
+	    (ssize_t)sizeof(status))
+		_exit(EXIT_CORDON);
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 +
+	    WTERMSIG(status));
 }
 
 static void child(const struct launch *ln) __attribute__((noreturn));
@@ -134,9 +266,7 @@ static void child(const struct launch *ln)
 {
 	struct sock_fprog prog = { .len = ln->nbpf, .filter = ln->bpf };
 	struct pollfd pf = { .fd = ln->msg_w, .events = POLLOUT };
-	char err[ERRLEN];
 	sigset_t none;
-	int null;
 
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0 ||
@@ -151,16 +281,15 @@ static void child(const struct launch *ln)
 		_exit(EXIT_CORDON);
 	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
 		fail(ln, "close_range");
-	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (null < 0 || dup2(null, 0) < 0 || dup2(ln->out_w, 1) < 0 ||
+	if (dup2(ln->null_fd, 0) < 0 || dup2(ln->out_w, 1) < 0 ||
 	    dup2(ln->err_w, 2) < 0)
 		fail(ln, "stdio");
-	if (ns_setup(ln, err, sizeof(err)) < 0) {
-		errno = 0;
-		fail(ln, err);
-	}
+	if (ln->ns_flags)
+		ns_setup(ln);
 	limits_set(ln);
-	if (fchdir(ln->workdir_fd) < 0)
+	/* In a new mount namespace, by path: the workdir may be bound anew. */
+	if ((ln->ns_flags & CLONE_NEWNS ? chdir(ln->workdir) :
+	    fchdir(ln->workdir_fd)) < 0)
 		fail(ln, "chdir to the working directory");
 	umask(077);
 	if (caps_drop() < 0)
@@ -170,6 +299,8 @@ static void child(const struct launch *ln)
 	if (ln->ruleset_fd >= 0 && syscall(__NR_landlock_restrict_self,
 	    ln->ruleset_fd, 0) < 0)
 		fail(ln, "landlock_restrict_self");
+	if (ln->ns_flags & CLONE_NEWPID)
+		init(ln);     /* returns in the payload only */
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
 		fail(ln, "seccomp");
 	execve(ln->argv[0], ln->argv, ln->envp);
@@ -182,6 +313,14 @@ static pid_t spawn(unsigned long flags, int *pidfd)
 {
 	return (pid_t)syscall(SYS_clone, flags | CLONE_PIDFD | SIGCHLD, NULL,
 	    pidfd, NULL, 0);
+}
+
+/* Namespace creation fails with these when the kernel or its settings
+ * forbid it; anything else is a real error. */
+static int ns_refused(int e)
+{
+	return e == EPERM || e == EINVAL || e == ENOSPC || e == EUSERS ||
+	    e == EACCES || e == ENOSYS;
 }
 
 pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen)

@@ -10,7 +10,8 @@
  * reap one, repeat until there is no child left.  A process killed this
  * way cannot fork any more, and its orphans are reparented to cordon
  * before it can be reaped, so the loop ends with nothing alive.  With a
- * PID namespace the whole tree already dies with its init.
+ * PID namespace the whole tree already dies with its init, which sends
+ * the payload's wait status through the status pipe.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -71,20 +72,20 @@ int supervise_exec(int msg_r, char *msg, size_t len)
 	return e ? e : -1;
 }
 
-static void write_all(struct relay *r, int i, const char *p, size_t n)
+/* write() all of p, looping on short writes.  Returns 0 or -1. */
+int supervise_write(int fd, const char *p, size_t n)
 {
-	while (n > 0 && !r->broken[i]) {
-		ssize_t w = write(1 + i, p, n);
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
-			r->broken[i] = 1;
-			return;
-		}
+		if (w <= 0)
+			return -1;
 		p += w;
 		n -= (size_t)w;
 	}
+	return 0;
 }
 
 static void relay_one(struct relay *r, int i)
@@ -105,7 +106,9 @@ static void relay_one(struct relay *r, int i)
 		*r->truncated = 1;
 	else
 		room = (uint64_t)n;
-	write_all(r, i, buf, (size_t)room);
+	/* Our own output gone: drop the rest, never block the child. */
+	if (!r->broken[i] && supervise_write(1 + i, buf, (size_t)room) < 0)
+		r->broken[i] = 1;
 	r->relayed += room;
 }
 
@@ -237,19 +240,18 @@ static void classify(struct report *r, int how, int status)
 		}
 }
 
-int supervise(pid_t pid, int pidfd, int out_r, int err_r, int sigfd,
-    uint64_t deadline, uint64_t cap, struct report *r)
+int supervise(const struct sup *sp, struct report *r)
 {
 	struct relay rl = {
-		.fd = { out_r, err_r }, .cap = cap,
+		.fd = { sp->out_r, sp->err_r }, .cap = sp->cap,
 		.count = { &r->stdout_bytes, &r->stderr_bytes },
 		.truncated = &r->truncated,
 	};
 	struct rusage ru;
-	int how, status = 0;
+	int how, status = 0, raw;
 
-	how = wait_loop(&rl, pidfd, sigfd, deadline);
-	tree_end(pid, how == 0, &status);
+	how = wait_loop(&rl, sp->pidfd, sp->sigfd, sp->deadline);
+	tree_end(sp->pid, how == 0, &status);
 	/* Everything is dead: read what is left in the pipes, to EOF. */
 	while (rl.fd[0] >= 0 || rl.fd[1] >= 0) {
 		if (rl.fd[0] >= 0)
@@ -257,6 +259,10 @@ int supervise(pid_t pid, int pidfd, int out_r, int err_r, int sigfd,
 		if (rl.fd[1] >= 0)
 			relay_one(&rl, 1);
 	}
+	/* The run's init reports the payload's own status. */
+	if (sp->st_r >= 0 && read(sp->st_r, &raw, sizeof(raw)) ==
+	    (ssize_t)sizeof(raw))
+		status = raw;
 	classify(r, how < 0 ? 0 : how, status);
 	if (getrusage(RUSAGE_CHILDREN, &ru) == 0) {
 		r->user_ms = (uint64_t)ru.ru_utime.tv_sec * 1000 +

@@ -50,104 +50,50 @@ int workdir_make(const char *given, char *path, size_t pathlen,
 	return 0;
 }
 
-/* The whole snippet, from a file or from stdin ("-"), in memory. */
-char *snippet_read(const char *src, size_t *lenp, char *err, size_t errlen)
+/* Copy the snippet (open at in; src names it in messages) into the
+ * workdir as a new file: "snippet.py" in a fresh one, "snippet-XXXXXX.py"
+ * (never an existing name) in the caller's.  Its name goes to name[]. */
+int snippet_copy(int in, const char *src, const char *dir, int fresh,
+    char *name, size_t namelen, char *err, size_t errlen)
 {
-	int fd = strcmp(src, "-") == 0 ? 0 :
-	    open(src, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	size_t len = 0, cap = 65536;
-	char *buf = NULL, *p;
+	char buf[65536], path[4200];
+	size_t total = 0, dirlen = strlen(dir);
+	int fd, rc = -1;
 	ssize_t n;
 
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", src, strerror(errno));
-		return NULL;
+	if (snprintf(path, sizeof(path), "%s/snippet%s.py", dir, fresh ? "" :
+	    "-XXXXXX") >= (int)sizeof(path) || dirlen + 20 > sizeof(path)) {
+		snprintf(err, errlen, "working directory path too long");
+		return -1;
 	}
-	for (;;) {
-		if (!buf || len == cap) {
-			if (buf)
-				cap *= 2;
-			p = realloc(buf, cap);
-			if (!p) {
-				snprintf(err, errlen, "out of memory");
-				goto fail;
-			}
-			buf = p;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			snprintf(err, errlen, "%s: %s", src, strerror(errno));
-			goto fail;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > SNIPPET_MAX) {
-			snprintf(err, errlen, "%s: larger than %u bytes", src,
-			    SNIPPET_MAX);
-			goto fail;
-		}
-	}
-	if (fd != 0)
-		close(fd);
-	*lenp = len;
-	return buf;
-fail:
-	free(buf);
-	if (fd != 0)
-		close(fd);
-	return NULL;
-}
-
-/* Write the snippet as a new file in the workdir: "snippet.py" in a fresh
- * one, "snippet-XXXXXX.py" (never an existing name) in the caller's. */
-int snippet_write(int dirfd, const char *data, size_t len, char *name,
-    size_t namelen, char *err, size_t errlen)
-{
-	static const char set[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-	int fd = -1, tries;
-	size_t off = 0;
-
-	for (tries = 0; fd < 0 && tries < 100; tries++) {
-		unsigned long r = (unsigned long)random() ^
-		    ((unsigned long)getpid() << 16);
-
-		if (tries == 0 && namelen > 0 && name[0] == '\0')
-			snprintf(name, namelen, "snippet.py");
-		else
-			snprintf(name, namelen, "snippet-%c%c%c%c%c%c.py",
-			    set[r % 36], set[r / 36 % 36], set[r / 1296 % 36],
-			    set[r / 46656 % 36], set[r / 1679616 % 36],
-			    set[(r >> 28) % 36]);
-		fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL |
-		    O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
+	fd = fresh ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+	    O_NOFOLLOW, 0600) : mkostemps(path, 3, O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(err, errlen, "snippet copy: %s", strerror(errno));
 		return -1;
 	}
-	while (off < len) {
-		ssize_t n = write(fd, data + off, len - off);
-
+	snprintf(name, namelen, "%s", path + dirlen + 1);
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
+		if (n < 0 || (total += (size_t)n) > SNIPPET_MAX) {
+			snprintf(err, errlen, "%s: %s", src, n < 0 ?
+			    strerror(errno) : "larger than 16 MiB");
+			goto close_fd;
+		}
+		if (supervise_write(fd, buf, (size_t)n) < 0) {
 			snprintf(err, errlen, "snippet copy: %s",
 			    strerror(errno));
-			close(fd);
-			return -1;
+			goto close_fd;
 		}
-		off += (size_t)n;
 	}
-	if (close(fd) < 0) {
+	rc = 0;
+close_fd:
+	if (close(fd) < 0 && rc == 0) {
 		snprintf(err, errlen, "snippet copy: %s", strerror(errno));
-		return -1;
+		rc = -1;
 	}
-	return 0;
+	return rc;
 }
 
 static int enter(int dirfd, const char *name)
@@ -200,10 +146,16 @@ static int empty(int fd, int depth)
 	return rc;
 }
 
-int workdir_remove(const char *path, char *err, size_t errlen)
+int workdir_remove(const char *path, const char *snippet, char *err,
+    size_t errlen)
 {
+	char file[4200];
 	int fd;
 
+	/* The usual case: the snippet left nothing but its own copy. */
+	if (snprintf(file, sizeof(file), "%s/%s", path, snippet) <
+	    (int)sizeof(file) && unlink(file) == 0 && rmdir(path) == 0)
+		return 0;
 	(void)chmod(path, 0700);  /* the snippet may have locked itself out */
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || empty(fd, 0) < 0 || rmdir(path) < 0) {

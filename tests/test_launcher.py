@@ -6,6 +6,7 @@ import json
 import os
 import pathlib
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -63,6 +64,9 @@ def test_benign_run_and_status(cordon, blob):
     L = st["layers"]
     assert L["no_new_privs"] and L["seccomp"] and L["caps_dropped"]
     assert L["landlock_abi"] >= 6 and L["landlock_fs"] and L["scope_signal"]
+    # With namespaces, the run has its own PID namespace and init.
+    if "user" in L["namespaces"]:
+        assert "pid" in L["namespaces"] and "net" in L["namespaces"], L
     assert not os.path.exists(st["workdir"]), "workdir not removed"
 
 
@@ -71,11 +75,19 @@ def test_exit_code_and_stdin_snippet(cordon, blob):
     assert r.rc == 7 and r.status["outcome"] == "exited", r
 
 
-def test_killed_by_signal(cordon, blob):
-    r = cordon(blob, "import os, signal; os.kill(os.getpid(), signal.SIGUSR1)")
+@pytest.mark.parametrize("opts", [[], ["--no-namespaces"]],
+                         ids=["ns", "no-ns"])
+def test_killed_by_signal(cordon, blob, opts):
+    # With a PID namespace the snippet is not its init (init ignores its
+    # own signals): the signal, 128+N and the rusage come through init.
+    r = cordon(blob, "import os, signal\nprint(os.getpid(), flush=True)\n"
+               "os.kill(os.getpid(), signal.SIGUSR1)", opts=opts)
     assert r.rc == 128 + signal.SIGUSR1, r
     assert r.status["outcome"] == "signaled"
     assert r.status["signal"] == signal.SIGUSR1
+    assert r.status["max_rss_kb"] > 1000 and r.out.strip() != "1"
+    if "pid" in r.status["layers"]["namespaces"]:
+        assert r.out.strip() == "2", r
 
 
 def test_status_fd(tmp_path, blob):
@@ -89,6 +101,22 @@ def test_status_fd(tmp_path, blob):
     assert p.returncode == 0
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     assert json.loads(line)["outcome"] == "exited"
+
+
+def test_status_fd_stdio_refused(tmp_path, blob):
+    (tmp_path / "s.py").write_text("print(1)")
+    for fd in ("0", "1", "2"):
+        p = subprocess.run([CORDON, "--status-fd", fd, str(blob),
+                            str(tmp_path / "s.py")], capture_output=True,
+                           text=True)
+        assert p.returncode == 125 and p.stdout == "", p
+        assert p.stderr.startswith("cordon: --status-fd %s: " % fd), p
+        assert "use 3 or above" in p.stderr
+    # A descriptor that is not open (a pipe of cordon's could land there).
+    p = subprocess.run([CORDON, "--status-fd", "987", str(blob),
+                        str(tmp_path / "s.py")], capture_output=True,
+                       text=True)
+    assert p.returncode == 125 and "not an open descriptor" in p.stderr, p
 
 
 def test_timeout(cordon, blob):
@@ -116,25 +144,33 @@ def test_output_cap_never_blocks_child(cordon, blob):
     assert r.status["stdout_bytes"] == 2000 * 4096
 
 
-def test_cpu_limit_reason(cordon, blob):
-    r = cordon(blob, "while True: pass", opts=["--limit", "cpu=1"])
+NSOPTS = pytest.mark.parametrize("nsopts", [[], ["--no-namespaces"]],
+                                ids=["ns", "no-ns"])
+
+
+@NSOPTS
+def test_cpu_limit_reason(cordon, blob, nsopts):
+    r = cordon(blob, "while True: pass", opts=["--limit", "cpu=1", *nsopts])
     assert r.rc == 128 + signal.SIGXCPU, r
     assert r.status["outcome"] == "cpu_limit"
+    assert r.status["user_ms"] + r.status["sys_ms"] >= 900, r
 
 
-def test_fsize_limit_reason(cordon, blob):
+@NSOPTS
+def test_fsize_limit_reason(cordon, blob, nsopts):
     code = ("import signal\nsignal.signal(signal.SIGXFSZ, signal.SIG_DFL)\n"
             "open('big', 'wb').write(b'x' * (2 << 20))\n")
-    r = cordon(blob, code, opts=["--limit", "fsize=1M"])
+    r = cordon(blob, code, opts=["--limit", "fsize=1M", *nsopts])
     assert r.rc == 128 + signal.SIGXFSZ, r
     assert r.status["outcome"] == "fsize_limit"
 
 
-def test_seccomp_reason(cordon, blob):
+@NSOPTS
+def test_seccomp_reason(cordon, blob, nsopts):
     # x32 numbers are killed by the filter: SIGSYS, outcome seccomp.
     code = ("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
             "libc.syscall(0x40000000 | 39)\nprint('ESCAPED')")
-    r = cordon(blob, code)
+    r = cordon(blob, code, opts=nsopts)
     assert "ESCAPED" not in r.out
     assert r.status["outcome"] == "seccomp", r
     assert r.rc == 128 + signal.SIGSYS
@@ -162,10 +198,12 @@ def test_check_runs_nothing(tmp_path, blob):
     assert "landlock" in p.stdout and "seccomp" in p.stdout
 
 
-def test_not_found_127(cordon, launcher_blobs):
-    r = cordon(launcher_blobs("launcher-notfound"), "print(1)")
+@NSOPTS
+def test_not_found_127(cordon, launcher_blobs, nsopts):
+    r = cordon(launcher_blobs("launcher-notfound"), "print(1)", opts=nsopts)
     assert r.rc == 127, r
-    assert "nonexistent" in r.err
+    assert "nonexistent" in r.err and r.err.count("\n") == 1, r
+    assert r.status["outcome"] == "error" and r.status["exit_code"] == 127
 
 
 def test_keep_workdir(cordon, blob):
@@ -261,28 +299,49 @@ def test_signal_to_cordon_ends_run(tmp_path, blob, sig):
 
 
 def test_cordon_killed_run_dies(tmp_path, blob):
-    # SIGKILL to cordon: the snippet dies of its parent-death signal.
-    # A descendant that called setsid() and double-forked can outlive a
-    # SIGKILLed cordon (no PID namespace; see cordon(1)): not tested here.
+    # SIGKILL to cordon: the child dies of its parent-death signal.  With
+    # namespaces the child is the init of the run's PID namespace, so the
+    # kernel kills everything in it, including a descendant that called
+    # setsid() and double-forked.  Without namespaces only the direct
+    # child is sure to die (see cordon(1)).
     wd = tmp_path / "wd"
     wd.mkdir()
     (tmp_path / "s.py").write_text(
-        "import os, time\nopen('pid', 'w').write(str(os.getpid()))\n"
+        "import os, time\nif os.fork() == 0:\n    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        open('spid', 'w').write(str(os.getpid()))\n"
+        "        time.sleep(300)\n    os._exit(0)\n"
+        "while not os.path.exists('spid'):\n    time.sleep(0.01)\n"
+        "open('pid', 'w').write(str(os.getpid()))\n"
         "print('ready', flush=True)\ntime.sleep(300)\n")
     for opts in ([], ["--no-namespaces"]):
         p = subprocess.Popen([CORDON, *opts, "--workdir", str(wd), str(blob),
                               str(tmp_path / "s.py")],
                              stdout=subprocess.PIPE, text=True)
         assert p.stdout.readline() == "ready\n"
-        pid = int((wd / "pid").read_text())
-        assert alive(pid)
+        # Host pids of the snippet and its sleeper (inside a PID
+        # namespace their own view of the pid differs).
+        procs = [pid for pid in map(int, subprocess.run(
+            ["pgrep", "-f", str(wd)], capture_output=True,
+            text=True).stdout.split()) if pid != p.pid]
+        assert len(procs) >= 2, procs
+        assert all(alive(pid) for pid in procs)
         p.kill()
         p.wait()
         deadline = time.monotonic() + 5
-        while alive(pid) and time.monotonic() < deadline:
+        while any(alive(pid) for pid in procs) and \
+                time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not alive(pid), "the snippet outlived cordon"
-        (wd / "pid").unlink()
+        if opts:
+            # The snippet itself dies; its setsid'd grandchild may not.
+            assert not alive(int((wd / "pid").read_text()))
+            subprocess.run(["pkill", "-KILL", "-f", str(wd)])
+        else:
+            survivors = [pid for pid in procs if alive(pid)]
+            assert survivors == [], "outlived a SIGKILLed cordon: %r" % (
+                survivors,)
+        for f in ("pid", "spid"):
+            (wd / f).unlink()
 
 
 def test_landlock_signal_scope_is_a_tree_kill(cordon, blob, tmp_path):
@@ -328,7 +387,7 @@ def test_private_tmp(cordon, launcher_blobs):
             "open('/tmp/x','w').write('1'); open('/dev/shm/y','w').write('2')\n"
             "print(open('/tmp/x').read(), os.getcwd())")
     r = cordon(b, code)
-    if r.rc == 125 and "namespace" in r.err:
+    if r.rc == 125 and "refused namespaces" in r.err:
         pytest.skip("the kernel refuses unprivileged namespaces here")
     assert r.rc == 0, r
     tmp_list, shm_list = r.out.splitlines()[0].split("] [")
@@ -400,6 +459,21 @@ def test_blob_oversized_counts(tmp_path, blob):
                 "count of section %d" % sect)
     refused(tmp_path, blob_patch(data, header_off=20, value=1000),
             "section count")
+
+
+def test_blob_bad_seccomp_program(tmp_path, blob):
+    # Checksummed blobs whose programs the kernel would refuse only in the
+    # child (after the workdir exists): bpf_check refuses them first.
+    data = blob.read_bytes()
+    sec = blob_section(data, 3)
+    n = struct.unpack_from("<I", sec, 0)[0]
+    # The last instruction a load instead of a return.
+    bad = blob_patch(data, 3, 4 + 8 * (n - 1), 0x20, fmt="<H")
+    err = refused(tmp_path, bad, "last not a return")
+    assert "seccomp program" in err and "instruction %d" % (n - 1) in err
+    # A load past the end of seccomp_data.
+    bad = blob_patch(data, 3, 4 + 4, 4096)
+    assert "seccomp program" in refused(tmp_path, bad, "load past end")
 
 
 def test_landlock_abi_above_kernel_refused(tmp_path, blob, cordon):
