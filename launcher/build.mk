@@ -12,6 +12,7 @@ $(BUILD)/cordon: $(LAUNCHER_OBJS) $(COMMON_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # The same objects, linked statically (no -pie: static-pie needs glibc's
-# rcrt1.o, which Debian ships; -static-pie keeps ASLR for the binary).
+# rcrt1.o, which Debian ships; -static-pie keeps ASLR for the binary) and
+# stripped (-s), to stay under 1 MiB; build/cordon keeps the symbols.
 $(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(COMMON_OBJS)
-	$(CC) $(filter-out -pie,$(LDFLAGS)) -static-pie -o $@ $^
+	$(CC) $(filter-out -pie,$(LDFLAGS)) -static-pie -s -o $@ $^

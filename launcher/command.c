@@ -12,12 +12,16 @@
 
 #include "cordon.h"
 
-static const int rlimit_of[CPOL_RLIM_MAX + 1] = {
-	[CPOL_RLIM_CPU] = RLIMIT_CPU, [CPOL_RLIM_AS] = RLIMIT_AS,
-	[CPOL_RLIM_DATA] = RLIMIT_DATA, [CPOL_RLIM_FSIZE] = RLIMIT_FSIZE,
-	[CPOL_RLIM_NPROC] = RLIMIT_NPROC, [CPOL_RLIM_NOFILE] = RLIMIT_NOFILE,
-	[CPOL_RLIM_CORE] = RLIMIT_CORE, [CPOL_RLIM_STACK] = RLIMIT_STACK,
-	[CPOL_RLIM_MEMLOCK] = RLIMIT_MEMLOCK,
+const struct command_rlim command_rlims[CPOL_RLIM_MAX + 1] = {
+	[CPOL_RLIM_CPU] = { "cpu", RLIMIT_CPU },
+	[CPOL_RLIM_AS] = { "as", RLIMIT_AS },
+	[CPOL_RLIM_DATA] = { "data", RLIMIT_DATA },
+	[CPOL_RLIM_FSIZE] = { "fsize", RLIMIT_FSIZE },
+	[CPOL_RLIM_NPROC] = { "nproc", RLIMIT_NPROC },
+	[CPOL_RLIM_NOFILE] = { "nofile", RLIMIT_NOFILE },
+	[CPOL_RLIM_CORE] = { "core", RLIMIT_CORE },
+	[CPOL_RLIM_STACK] = { "stack", RLIMIT_STACK },
+	[CPOL_RLIM_MEMLOCK] = { "memlock", RLIMIT_MEMLOCK },
 };
 
 /* word with every "$SNIPPET" and "$WORKDIR" replaced; a heap copy. */
@@ -136,7 +140,7 @@ int command_rlimits(const struct cpol *p, const uint64_t *cli,
 	for (r = 1; r <= CPOL_RLIM_MAX; r++) {
 		if (!set[r])
 			continue;
-		out[n].resource = rlimit_of[r];
+		out[n].resource = command_rlims[r].resource;
 		out[n++].value = val[r];
 	}
 	return n;

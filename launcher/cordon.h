@@ -50,7 +50,8 @@ struct layers {
 	int no_new_privs, seccomp, landlock_abi, landlock_errata;
 	int landlock_fs, landlock_net, scope_abstract_unix, scope_signal;
 	int caps_dropped, rlimits, env, fds_closed, new_session;
-	int ns_user, ns_net, ns_mnt, ns_pid, private_tmp, private_shm;
+	unsigned long ns_flags;       /* CLONE_NEW* used */
+	int private_tmp, private_shm;
 };
 
 enum outcome {
@@ -121,6 +122,11 @@ int workdir_remove(const char *path, const char *snippet, char *err,
     size_t errlen);
 
 /* command.c: argv and environment of the child, and its rlimits */
+struct command_rlim {
+	const char *name;             /* as in the policy and --limit */
+	int resource;                 /* RLIMIT_* */
+};
+extern const struct command_rlim command_rlims[CPOL_RLIM_MAX + 1];
 char **command_argv(const struct cpol *p, const char *workdir,
     const char *snippet, char **args, int nargs);
 char **command_envp(const struct cpol *p, const char *workdir);
@@ -148,6 +154,5 @@ int supervise(const struct sup *sp, struct report *r);
 /* status.c */
 int status_write(const struct report *r, int fd, const char *file,
     char *err, size_t errlen);
-const char *status_outcome(enum outcome o);
 
 #endif

@@ -69,26 +69,15 @@ int landlock_check(const struct cpol *p, int abi, struct layers *l,
 	l->landlock_fs = abi >= 1;
 	l->landlock_net = abi >= 4;
 	l->scope_abstract_unix = l->scope_signal = abi >= 6;
-	if (best)
+	/* Whatever the policy's minimum: TCP rules (network off too) need
+	 * ABI 4, signal and abstract unix socket scoping ABI 6. */
+	if (best || ((uint32_t)abi >= p->landlock_abi_min && abi >= 6))
 		return 0;
-	if ((uint32_t)abi < p->landlock_abi_min) {
-		snprintf(err, errlen, "policy %s needs Landlock ABI %u, this "
-		    "kernel has %d. %s (or mark the policy best-effort)",
-		    p->name, p->landlock_abi_min, abi, hint);
-		return -1;
-	}
-	if (abi < 4) {
-		snprintf(err, errlen, "Landlock ABI %d has no TCP rules, "
-		    "needed for network %s. Hint: Linux 6.7+", abi,
-		    p->flags & CPOL_F_NET_OFF ? "off" : "tcp");
-		return -1;
-	}
-	if (abi < 6) {
-		snprintf(err, errlen, "Landlock ABI %d cannot scope signals "
-		    "and abstract unix sockets. Hint: Linux 6.12+", abi);
-		return -1;
-	}
-	return 0;
+	snprintf(err, errlen, "policy %s needs Landlock ABI %u, this kernel "
+	    "has %d. %s (ABI 6: Linux 6.12+; or mark the policy best-effort)",
+	    p->name, p->landlock_abi_min > 6 ? p->landlock_abi_min : 6, abi,
+	    hint);
+	return -1;
 }
 
 int landlock_add(int ruleset, int fd, uint64_t access)
@@ -101,32 +90,41 @@ int landlock_add(int ruleset, int fd, uint64_t access)
 	    CORDON_LL_RULE_PATH_BENEATH, &pb, 0);
 }
 
-/* Open one rule path as O_PATH; see the top of the file. */
-static int open_rule(const char *path, int workdir_fd, const char *snippet)
+/* Open one rule path as O_PATH (see the top of the file); stat it. */
+static int open_rule(const char *path, int workdir_fd, const char *snippet,
+    struct stat *st)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 		    RESOLVE_NO_MAGICLINKS,
 	};
-	struct stat st;
 	int fd;
 
 	if (strcmp(path, "$SNIPPET") == 0)
-		return openat(workdir_fd, snippet, O_PATH | O_CLOEXEC |
+		fd = openat(workdir_fd, snippet, O_PATH | O_CLOEXEC |
 		    O_NOFOLLOW);
-	if (strncmp(path, "$WORKDIR", 8) == 0)
-		return (int)syscall(SYS_openat2, workdir_fd,
+	else if (strncmp(path, "$WORKDIR", 8) == 0)
+		fd = (int)syscall(SYS_openat2, workdir_fd,
 		    path[8] ? path + 9 : ".", &how, sizeof(how));
-	fd = open(path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISLNK(st.st_mode))
+	else
+		fd = open(path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || fstat(fd, st) < 0)
+		goto close_fd;
+	if (!S_ISLNK(st->st_mode))
 		return fd;
-	close(fd);
-	if (st.st_uid != 0) {
-		errno = ELOOP;
+	close(fd);              /* a final symlink: root's, or refused */
+	fd = -1;
+	errno = ELOOP;
+	if (path[0] != '/' || st->st_uid != 0)
 		return -1;
-	}
-	return open(path, O_PATH | O_CLOEXEC);
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, st) == 0)
+		return fd;
+close_fd:
+	if (fd >= 0)
+		close(fd);
+	return -1;
 }
 
 static int add_paths(int rs, const struct cpol *p, uint64_t handled,
@@ -138,16 +136,14 @@ static int add_paths(int rs, const struct cpol *p, uint64_t handled,
 		const struct cpol_fs *r = &p->fs[i];
 		uint64_t access = r->access & handled;
 		struct stat st;
-		int fd = open_rule(r->path, workdir_fd, snippet);
+		int fd = open_rule(r->path, workdir_fd, snippet, &st);
 
 		if (fd < 0 && errno == ENOENT && (r->flags & CPOL_FS_OPTIONAL))
 			continue;
-		if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd < 0) {
 			snprintf(err, errlen, "path rule %s: %s%s", r->path,
 			    strerror(errno), errno == ELOOP ?
 			    " (a symbolic link; name its target)" : "");
-			if (fd >= 0)
-				close(fd);
 			return -1;
 		}
 		if (!S_ISDIR(st.st_mode))

@@ -166,10 +166,7 @@ static void layers_fill(struct layers *l, const struct launch *ln)
 	if (ln->ruleset_fd < 0)
 		l->landlock_fs = l->landlock_net = l->scope_signal =
 		    l->scope_abstract_unix = 0;
-	l->ns_user = (ln->ns_flags & CLONE_NEWUSER) != 0;
-	l->ns_net = (ln->ns_flags & CLONE_NEWNET) != 0;
-	l->ns_mnt = (ln->ns_flags & CLONE_NEWNS) != 0;
-	l->ns_pid = (ln->ns_flags & CLONE_NEWPID) != 0;
+	l->ns_flags = ln->ns_flags;
 	l->private_tmp = ln->private_tmp;
 	l->private_shm = ln->private_shm;
 }

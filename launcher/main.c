@@ -31,14 +31,6 @@ static const char usage_text[] =
     "[--workdir dir]\n"
     "              policy.cpol snippet | - [arg ...]\n";
 
-static const char *const rlim_names[CPOL_RLIM_MAX + 1] = {
-	[CPOL_RLIM_CPU] = "cpu", [CPOL_RLIM_AS] = "as",
-	[CPOL_RLIM_DATA] = "data", [CPOL_RLIM_FSIZE] = "fsize",
-	[CPOL_RLIM_NPROC] = "nproc", [CPOL_RLIM_NOFILE] = "nofile",
-	[CPOL_RLIM_CORE] = "core", [CPOL_RLIM_STACK] = "stack",
-	[CPOL_RLIM_MEMLOCK] = "memlock",
-};
-
 /* A number with an optional K/M/G/T suffix (powers of 1024). */
 static int parse_size(const char *s, uint64_t *v)
 {
@@ -69,8 +61,8 @@ static int parse_limit(const char *s, struct opts *o)
 	unsigned int r;
 
 	for (r = 1; eq && r <= CPOL_RLIM_MAX; r++)
-		if (strlen(rlim_names[r]) == (size_t)(eq - s) &&
-		    strncmp(s, rlim_names[r], (size_t)(eq - s)) == 0)
+		if (strlen(command_rlims[r].name) == (size_t)(eq - s) &&
+		    strncmp(s, command_rlims[r].name, (size_t)(eq - s)) == 0)
 			return parse_size(eq + 1, &o->limit[r]);
 	return -1;
 }

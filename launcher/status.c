@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +20,6 @@ static const char *const outcomes[] = {
 	[OUT_CPU] = "cpu_limit", [OUT_FSIZE] = "fsize_limit",
 	[OUT_OOM] = "oom", [OUT_ERROR] = "error",
 };
-
-const char *status_outcome(enum outcome o)
-{
-	return outcomes[o];
-}
 
 struct out {
 	char buf[8192];
@@ -76,7 +72,12 @@ static const char *tf(int b)
 
 static void layers(struct out *o, const struct layers *l)
 {
+	static const struct { unsigned long flag; const char *name; } ns[] = {
+		{ CLONE_NEWUSER, "user" }, { CLONE_NEWNET, "net" },
+		{ CLONE_NEWNS, "mnt" }, { CLONE_NEWPID, "pid" },
+	};
 	const char *sep = "";
+	size_t i;
 
 	add(o, "\"layers\":{\"no_new_privs\":%s,\"seccomp\":%s,"
 	    "\"landlock_abi\":%d,\"landlock_errata\":%d,\"landlock_fs\":%s,"
@@ -88,20 +89,11 @@ static void layers(struct out *o, const struct layers *l)
 	    tf(l->landlock_net), tf(l->scope_abstract_unix),
 	    tf(l->scope_signal), tf(l->caps_dropped), tf(l->rlimits),
 	    tf(l->env), tf(l->fds_closed), tf(l->new_session));
-	if (l->ns_user) {
-		add(o, "%s\"user\"", sep);
-		sep = ",";
-	}
-	if (l->ns_net) {
-		add(o, "%s\"net\"", sep);
-		sep = ",";
-	}
-	if (l->ns_mnt) {
-		add(o, "%s\"mnt\"", sep);
-		sep = ",";
-	}
-	if (l->ns_pid)
-		add(o, "%s\"pid\"", sep);
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		if (l->ns_flags & ns[i].flag) {
+			add(o, "%s\"%s\"", sep, ns[i].name);
+			sep = ",";
+		}
 	add(o, "],\"private_tmp\":%s,\"private_shm\":%s}}\n",
 	    tf(l->private_tmp), tf(l->private_shm));
 }
@@ -131,21 +123,6 @@ static void render(struct out *o, const struct report *r)
 	layers(o, &r->layers);
 }
 
-static int put(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int status_write(const struct report *r, int fd, const char *file,
     char *err, size_t errlen)
 {
@@ -154,7 +131,7 @@ int status_write(const struct report *r, int fd, const char *file,
 	int tfd;
 
 	render(&o, r);
-	if (fd >= 0 && put(fd, o.buf, o.len) < 0) {
+	if (fd >= 0 && supervise_write(fd, o.buf, o.len) < 0) {
 		snprintf(err, errlen, "--status-fd %d: %s", fd,
 		    strerror(errno));
 		return -1;
@@ -166,7 +143,7 @@ int status_write(const struct report *r, int fd, const char *file,
 		snprintf(err, errlen, "%s: %s", file, strerror(errno));
 		return -1;
 	}
-	if (put(tfd, o.buf, o.len) < 0) {
+	if (supervise_write(tfd, o.buf, o.len) < 0) {
 		close(tfd);
 		tfd = -1;
 	}

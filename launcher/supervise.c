@@ -195,49 +195,43 @@ static int wait_loop(struct relay *rl, int pidfd, int sigfd,
 	}
 }
 
+/* how: 0 the child ended (with status), 1 timeout, else cordon's signal. */
 static void classify(struct report *r, int how, int status)
 {
 	static const struct { int sig; enum outcome o; const char *why; }
 	    sigs[] = {
-		{ SIGSYS, OUT_SECCOMP, "a system call the policy forbids" },
-		{ SIGXCPU, OUT_CPU, "the CPU time limit" },
-		{ SIGXFSZ, OUT_FSIZE, "the file size limit" },
+		{ SIGSYS, OUT_SECCOMP, ": a system call the policy forbids" },
+		{ SIGXCPU, OUT_CPU, ": the CPU time limit" },
+		{ SIGXFSZ, OUT_FSIZE, ": the file size limit" },
 	};
+	const char *why = "";
 	size_t i;
 
-	if (how == 1) {
-		r->outcome = OUT_TIMEOUT;
-		r->exit_code = EXIT_TIMEOUT;
-		r->signal = SIGKILL;
-		snprintf(r->reason, sizeof(r->reason), "timed out");
-		return;
-	}
-	if (how > 1) {
-		r->outcome = OUT_SIGNALED;
-		r->exit_code = 128 + how;
-		r->signal = SIGKILL;
-		snprintf(r->reason, sizeof(r->reason), "cordon got %s",
-		    strsignal(how));
-		return;
-	}
-	if (WIFEXITED(status)) {
+	r->outcome = OUT_SIGNALED;
+	if (how == 0 && WIFEXITED(status)) {
 		r->outcome = OUT_EXITED;
 		r->exit_code = WEXITSTATUS(status);
 		snprintf(r->reason, sizeof(r->reason), "exited with %d",
 		    r->exit_code);
 		return;
 	}
-	r->signal = WTERMSIG(status);
-	r->exit_code = 128 + r->signal;
-	r->outcome = OUT_SIGNALED;
-	snprintf(r->reason, sizeof(r->reason), "killed by %s",
-	    strsignal(r->signal));
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+	r->signal = how ? SIGKILL : WTERMSIG(status);
+	r->exit_code = how == 1 ? EXIT_TIMEOUT : 128 + (how ? how : r->signal);
+	if (how == 1)
+		r->outcome = OUT_TIMEOUT;
+	for (i = 0; how == 0 && i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		if (sigs[i].sig == r->signal) {
 			r->outcome = sigs[i].o;
-			snprintf(r->reason, sizeof(r->reason), "killed by %s: "
-			    "%s", strsignal(r->signal), sigs[i].why);
+			why = sigs[i].why;
 		}
+	if (how == 1)
+		snprintf(r->reason, sizeof(r->reason), "timed out");
+	else if (how)
+		snprintf(r->reason, sizeof(r->reason), "cordon got %s",
+		    strsignal(how));
+	else
+		snprintf(r->reason, sizeof(r->reason), "killed by %s%s",
+		    strsignal(r->signal), why);
 }
 
 int supervise(const struct sup *sp, struct report *r)
