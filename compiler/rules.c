@@ -442,9 +442,17 @@ static int same_rule(const struct cpol_rule *a, const struct cpol_rule *b)
 
 	if (a->action != b->action || a->ncond != b->ncond)
 		return 0;
-	for (i = 0; i < a->ncond; i++)
-		if (memcmp(&a->cond[i], &b->cond[i], sizeof(a->cond[i])))
+	/* Field by field: memcmp would compare the padding after width,
+	 * which struct assignment from a compound literal leaves
+	 * unspecified. */
+	for (i = 0; i < a->ncond; i++) {
+		const struct cpol_cond *p = &a->cond[i], *q = &b->cond[i];
+
+		if (p->arg != q->arg || p->op != q->op ||
+		    p->width != q->width || p->mask != q->mask ||
+		    p->value != q->value)
 			return 0;
+	}
 	return 1;
 }
 
