@@ -200,6 +200,7 @@ int bpf_check(const struct cpol_insn *prog, size_t n, char *err,
 		return fail(err, errlen, n - 1, "last instruction is not a "
 		    "return");
 	memset(reached, 0, n);
+	memset(written, 0, n * sizeof(*written));  /* read only if reached */
 	reached[0] = 1;
 	written[0] = 0;
 	for (pc = 0; pc < n; pc++) {

@@ -221,7 +221,7 @@ static void limits(struct check_ctx *c, struct cpol *out)
 	}
 	mentions_free(&ms);
 	/* resources in increasing order, as the blob wants */
-	for (i = 1; i < out->nlimits; i++)
+	for (i = 1; out->limits && i < out->nlimits; i++)
 		for (r = i; r > 0 && out->limits[r - 1].resource >
 		    out->limits[r].resource; r--) {
 			struct cpol_limit t = out->limits[r];
@@ -270,6 +270,9 @@ static void command(struct check_ctx *c, struct cpol *out)
 	for (w = s->val; out->argv && w; w = w->next)
 		if (value_str(c, w, &out->argv[out->nargv]) == 0)
 			out->nargv++;
+	/* The grammar gives a command at least one word, so n >= 1 and
+	 * argv[0] was set when nargv == n. */
+	/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference) */
 	if (out->nargv == n && out->argv[0][0] != '/')
 		diag_error(c->d, &s->val->loc, "the command must be an "
 		    "absolute path (there is no PATH search in the sandbox)");
@@ -326,7 +329,7 @@ static void env(struct check_ctx *c, struct cpol *out)
 		}
 		out->nenv++;
 	}
-	if (out->nenv > 0)
+	if (out->env && out->nenv > 0)
 		qsort(out->env, out->nenv, sizeof(*out->env), by_env);
 done:
 	mentions_free(&ms);

@@ -173,7 +173,8 @@ void check_paths(struct check_ctx *c, struct cpol *out)
 	out->fs = calloc(ms.n ? ms.n : 1, sizeof(*out->fs));
 	for (i = 0; out->fs && i < ms.n && i < CPOL_MAX_FS; i++)
 		add_rule(c, out, &ms.m[i]);
-	qsort(out->fs, out->nfs, sizeof(*out->fs), by_path);
+	if (out->fs && out->nfs > 0)  /* fs is NULL if calloc failed */
+		qsort(out->fs, out->nfs, sizeof(*out->fs), by_path);
 	mentions_free(&ms);
 	out->flags |= (tmp ? CPOL_F_PRIVATE_TMP : 0) |
 	    (shm ? CPOL_F_PRIVATE_SHM : 0);
@@ -261,7 +262,7 @@ void check_network(struct check_ctx *c, struct cpol *out)
 	}
 	c->net_tcp = !seen[0] && (seen[1] || seen[2]);
 	out->flags |= c->net_tcp ? CPOL_F_NET_TCP : CPOL_F_NET_OFF;
-	if (out->nnet > 0)
+	if (out->net && out->nnet > 0)
 		qsort(out->net, out->nnet, sizeof(*out->net), by_net);
 	mentions_free(&ms);
 }

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,12 +97,33 @@ static int has_cap(const struct oci_import *im, const char *cap)
 	return 0;
 }
 
+/* "X.Y..." into *maj, *min; -1 if it does not start that way or a part
+ * does not fit (sscanf's %u would be undefined there). */
+static int kernel_version(const char *s, unsigned int *maj,
+    unsigned int *min)
+{
+	unsigned long a, b;
+	char *end;
+
+	errno = 0;
+	a = strtoul(s, &end, 10);
+	if (end == s || *end != '.' || errno || a > UINT_MAX)
+		return -1;
+	s = end + 1;
+	b = strtoul(s, &end, 10);
+	if (end == s || errno || b > UINT_MAX)
+		return -1;
+	*maj = (unsigned int)a;
+	*min = (unsigned int)b;
+	return 0;
+}
+
 /* Kernel "X.Y" at least im's kernel?  -1 on a bad string. */
 static int kernel_cmp(const struct oci_import *im, const char *v)
 {
 	unsigned int a, b;
 
-	if (sscanf(v, "%u.%u", &a, &b) != 2)
+	if (kernel_version(v, &a, &b) < 0)
 		return -2;
 	if (im->kmajor != a)
 		return im->kmajor > a ? 1 : -1;
@@ -337,13 +359,14 @@ static int parse_args(int argc, char **argv, struct oci_import *im,
 	struct utsname u;
 	int ch;
 
-	if (uname(&u) == 0 && sscanf(u.release, "%u.%u", &im->kmajor,
-	    &im->kminor) != 2)
+	if (uname(&u) == 0 && kernel_version(u.release, &im->kmajor,
+	    &im->kminor) < 0)
 		im->kmajor = im->kminor = 0;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
+		/* Several branches refuse (return -1): an option chain. */
 		if (ch == 'f' && strcmp(optarg, "oci") != 0)
-			return -1;
+			return -1;  /* NOLINT(bugprone-branch-clone) */
 		else if (ch == 'o')
 			*out = optarg;
 		else if (ch == 'n')
@@ -351,8 +374,8 @@ static int parse_args(int argc, char **argv, struct oci_import *im,
 		else if (ch == 'c' && im->ncaps < OCI_IMPORT_MAX_CAPS)
 			im->caps[im->ncaps++] = strncasecmp(optarg, "CAP_",
 			    4) == 0 ? optarg + 4 : optarg;
-		else if (ch == 'k' && sscanf(optarg, "%u.%u", &im->kmajor,
-		    &im->kminor) == 2)
+		else if (ch == 'k' && kernel_version(optarg, &im->kmajor,
+		    &im->kminor) == 0)
 			continue;
 		else if (ch != 'f')
 			return -1;

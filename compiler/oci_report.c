@@ -34,6 +34,8 @@ void oci_note_add(struct oci_notes *ns, int seccomp, const char *kind,
 	r = vasprintf(&d, fmt, ap);
 	va_end(ap);
 	v = realloc(ns->v, (ns->n + 1) * sizeof(*v));
+	if (v)
+		ns->v = v;  /* realloc freed the old block: keep the new one */
 	if (r < 0 || !v) {
 		if (r >= 0)
 			free(d);

@@ -134,6 +134,8 @@ static char *join_dir(const char *dir, const char *name)
 	char *out = malloc(n + strlen(name) + 2);
 
 	if (out) {
+		/* strcpy below terminates the string. */
+		/* NOLINTNEXTLINE(bugprone-not-null-terminated-result) */
 		memcpy(out, dir, n);
 		out[n] = '/';
 		strcpy(out + n + 1, name);

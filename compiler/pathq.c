@@ -95,7 +95,7 @@ void pathq_format(uint64_t mask, char *buf, size_t len)
 	}
 	if (mask >> NRIGHTS)
 		snprintf(buf + used, len - used, "%s0x%llx", used ? "," : "",
-		    (unsigned long long)(mask >> NRIGHTS << NRIGHTS));
+		    (unsigned long long)mask >> NRIGHTS << NRIGHTS);
 	else if (used == 0)
 		snprintf(buf, len, "none");
 }
