@@ -220,6 +220,21 @@ static void limits_set(const struct launch *ln)
 	}
 }
 
+/* The last layer, then the command: in the child, or in init's child
+ * (a vfork child: it only makes system calls, then execs or exits). */
+static void payload_exec(const struct launch *ln) __attribute__((noreturn));
+
+static void payload_exec(const struct launch *ln)
+{
+	struct sock_fprog prog = { .len = ln->nbpf, .filter = ln->bpf };
+
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+		fail(ln, "seccomp");
+	execve(ln->argv[0], ln->argv, ln->envp);
+	fail_with(ln, ln->argv[0], errno == ENOENT ? EXIT_NOTFOUND :
+	    EXIT_NOEXEC);
+}
+
 /*
  * PID 1 of the run's PID namespace.  It has every layer but seccomp
  * (Landlock, no_new_privs, no capability, the rlimits, the session): it
@@ -228,13 +243,16 @@ static void limits_set(const struct launch *ln)
  * the payload (same uid, same Landlock domain) can neither ptrace it nor
  * read its memory or take its descriptors; and as init it ignores every
  * signal sent from inside the namespace.  Its only descriptors are the
- * standard ones and the status pipe, whose sole reader is cordon.  It
+ * standard ones and the status pipe, whose sole reader is cordon (a
+ * hijacked init could only lie about the payload's own status).  It
  * reaps every orphan; when the payload ends it sends the payload's raw
  * wait status to cordon (init cannot re-raise a signal on itself) and
  * exits, and the kernel kills whatever is left in the namespace.  If
  * cordon dies, the parent-death signal kills init, and the namespace
  * with it.
  */
+static void init(const struct launch *ln) __attribute__((noreturn));
+
 static void init(const struct launch *ln)
 {
 	int status = 0;
@@ -242,14 +260,13 @@ static void init(const struct launch *ln)
 
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		fail(ln, "PR_SET_DUMPABLE");
-	payload = fork();
+	/* vfork: no copy of the page tables; init waits for the exec. */
+	payload = vfork();
+	if (payload == 0)
+		payload_exec(ln);
 	if (payload < 0)
-		fail(ln, "fork");
-	if (payload == 0) {
-		close(ln->st_w);
-		return;
-	}
-	close(ln->msg_w);     /* the payload holds it until its exec */
+		fail(ln, "vfork");
+	close(ln->msg_w);     /* the payload's copy closed at its exec */
 	do
 		pid = wait(&status);
 	while (pid != payload && (pid >= 0 || errno == EINTR));
@@ -264,7 +281,6 @@ static void child(const struct launch *ln) __attribute__((noreturn));
 
 static void child(const struct launch *ln)
 {
-	struct sock_fprog prog = { .len = ln->nbpf, .filter = ln->bpf };
 	struct pollfd pf = { .fd = ln->msg_w, .events = POLLOUT };
 	sigset_t none;
 
@@ -300,12 +316,8 @@ static void child(const struct launch *ln)
 	    ln->ruleset_fd, 0) < 0)
 		fail(ln, "landlock_restrict_self");
 	if (ln->ns_flags & CLONE_NEWPID)
-		init(ln);     /* returns in the payload only */
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
-		fail(ln, "seccomp");
-	execve(ln->argv[0], ln->argv, ln->envp);
-	fail_with(ln, ln->argv[0], errno == ENOENT ? EXIT_NOTFOUND :
-	    EXIT_NOEXEC);
+		init(ln);
+	payload_exec(ln);
 }
 
 /* clone() as fork(), with namespaces and a pidfd. */
