@@ -667,6 +667,8 @@ int rules_lower(struct check_ctx *c, struct cpol *out)
 	collect(&r);
 	if (r.n > 0)
 		qsort(r.e, r.n, sizeof(*r.e), by_entry);
+	/* An array of pointers: sizeof(*l) is sizeof(struct entry *). */
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression) */
 	l = calloc(r.n ? r.n : 1, sizeof(*l));
 	for (i = 0; l && i < r.n; i = j) {
 		for (j = i; j < r.n && r.e[j].nr == r.e[i].nr; j++)

@@ -202,20 +202,25 @@ static void limits_set(const struct launch *ln)
 	int i;
 
 	for (i = 0; i < ln->nrlim; i++) {
+		/* glibc's type for the resource (an enum under _GNU_SOURCE):
+		 * clang's -Wsign-conversion refuses a plain int. */
+		__rlimit_resource_t res =
+		    (__rlimit_resource_t)ln->rlim[i].resource;
+
 		rl.rlim_cur = rl.rlim_max = ln->rlim[i].value;
 		/* At the hard CPU limit the kernel sends SIGKILL; one second
 		 * of grace lets SIGXCPU (soft) arrive first and name the cause. */
 		if (rl.rlim_max < RLIM_INFINITY &&
 		    ln->rlim[i].resource == RLIMIT_CPU)
 			rl.rlim_max++;
-		if (setrlimit(ln->rlim[i].resource, &rl) == 0)
+		if (setrlimit(res, &rl) == 0)
 			continue;
 		/* Above our own hard limit: the hard limit is tighter. */
-		if (errno != EPERM || getrlimit(ln->rlim[i].resource, &old) < 0
+		if (errno != EPERM || getrlimit(res, &old) < 0
 		    || old.rlim_max > rl.rlim_max)
 			fail(ln, "setrlimit");
 		rl.rlim_cur = rl.rlim_max = old.rlim_max;
-		if (setrlimit(ln->rlim[i].resource, &rl) < 0)
+		if (setrlimit(res, &rl) < 0)
 			fail(ln, "setrlimit");
 	}
 }
