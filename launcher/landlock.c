@@ -114,7 +114,6 @@ static int open_rule(const char *path, int workdir_fd, const char *snippet,
 	if (!S_ISLNK(st->st_mode))
 		return fd;
 	close(fd);              /* a final symlink: root's, or refused */
-	fd = -1;
 	errno = ELOOP;
 	if (path[0] != '/' || st->st_uid != 0)
 		return -1;
