@@ -290,10 +290,6 @@ def test_network_off(esc, servers):
     assert servers.hits == [], servers.hits
 
 
-@pytest.mark.xfail(reason="cordonc: the tcp lowering under 'default allow' "
-                   "leaves socket(AF_INET, SOCK_DGRAM) and IPPROTO_MPTCP "
-                   "allowed (it only denies other domains); reported",
-                   strict=False)
 def test_tcp_port_rule_mptcp_fastopen(cordon, launcher_blobs, servers):
     allowed = socket.socket()
     allowed.bind(("127.0.0.1", 0))
