@@ -40,7 +40,8 @@ def symbols(path):
 def binary(request, build_dir):
     path = build_dir / request.param
     if request.param == "cordon-static" and not path.exists() \
-            and (build_dir / "cordon").exists() and is_asan(build_dir / "cordon"):
+            and (build_dir / "cordonc").exists() \
+            and is_asan(build_dir / "cordonc"):
         pytest.skip("ASan build (make sanitize): ASan cannot link "
                     "statically, so there is no cordon-static")
     assert path.exists(), f"{path} is not built (make all)"
