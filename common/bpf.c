@@ -85,8 +85,7 @@ static int is_cond_jump(unsigned int code)
 	    op == BPF_JSET;
 }
 
-/* Is k a return value cordon may install? */
-static int good_ret(uint32_t k)
+int bpf_action_valid(uint32_t k)
 {
 	uint32_t act = k & BPF_ACT_FULL_MASK, data = k & BPF_ACT_DATA_MASK;
 
@@ -131,7 +130,7 @@ static int check_one(const struct cpol_insn *in, size_t pc, size_t n,
 	case BPF_ALU | BPF_NEG:
 		break;
 	case OP_RET_K:
-		if (!good_ret(in->k))
+		if (!bpf_action_valid(in->k))
 			return fail(err, errlen, pc, "return value 0x%08x is "
 			    "not an action cordon installs", in->k);
 		return 0;

@@ -59,4 +59,8 @@ uint32_t bpf_run(const struct cpol_insn *prog, size_t n,
  * written to buf; returns buf. */
 const char *bpf_action_str(uint32_t ret, char *buf, size_t len);
 
+/* Is k an action cordon may install: allow, log, kill (process or
+ * thread), trap, or errno 0..4095, with no stray data bits? */
+int bpf_action_valid(uint32_t k);
+
 #endif

@@ -148,27 +148,6 @@ static int prologue(struct cpol_insn *out, uint32_t *np, char *err,
 	return 0;
 }
 
-/* Is a the encoding of an action a policy may use? (SCMP_ACT_* share the
- * kernel's SECCOMP_RET_* encoding.) */
-static int good_action(uint32_t a)
-{
-	uint32_t data = a & BPF_ACT_DATA_MASK;
-
-	switch (a & BPF_ACT_FULL_MASK) {
-	case BPF_ACT_ERRNO:
-		return data <= 4095;
-	case BPF_ACT_TRAP:
-		return 1;
-	case BPF_ACT_KILL_PROCESS:
-	case BPF_ACT_KILL_THREAD:
-	case BPF_ACT_LOG:
-	case BPF_ACT_ALLOW:
-		return data == 0;
-	default:
-		return 0;
-	}
-}
-
 /* One condition -> one libseccomp comparison, exactly or not at all. */
 static int lower_cond(const struct cpol_rule *r, const struct cpol_cond *c,
     struct scmp_arg_cmp *out, char *err, size_t errlen)
@@ -220,7 +199,7 @@ static int add_rule(scmp_filter_ctx ctx, const struct cpol *p,
 	    !tables_syscall_name((int)r->nr))
 		return fail(err, errlen, "%s (%s): syscall number %u is not "
 		    "in the table", r->name, r->origin, r->nr);
-	if (!good_action(r->action))
+	if (!bpf_action_valid(r->action))
 		return fail(err, errlen, "%s (%s): action 0x%08x", r->name,
 		    r->origin, r->action);
 	if (r->ncond > CPOL_MAX_CONDS)
@@ -253,7 +232,7 @@ static scmp_filter_ctx make_ctx(const struct cpol *p, char *err,
 		    "x86-64 filters on x86-64 only", p->arch);
 		return NULL;
 	}
-	if (!good_action(p->default_action)) {
+	if (!bpf_action_valid(p->default_action)) {
 		fail(err, errlen, "default action 0x%08x", p->default_action);
 		return NULL;
 	}
