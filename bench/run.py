@@ -522,7 +522,10 @@ def compile_table(ctx, rounds, budget):
             note = "stripped: %s" % ("%d KiB" % (stripped // 1024)
                                      if stripped else "–")
             if key == "cordon":
-                note += "; dynamic (libc shared)"
+                dyn = subprocess.run(["readelf", "-d", ctx[key]],
+                                     capture_output=True, text=True).stdout
+                note += ("; dynamic (libc shared)" if "NEEDED" in dyn
+                         else "; static PIE, with symbols")
             else:
                 note += "; target < 1 MiB: file %s, stripped %s" % (
                     "met" if size < T_STATIC_BYTES else "MISSED",
