@@ -506,11 +506,11 @@ static int suppress(const struct input *in, struct finding_list *out)
 		for (unsigned int k = 0; k < nfound; k++) {
 			struct finding *x = &out->v[k];
 
-			if (x->suppressed || !applies(s, x))
+			if (!applies(s, x))
 				continue;
-			if (!(x->suppressed = strdup(s->reason)))
+			used = 1;  /* even if a comment above covered it too */
+			if (!x->suppressed && !(x->suppressed = strdup(s->reason)))
 				return -1;
-			used = 1;
 		}
 		if (!used && finding_add(out, "CL000", FINDING_NOTE, s->file,
 		    s->line, "suppression of %s matches no finding", s->id) < 0)
