@@ -48,22 +48,23 @@ def _empty_dir(fd: int, depth: int) -> None:
         names = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
     for name, is_dir in names:
         if is_dir:
-            sub = _open_dir(name, fd)
-            try:
-                _empty_dir(sub, depth + 1)
-            finally:
-                os.close(sub)
-            os.rmdir(name, dir_fd=fd)
+            _remove_subdir(name, fd, depth)
         else:
             try:
                 os.unlink(name, dir_fd=fd)
             except IsADirectoryError:   # replaced meanwhile: retry as dir
-                sub = _open_dir(name, fd)
-                try:
-                    _empty_dir(sub, depth + 1)
-                finally:
-                    os.close(sub)
-                os.rmdir(name, dir_fd=fd)
+                _remove_subdir(name, fd, depth)
+
+
+def _remove_subdir(name: str, fd: int, depth: int) -> None:
+    """Empty the directory name below fd (without following links), then
+    remove it."""
+    sub = _open_dir(name, fd)
+    try:
+        _empty_dir(sub, depth + 1)
+    finally:
+        os.close(sub)
+    os.rmdir(name, dir_fd=fd)
 
 
 def remove_tree(path: str) -> None:
