@@ -96,8 +96,7 @@ struct launch {
 	unsigned long ns_flags;       /* CLONE_NEW* the clone got */
 	int ns_required;              /* no namespace: refuse (private tmp) */
 	int private_tmp, private_shm;
-	uid_t uid;
-	gid_t gid;
+	char uid_map[32], gid_map[32]; /* "ID ID 1\n": our ids, mapped */
 };
 
 /* launch.c */

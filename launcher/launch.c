@@ -139,8 +139,10 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	ln->nbpf = (unsigned short)p->ninsns;  /* bpf_check: <= 4096 */
 	ln->ns_flags = o->no_namespaces ? 0 : run_ns_wanted(p);
 	if (ln->ns_flags) {
-		ln->uid = getuid();
-		ln->gid = getgid();
+		snprintf(ln->uid_map, sizeof(ln->uid_map), "%u %u 1\n",
+		    getuid(), getuid());
+		snprintf(ln->gid_map, sizeof(ln->gid_map), "%u %u 1\n",
+		    getgid(), getgid());
 	}
 	ln->ns_required = (p->flags & (CPOL_F_PRIVATE_TMP |
 	    CPOL_F_PRIVATE_SHM)) && !(p->flags & CPOL_F_BEST_EFFORT_NS);
@@ -190,13 +192,15 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 		snprintf(err, ERRLEN, "supervisor set-up: %s", strerror(errno));
 		return EXIT_CORDON;
 	}
+	/* Before the clone: once it returns, every moment until we block
+	 * delays the child (here it waits for our CPU). */
+	ooms = oom_kills();
 	sp->pid = run_start(&s->ln, &sp->pidfd, err, ERRLEN);
 	layers_fill(&r->layers, &s->ln);
 	if (sp->pid < 0)
 		return EXIT_CORDON;
 	for (i = 0; i < NPIPES; i++)
 		closefd(&s->pipe[i][1]);
-	ooms = oom_kills();     /* while the child sets itself up */
 	if (supervise_exec(s->pipe[P_MSG][0], err, ERRLEN)) {
 		while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
 			;

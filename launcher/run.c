@@ -143,18 +143,14 @@ static void private_dir(const char *dir, const struct launch *ln)
  * namespace: map our own uid and gid (nothing else), then the mounts. */
 static void ns_setup(const struct launch *ln)
 {
-	char line[64];
-
 	/* cordon made itself non-dumpable, which leaves /proc/self/uid_map
 	 * owned by root; init() makes the child non-dumpable again. */
 	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
 		fail(ln, "PR_SET_DUMPABLE");
-	snprintf(line, sizeof(line), "%u %u 1\n", ln->uid, ln->uid);
-	if (put("/proc/self/uid_map", line) < 0 ||
+	if (put("/proc/self/uid_map", ln->uid_map) < 0 ||
 	    put("/proc/self/setgroups", "deny") < 0)
 		fail(ln, "uid_map");
-	snprintf(line, sizeof(line), "%u %u 1\n", ln->gid, ln->gid);
-	if (put("/proc/self/gid_map", line) < 0)
+	if (put("/proc/self/gid_map", ln->gid_map) < 0)
 		fail(ln, "gid_map");
 	if (!(ln->ns_flags & CLONE_NEWNS))
 		return;

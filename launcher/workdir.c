@@ -56,7 +56,8 @@ int workdir_make(const char *given, char *path, size_t pathlen,
 int snippet_copy(int in, const char *src, const char *dir, int fresh,
     char *name, size_t namelen, char *err, size_t errlen)
 {
-	char buf[65536], path[4200];
+	static char buf[65536];  /* touched as filled: see relay_one() */
+	char path[4200];
 	size_t total = 0, dirlen = strlen(dir);
 	int fd, rc = -1;
 	ssize_t n;
