@@ -256,7 +256,9 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc || (!dump && i + 1 >= argc) || (dump && i + 1 != argc))
 		usage();
-	if (cpol_load(argv[i], &p, err, sizeof(err)) < 0 ||
+	/* Like cordon, keep the rules table only when it is shown. */
+	if (cpol_load(argv[i], show ? 0 : CPOL_READ_NO_RULES, &p, err,
+	    sizeof(err)) < 0 ||
 	    filter_from_blob(&p, &prog, err, sizeof(err)) < 0) {
 		fprintf(stderr, "floor: %s\n", err);
 		return FLOOR_EXIT_FAIL;

@@ -277,7 +277,7 @@ int main(int argc, char **argv)
 	    strcmp(mode, "tree") && strcmp(mode, "linear"))
 		usage();
 	if (optind + 1 < argc) {
-		if (cpol_load(argv[optind + 1], &p, err, sizeof(err)) < 0) {
+		if (cpol_load(argv[optind + 1], 0, &p, err, sizeof(err)) < 0) {
 			fprintf(stderr, "sysbench: %s\n", err);
 			return 1;
 		}

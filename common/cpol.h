@@ -238,9 +238,18 @@ struct cpol {
 int cpol_read(const uint8_t *buf, size_t len, struct cpol *out,
     char *err, size_t errlen);
 
+/* cpol_read_flags: cpol_read with these flags.  CPOL_READ_NO_RULES
+ * validates the rules table as fully but keeps only its count (rules is
+ * NULL): a launcher needs the program, not the table, and each page the
+ * table would take costs it a page fault or two. */
+#define CPOL_READ_NO_RULES 1u
+int cpol_read_flags(const uint8_t *buf, size_t len, unsigned int flags,
+    struct cpol *out, char *err, size_t errlen);
+
 /* cpol_load: read a whole file (no symlink, regular, size-capped), then
- * cpol_read.  Returns 0, or -1 with a message in err. */
-int cpol_load(const char *path, struct cpol *out, char *err, size_t errlen);
+ * cpol_read_flags.  Returns 0, or -1 with a message in err. */
+int cpol_load(const char *path, unsigned int flags, struct cpol *out,
+    char *err, size_t errlen);
 
 /*
  * cpol_write: serialise *p into a fresh heap buffer (*bufp, *lenp).

@@ -9,7 +9,8 @@
 
 #include "cpol.h"
 
-int cpol_load(const char *path, struct cpol *out, char *err, size_t errlen)
+int cpol_load(const char *path, unsigned int flags, struct cpol *out,
+    char *err, size_t errlen)
 {
 	struct stat st;
 	uint8_t *buf = NULL;
@@ -60,7 +61,7 @@ int cpol_load(const char *path, struct cpol *out, char *err, size_t errlen)
 		    path);
 		goto free_buf;
 	}
-	if (cpol_read(buf, len, out, err, errlen) < 0) {
+	if (cpol_read_flags(buf, len, flags, out, err, errlen) < 0) {
 		/* Prefix the file name without losing the reader's words. */
 		char msg[512];
 

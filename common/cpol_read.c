@@ -373,38 +373,51 @@ static int rule_ok(struct cur *c, const struct cpol_rule *r)
 	return 1;
 }
 
-static void rules(struct cur *c, struct cpol *p)
+static void rule(struct cur *c, struct cpol_rule *r)
 {
-	uint32_t i, j;
+	uint32_t j;
+
+	r->nr = u32(c, "rule");
+	r->name = str(c, "syscall name");
+	r->action = u32(c, "rule action");
+	r->ncond = u8(c, "rule");
+	if (c->bad)
+		return;
+	/* Only the count here: the conditions are not read yet. */
+	if (r->ncond > CPOL_MAX_CONDS) {
+		fail(c, "rule for %s: %u conditions", r->name, r->ncond);
+		return;
+	}
+	for (j = 0; j < r->ncond; j++) {
+		r->cond[j].arg = u8(c, "condition");
+		r->cond[j].op = u8(c, "condition");
+		r->cond[j].width = u8(c, "condition");
+		r->cond[j].mask = u64(c, "condition");
+		r->cond[j].value = u64(c, "condition");
+	}
+	r->origin = str(c, "rule origin");
+	if (!c->bad)
+		rule_ok(c, r);
+}
+
+static void rules(struct cur *c, struct cpol *p, unsigned int flags)
+{
+	struct cpol_rule one;
+	uint32_t i;
 
 	p->default_action = u32(c, "default action");
 	p->nrules = count(c, 0, CPOL_MAX_RULES, 13, "syscall rules");
-	p->rules = alloc(c, p->nrules, sizeof(*p->rules));
+	if (!(flags & CPOL_READ_NO_RULES)) {
+		p->rules = alloc(c, p->nrules, sizeof(*p->rules));
+		for (i = 0; i < p->nrules && !c->bad; i++)
+			rule(c, &p->rules[i]);
+		return;
+	}
 	for (i = 0; i < p->nrules && !c->bad; i++) {
-		struct cpol_rule *r = &p->rules[i];
-
-		r->nr = u32(c, "rule");
-		r->name = str(c, "syscall name");
-		r->action = u32(c, "rule action");
-		r->ncond = u8(c, "rule");
-		if (c->bad)
-			break;
-		/* Only the count here: the conditions are not read yet. */
-		if (r->ncond > CPOL_MAX_CONDS) {
-			fail(c, "rule for %s: %u conditions", r->name,
-			    r->ncond);
-			break;
-		}
-		for (j = 0; j < r->ncond; j++) {
-			r->cond[j].arg = u8(c, "condition");
-			r->cond[j].op = u8(c, "condition");
-			r->cond[j].width = u8(c, "condition");
-			r->cond[j].mask = u64(c, "condition");
-			r->cond[j].value = u64(c, "condition");
-		}
-		r->origin = str(c, "rule origin");
-		if (!c->bad)
-			rule_ok(c, r);
+		memset(&one, 0, sizeof(one));
+		rule(c, &one);
+		free(one.name);
+		free(one.origin);
 	}
 }
 
@@ -417,7 +430,7 @@ static const char *const section_names[CPOL_S_MAX + 1] = {
 };
 
 static void section(struct cur *c, struct cpol *p, unsigned int type,
-    uint32_t len)
+    uint32_t len, unsigned int flags)
 {
 	struct cur s = { .p = NULL, .left = 0, .err = c->err,
 	    .errlen = c->errlen, .bad = 0 };
@@ -435,7 +448,7 @@ static void section(struct cur *c, struct cpol *p, unsigned int type,
 	case CPOL_S_LIMITS: limits(&s, p); break;
 	case CPOL_S_ENV: env(&s, p); break;
 	case CPOL_S_ARGV: argv(&s, p); break;
-	case CPOL_S_RULES: rules(&s, p); break;
+	case CPOL_S_RULES: rules(&s, p, flags); break;
 	default: return;
 	}
 	if (!s.bad && s.left != 0)
@@ -499,6 +512,12 @@ static void header(struct cur *c, const uint8_t *buf, size_t len,
 int cpol_read(const uint8_t *buf, size_t len, struct cpol *out,
     char *err, size_t errlen)
 {
+	return cpol_read_flags(buf, len, 0, out, err, errlen);
+}
+
+int cpol_read_flags(const uint8_t *buf, size_t len, unsigned int flags,
+    struct cpol *out, char *err, size_t errlen)
+{
 	struct cur c = { .p = buf, .left = len, .err = err,
 	    .errlen = errlen, .bad = 0 };
 	uint32_t nsect, i, seen = 0;
@@ -510,23 +529,23 @@ int cpol_read(const uint8_t *buf, size_t len, struct cpol *out,
 	header(&c, buf, len, out, &nsect);
 	for (i = 0; i < nsect && !c.bad; i++) {
 		uint16_t type = u16(&c, "section header");
-		uint16_t flags = u16(&c, "section header");
+		uint16_t sflags = u16(&c, "section header");
 		uint32_t slen = u32(&c, "section header");
 
 		if (c.bad)
 			break;
 		if (type <= last)
 			fail(&c, "section %u out of order or repeated", type);
-		else if (flags & ~CPOL_SECT_CRITICAL)
-			fail(&c, "section %u: unknown flags 0x%x", type, flags);
-		else if (type > CPOL_S_MAX && (flags & CPOL_SECT_CRITICAL))
+		else if (sflags & ~CPOL_SECT_CRITICAL)
+			fail(&c, "section %u: unknown flags 0x%x", type, sflags);
+		else if (type > CPOL_S_MAX && (sflags & CPOL_SECT_CRITICAL))
 			fail(&c, "unknown critical section %u", type);
-		else if (type <= CPOL_S_MAX && !(flags & CPOL_SECT_CRITICAL))
+		else if (type <= CPOL_S_MAX && !(sflags & CPOL_SECT_CRITICAL))
 			fail(&c, "section %u is not marked critical", type);
 		last = type;
 		if (type <= CPOL_S_MAX)
 			seen |= 1u << type;
-		section(&c, out, type, slen);
+		section(&c, out, type, slen, flags);
 	}
 	if (!c.bad && c.left != 0)
 		fail(&c, "%zu stray bytes after the last section", c.left);

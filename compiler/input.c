@@ -240,7 +240,7 @@ int input_load(const char *path, const struct input_opts *o,
 	if (!(in->path = strdup(path)))
 		return -1;
 	if (is_blob(path)) {
-		if (cpol_load(path, &in->pol, err, sizeof(err)) == 0)
+		if (cpol_load(path, 0, &in->pol, err, sizeof(err)) == 0)
 			return 0;
 		fprintf(o->errf, "%s: %s\n", path, err);
 		input_free(in);

@@ -226,7 +226,7 @@ static int cmd_explain(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (is_blob(o.file)) {
-		if (cpol_load(o.file, &pol, err, sizeof(err)) < 0) {
+		if (cpol_load(o.file, 0, &pol, err, sizeof(err)) < 0) {
 			fprintf(stderr, "cordonc: error: %s: %s\n", o.file, err);
 			return EXIT_POLICY;
 		}

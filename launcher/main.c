@@ -199,7 +199,7 @@ static int prepare(const struct opts *o, struct cpol *pol,
 {
 	char msg[ERRLEN - 64];
 
-	if (cpol_load(o->policy, pol, err, ERRLEN) < 0)
+	if (cpol_load(o->policy, CPOL_READ_NO_RULES, pol, err, ERRLEN) < 0)
 		return -1;
 	r->policy = pol->name;
 	r->digest = pol->blob_digest;

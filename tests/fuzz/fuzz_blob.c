@@ -3,7 +3,8 @@
  *
  * Properties, for every input:
  *   - cpol_read accepts or refuses; it never crashes, reads out of
- *     bounds, leaks or trips UBSan; a refusal comes with a message;
+ *     bounds, leaks or trips UBSan; a refusal comes with a message; the
+ *     launcher's reading (CPOL_READ_NO_RULES) accepts and refuses alike;
  *   - an accepted blob explains (text and JSON) and re-serialises with
  *     cpol_write, which must succeed, to the very same bytes, once the
  *     unknown non-critical sections (which cpol.h says a reader skips)
@@ -119,11 +120,19 @@ static void roundtrip(const uint8_t *data, size_t size, struct cpol *p)
 
 static void one(const uint8_t *data, size_t size)
 {
-	struct cpol p;
-	char err[512];
+	struct cpol p, lean;
+	char err[512], lean_err[512];
+	int rc;
 
 	err[0] = '\0';
-	if (cpol_read(data, size, &p, err, sizeof(err)) < 0) {
+	rc = cpol_read(data, size, &p, err, sizeof(err));
+	/* The launcher's reading (no rules table) must agree. */
+	if ((cpol_read_flags(data, size, CPOL_READ_NO_RULES, &lean, lean_err,
+	    sizeof(lean_err)) == 0) != (rc == 0))
+		fuzz_fail("with and without the rules table disagree");
+	if (rc == 0)
+		cpol_free(&lean);
+	if (rc < 0) {
 		if (fuzz_expect_accept)
 			fuzz_fail("refused a blob that must be accepted: %s",
 			    err);

@@ -222,7 +222,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (json_load(argv[1], &top, err, sizeof(err)) < 0 ||
-	    cpol_load(argv[2], &blob, err, sizeof(err)) < 0) {
+	    cpol_load(argv[2], 0, &blob, err, sizeof(err)) < 0) {
 		fprintf(stderr, "ociload: %s\n", err);
 		return 2;
 	}

@@ -143,13 +143,23 @@ static size_t find_section(const uint8_t *b, size_t len, unsigned int type)
 	return 0;
 }
 
+/* Read b both ways (with the rules table, and without as the launcher
+ * does): the two must accept and refuse alike. */
 static int reads(const uint8_t *b, size_t len)
 {
-	struct cpol p;
+	struct cpol p, q;
+	char lean_err[512];
 	int rc = cpol_read(b, len, &p, err, sizeof(err));
+	int lean = cpol_read_flags(b, len, CPOL_READ_NO_RULES, &q, lean_err,
+	    sizeof(lean_err));
 
-	if (rc == 0)
+	if ((rc == 0) != (lean == 0))
+		fail_msg("with and without the rules table disagree: %s / %s",
+		    rc ? err : "accepted", lean ? lean_err : "accepted");
+	if (rc == 0) {
 		cpol_free(&p);
+		cpol_free(&q);
+	}
 	return rc;
 }
 
@@ -186,6 +196,27 @@ static void test_round_trip(void **state)
 	assert_memory_equal(again, blob, blen);
 	free(again);
 	cpol_free(&p);
+}
+
+/* The launcher's reading: every field but the rules table. */
+static void test_no_rules(void **state)
+{
+	struct cpol p, q;
+
+	(void)state;
+	assert_int_equal(cpol_read(blob, blen, &p, err, sizeof(err)), 0);
+	assert_int_equal(cpol_read_flags(blob, blen, CPOL_READ_NO_RULES, &q,
+	    err, sizeof(err)), 0);
+	assert_null(q.rules);
+	assert_true(p.nrules > 0);
+	assert_int_equal(q.nrules, p.nrules);
+	assert_int_equal(q.default_action, p.default_action);
+	assert_int_equal(q.ninsns, p.ninsns);
+	assert_memory_equal(q.insns, p.insns, p.ninsns * sizeof(*p.insns));
+	assert_string_equal(q.argv[2], p.argv[2]);
+	assert_memory_equal(q.blob_digest, p.blob_digest, 32);
+	cpol_free(&p);
+	cpol_free(&q);
 }
 
 static void test_truncations(void **state)
@@ -453,6 +484,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_no_rules),
 		cmocka_unit_test(test_truncations),
 		cmocka_unit_test(test_bit_flips),
 		cmocka_unit_test(test_header),

@@ -378,7 +378,7 @@ static void test_shipped(void **state)
 	for (i = 0; i < g.gl_pathc; i++) {
 		struct cpol p;
 
-		if (cpol_load(g.gl_pathv[i], &p, err, sizeof(err)) < 0)
+		if (cpol_load(g.gl_pathv[i], 0, &p, err, sizeof(err)) < 0)
 			fail_msg("%s: %s", g.gl_pathv[i], err);
 		cross_check(&p, g.gl_pathv[i]);
 		cpol_free(&p);
