@@ -452,6 +452,13 @@ def filter_table(ctx, rounds, calls, batches, budget):
             verdict = "met" if x[1] < target else \
                 "within noise (+-%.0f ns)" % noise \
                 if x[1] < target + noise else "MISSED"
+            # What the program itself adds, over the fixed cost of running
+            # any program at all (the two-instruction one, same probe).
+            fixed = med(modes[2], probe_name) if what == "cond." else None
+            if verdict == "MISSED" and fixed:
+                verdict += " (running any program costs +%.0f ns here; " \
+                    "this one adds %+.0f ns to that)" % (fixed[1],
+                                                         x[1] - fixed[1])
             notes.append("%s target < %d ns: %s" % (what, target, verdict))
         if not cond:
             denied = [p for p, v in probes.items() if v[0][5] != "same"]
