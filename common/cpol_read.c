@@ -537,7 +537,8 @@ int cpol_read_flags(const uint8_t *buf, size_t len, unsigned int flags,
 		if (type <= last)
 			fail(&c, "section %u out of order or repeated", type);
 		else if (sflags & ~CPOL_SECT_CRITICAL)
-			fail(&c, "section %u: unknown flags 0x%x", type, sflags);
+			fail(&c, "section %u: unknown flags 0x%x", type,
+			    sflags);
 		else if (type > CPOL_S_MAX && (sflags & CPOL_SECT_CRITICAL))
 			fail(&c, "unknown critical section %u", type);
 		else if (type <= CPOL_S_MAX && !(sflags & CPOL_SECT_CRITICAL))
