@@ -353,24 +353,20 @@ static void argv(struct cur *c, struct cpol *p)
 		fail(c, "command \"%s\" is not an absolute path", p->argv[0]);
 }
 
-static int rule_ok(struct cur *c, const struct cpol_rule *r)
+/* A rule read whole: its conditions (rule() checked their count). */
+static void rule_ok(struct cur *c, const struct cpol_rule *r)
 {
 	unsigned int i;
 
-	if (r->ncond > CPOL_MAX_CONDS) {
-		fail(c, "rule for %s: %u conditions", r->name, r->ncond);
-		return 0;
-	}
 	for (i = 0; i < r->ncond; i++) {
 		const struct cpol_cond *k = &r->cond[i];
 
 		if (k->arg > 5 || k->op < 1 || k->op > CPOL_OP_MAX ||
 		    (k->width != 32 && k->width != 64)) {
 			fail(c, "rule for %s: bad condition %u", r->name, i);
-			return 0;
+			return;
 		}
 	}
-	return 1;
 }
 
 static void rule(struct cur *c, struct cpol_rule *r)
