@@ -80,7 +80,12 @@ enum cpol_section {
 #define CPOL_F_PRIVATE_TMP 0x0008u  /* fresh tmpfs on /tmp (mount namespace) */
 #define CPOL_F_PRIVATE_SHM 0x0010u  /* fresh tmpfs on /dev/shm */
 #define CPOL_F_BEST_EFFORT_NS 0x0020u /* private tmp/shm may be missing */
-#define CPOL_F_ALL 0x003fu
+/* 0x0040 is reserved for the output statement. */
+#define CPOL_F_REQUIRE_MEMORY 0x0080u /* limit memory required: a controller */
+#define CPOL_F_REQUIRE_PIDS 0x0100u   /* limit pids required: a controller */
+#define CPOL_F_REQUIRE_DISK 0x0200u   /* limit disk required: a run tmpfs */
+#define CPOL_F_REQUIRE_FILES 0x0400u  /* limit files required: a run tmpfs */
+#define CPOL_F_ALL 0x07ffu
 /* Exactly one of NET_OFF and NET_TCP is set: "network on" is not a mode. */
 
 /*
@@ -111,8 +116,11 @@ enum cpol_net_kind { CPOL_NET_CONNECT = 1, CPOL_NET_BIND = 2 };
 /*
  * LIMITS: u64 timeout_ms (0 < t), u64 output_cap (bytes, stdout+stderr),
  *         u32 count, then per limit: u8 resource (CPOL_RLIM_*), u64 value
- *         (soft = hard; CPOL_RLIM_INFINITY for unlimited).  Each resource
- *         at most once, in increasing order.
+ *         (CPOL_RLIM_INFINITY for unlimited).  Each resource at most once,
+ *         in increasing order.  Resources up to CPOL_RLIM_KERNEL_MAX are
+ *         per-process rlimits (soft = hard, never above the caller's);
+ *         the others bound the whole run: its memory and processes (a
+ *         cgroup), its writable space in bytes and inodes (a run tmpfs).
  */
 enum cpol_rlim {
 	CPOL_RLIM_CPU = 1,    /* seconds */
@@ -124,7 +132,12 @@ enum cpol_rlim {
 	CPOL_RLIM_CORE = 7,
 	CPOL_RLIM_STACK = 8,
 	CPOL_RLIM_MEMLOCK = 9,
-	CPOL_RLIM_MAX = 9,
+	CPOL_RLIM_KERNEL_MAX = 9, /* the last setrlimit() resource */
+	CPOL_RLIM_MEMORY = 10, /* bytes, every process and tmpfs page */
+	CPOL_RLIM_PIDS = 11,   /* processes and threads at once */
+	CPOL_RLIM_DISK = 12,   /* bytes writable: workdir, /tmp, /dev/shm */
+	CPOL_RLIM_FILES = 13,  /* inodes in that space */
+	CPOL_RLIM_MAX = 13,
 };
 #define CPOL_RLIM_INFINITY UINT64_MAX
 
@@ -261,8 +274,11 @@ int cpol_write(const struct cpol *p, uint8_t **bufp, size_t *lenp,
 
 void cpol_free(struct cpol *p);
 
-/* Names, for explain and diagnostics; NULL when out of range. */
+/* Names, for explain and diagnostics; NULL when out of range.  The one
+ * table of limit names: the compiler, explain and cordon --limit use it. */
 const char *cpol_rlim_name(unsigned int resource);
+/* The policy flag that makes a whole-run bound required, or 0. */
+uint32_t cpol_rlim_required_flag(unsigned int resource);
 const char *cpol_op_name(unsigned int op);
 
 #endif

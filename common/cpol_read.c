@@ -591,10 +591,23 @@ const char *cpol_rlim_name(unsigned int r)
 		[CPOL_RLIM_DATA] = "data", [CPOL_RLIM_FSIZE] = "fsize",
 		[CPOL_RLIM_NPROC] = "nproc", [CPOL_RLIM_NOFILE] = "nofile",
 		[CPOL_RLIM_CORE] = "core", [CPOL_RLIM_STACK] = "stack",
-		[CPOL_RLIM_MEMLOCK] = "memlock",
+		[CPOL_RLIM_MEMLOCK] = "memlock", [CPOL_RLIM_MEMORY] = "memory",
+		[CPOL_RLIM_PIDS] = "pids", [CPOL_RLIM_DISK] = "disk",
+		[CPOL_RLIM_FILES] = "files",
 	};
 
 	return r <= CPOL_RLIM_MAX ? names[r] : NULL;
+}
+
+uint32_t cpol_rlim_required_flag(unsigned int r)
+{
+	switch (r) {
+	case CPOL_RLIM_MEMORY: return CPOL_F_REQUIRE_MEMORY;
+	case CPOL_RLIM_PIDS: return CPOL_F_REQUIRE_PIDS;
+	case CPOL_RLIM_DISK: return CPOL_F_REQUIRE_DISK;
+	case CPOL_RLIM_FILES: return CPOL_F_REQUIRE_FILES;
+	default: return 0;
+	}
 }
 
 const char *cpol_op_name(unsigned int op)

@@ -90,7 +90,7 @@ enum ast_kind {
 /* Statement flags. */
 #define AST_F_OPTIONAL 0x01   /* path optional */
 #define AST_F_NONE 0x02       /* path ... none */
-#define AST_F_REQUIRED 0x04   /* private required */
+#define AST_F_REQUIRED 0x04   /* private required, limit NAME required */
 #define AST_F_NET_OFF 0x08    /* network off */
 #define AST_F_NET_CONNECT 0x10
 #define AST_F_NET_BIND 0x20
@@ -105,7 +105,8 @@ enum ast_expect_kind {
  * A statement.  Which fields are used depends on kind:
  *   INCLUDE val(str)  DEFINE name val  POLICY/DESCRIPTION val  LANDLOCK val
  *   DEFAULT action  GROUP name items  RULE action items  PATH val items flags
- *   PRIVATE val or flags  NETWORK flags val(ports)  LIMIT name val
+ *   PRIVATE val or flags  NETWORK flags val(ports)  LIMIT name val, or
+ *   name flags(REQUIRED)
  *   TIMEOUT/OUTPUT val  ENV_KEEP items  ENV_SET items(value)
  *   COMMAND val(words)  EXPECT ekind action items | name val | flags val
  * file is the include instance the statement was read from (parse.c).

@@ -174,38 +174,89 @@ static void meta(struct check_ctx *c, struct cpol *out)
 	out->default_action = c->default_action;
 }
 
+/* The resource a limit name stands for (cpol_rlim_name is the one table),
+ * or 0 after a diagnostic. */
+static unsigned int limit_resource(struct check_ctx *c,
+    const struct ast_stmt *s)
+{
+	const char *names[CPOL_RLIM_MAX + 1];
+	const char *sug;
+	unsigned int r;
+
+	for (r = 1; r <= CPOL_RLIM_MAX; r++) {
+		names[r - 1] = cpol_rlim_name(r);
+		if (strcmp(names[r - 1], s->name) == 0)
+			return r;
+	}
+	names[CPOL_RLIM_MAX] = NULL;
+	sug = check_suggest(s->name, names);
+	diag_error(c->d, &s->name_loc, "unknown limit %s%s%s%s", s->name,
+	    sug ? "; did you mean " : "", sug ? sug : "", sug ? "?" : "");
+	return 0;
+}
+
+static enum value_unit limit_unit(unsigned int r)
+{
+	switch (r) {
+	case CPOL_RLIM_CPU:
+		return VALUE_TIME;
+	case CPOL_RLIM_NPROC: case CPOL_RLIM_NOFILE: case CPOL_RLIM_PIDS:
+	case CPOL_RLIM_FILES:
+		return VALUE_COUNT;
+	default:
+		return VALUE_SIZE;
+	}
+}
+
+/* "limit NAME required;": a whole-run bound the launcher must enforce
+ * with its kernel mechanism (cgroup, run tmpfs), never a fallback. */
+static void limits_required(struct check_ctx *c, struct cpol *out)
+{
+	const struct ast_stmt *s;
+	unsigned int r;
+	uint32_t i, flag;
+
+	for (s = c->p->stmts; s; s = s->next) {
+		if (s->kind != AST_LIMIT || s->val ||
+		    !(r = limit_resource(c, s)))
+			continue;
+		flag = cpol_rlim_required_flag(r);
+		if (!flag) {
+			diag_error(c->d, &s->name_loc, "only memory, pids, "
+			    "disk and files can be required, not %s", s->name);
+			continue;
+		}
+		for (i = 0; out->limits && i < out->nlimits; i++)
+			if (out->limits[i].resource == r)
+				break;
+		if (out->limits && i == out->nlimits)
+			diag_error(c->d, &s->name_loc, "limit %s required, "
+			    "but no limit %s is set", s->name, s->name);
+		out->flags |= flag;
+	}
+}
+
 static void limits(struct check_ctx *c, struct cpol *out)
 {
-	static const char *const names[CPOL_RLIM_MAX + 2] = { "", "cpu",
-	    "as", "data", "fsize", "nproc", "nofile", "core", "stack",
-	    "memlock", NULL };
 	struct mentions ms = { 0 };
 	const struct ast_stmt *s;
 	unsigned int i, r;
 	uint64_t v;
 	enum value_unit unit;
-	const char *sug;
 
 	for (s = c->p->stmts; s; s = s->next)
-		if (s->kind == AST_LIMIT && mentions_add(&ms, s->name, s, NULL,
-		    s->val) < 0)
+		if (s->kind == AST_LIMIT && s->val && mentions_add(&ms,
+		    s->name, s, NULL, s->val) < 0)
 			diag_error(c->d, NULL, "out of memory");
 	mentions_merge(c, &ms, 0, "limit");
 	out->limits = calloc(CPOL_RLIM_MAX, sizeof(*out->limits));
+	if (!out->limits)
+		diag_error(c->d, NULL, "out of memory");
 	for (i = 0; out->limits && i < ms.n; i++) {
 		s = ms.m[i].s;
-		for (r = 1; r <= CPOL_RLIM_MAX; r++)
-			if (strcmp(names[r], s->name) == 0)
-				break;
-		if (r > CPOL_RLIM_MAX) {
-			sug = check_suggest(s->name, names + 1);
-			diag_error(c->d, &s->name_loc, "unknown limit %s%s%s%s",
-			    s->name, sug ? "; did you mean " : "",
-			    sug ? sug : "", sug ? "?" : "");
+		if (!(r = limit_resource(c, s)))
 			continue;
-		}
-		unit = r == CPOL_RLIM_CPU ? VALUE_TIME : r == CPOL_RLIM_NPROC
-		    || r == CPOL_RLIM_NOFILE ? VALUE_COUNT : VALUE_SIZE;
+		unit = limit_unit(r);
 		if (value_qty(c, s->val, unit, 1, &v) < 0)
 			continue;
 		if (unit == VALUE_TIME && v != CPOL_RLIM_INFINITY) {
@@ -229,6 +280,7 @@ static void limits(struct check_ctx *c, struct cpol *out)
 			out->limits[r] = out->limits[r - 1];
 			out->limits[r - 1] = t;
 		}
+	limits_required(c, out);
 }
 
 static void run_limits(struct check_ctx *c, struct cpol *out)

@@ -120,8 +120,10 @@ static void limits(FILE *f, const struct cpol *p)
 	for (i = 0; i < p->nlimits; i++) {
 		const char *n = cpol_rlim_name(p->limits[i].resource);
 
-		fprintf(f, "  %s %s\n", n ? n : "?",
-		    explain_limit(&p->limits[i], v, sizeof(v)));
+		fprintf(f, "  %s %s%s\n", n ? n : "?",
+		    explain_limit(&p->limits[i], v, sizeof(v)),
+		    p->flags & cpol_rlim_required_flag(p->limits[i].resource)
+		    ? " (required: no fallback)" : "");
 	}
 	fprintf(f, "  timeout %s\n", explain_ms(p->timeout_ms, v, sizeof(v)));
 	fprintf(f, "  output %s\n", explain_size(p->output_cap, v, sizeof(v)));

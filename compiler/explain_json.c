@@ -259,6 +259,8 @@ static void limits(FILE *f, const struct cpol *p, int *top)
 		else
 			fprintf(f, "%" PRIu64, l->value);
 		kv_bool(f, &first, "unlimited", l->value == CPOL_RLIM_INFINITY);
+		kv_bool(f, &first, "required",
+		    p->flags & cpol_rlim_required_flag(l->resource));
 		kv_str(f, &first, "text", explain_limit(l, b, sizeof(b)));
 		fputc('}', f);
 	}

@@ -145,6 +145,9 @@ stmt:	  "include" pathval ';'
 	| "limit" IDENT scalar ';'
 		{ if (!($$ = st_val(AST_LIMIT, &@$, $3))) { free($2); YYNOMEM; }
 		  $$->name = $2; $$->name_loc = @2; }
+	| "limit" IDENT "required" ';'
+		{ if (!($$ = st_val(AST_LIMIT, &@$, NULL))) { free($2); YYNOMEM; }
+		  $$->name = $2; $$->name_loc = @2; $$->flags = AST_F_REQUIRED; }
 	| "timeout" scalar ';'
 		{ if (!($$ = st_val(AST_TIMEOUT, &@$, $2))) YYNOMEM; }
 	| "output" scalar ';'

@@ -12,16 +12,13 @@
 
 #include "cordon.h"
 
-const struct command_rlim command_rlims[CPOL_RLIM_MAX + 1] = {
-	[CPOL_RLIM_CPU] = { "cpu", RLIMIT_CPU },
-	[CPOL_RLIM_AS] = { "as", RLIMIT_AS },
-	[CPOL_RLIM_DATA] = { "data", RLIMIT_DATA },
-	[CPOL_RLIM_FSIZE] = { "fsize", RLIMIT_FSIZE },
-	[CPOL_RLIM_NPROC] = { "nproc", RLIMIT_NPROC },
-	[CPOL_RLIM_NOFILE] = { "nofile", RLIMIT_NOFILE },
-	[CPOL_RLIM_CORE] = { "core", RLIMIT_CORE },
-	[CPOL_RLIM_STACK] = { "stack", RLIMIT_STACK },
-	[CPOL_RLIM_MEMLOCK] = { "memlock", RLIMIT_MEMLOCK },
+/* The kernel's number for each per-process limit (names: cpol_rlim_name). */
+static const int kernel_rlim[CPOL_RLIM_KERNEL_MAX + 1] = {
+	[CPOL_RLIM_CPU] = RLIMIT_CPU, [CPOL_RLIM_AS] = RLIMIT_AS,
+	[CPOL_RLIM_DATA] = RLIMIT_DATA, [CPOL_RLIM_FSIZE] = RLIMIT_FSIZE,
+	[CPOL_RLIM_NPROC] = RLIMIT_NPROC, [CPOL_RLIM_NOFILE] = RLIMIT_NOFILE,
+	[CPOL_RLIM_CORE] = RLIMIT_CORE, [CPOL_RLIM_STACK] = RLIMIT_STACK,
+	[CPOL_RLIM_MEMLOCK] = RLIMIT_MEMLOCK,
 };
 
 /* word with every "$SNIPPET" and "$WORKDIR" replaced; a heap copy. */
@@ -116,32 +113,38 @@ fail:
 	return NULL;
 }
 
-/* The policy's limits, each tightened by cli[] (UINT64_MAX: none), and
- * limits the policy lacks but the command line sets.  Returns the count. */
+/* Limit r: the policy's, tightened by cli[r] (UINT64_MAX: no option), or
+ * the option's where the policy has none; UINT64_MAX when neither sets
+ * it (which is also "unlimited": both leave the resource unbounded). */
+uint64_t command_limit(const struct cpol *p, const uint64_t *cli,
+    unsigned int r)
+{
+	uint64_t v = cli[r];
+	uint32_t i;
+
+	for (i = 0; i < p->nlimits; i++)
+		if (p->limits[i].resource == r && p->limits[i].value < v)
+			v = p->limits[i].value;
+	return v;
+}
+
+/* The per-process limits the policy or the command line sets.  Returns
+ * the count. */
 int command_rlimits(const struct cpol *p, const uint64_t *cli,
     struct rlim *out)
 {
-	uint64_t val[CPOL_RLIM_MAX + 1];
-	int set[CPOL_RLIM_MAX + 1];
 	unsigned int r;
 	uint32_t i;
-	int n = 0;
+	int n = 0, set;
 
-	for (r = 0; r <= CPOL_RLIM_MAX; r++) {
-		val[r] = cli[r];
-		set[r] = cli[r] != UINT64_MAX;
-	}
-	for (i = 0; i < p->nlimits; i++) {
-		r = p->limits[i].resource;
-		if (!set[r] || p->limits[i].value < val[r])
-			val[r] = p->limits[i].value;
-		set[r] = 1;
-	}
-	for (r = 1; r <= CPOL_RLIM_MAX; r++) {
-		if (!set[r])
+	for (r = 1; r <= CPOL_RLIM_KERNEL_MAX; r++) {
+		set = cli[r] != UINT64_MAX;
+		for (i = 0; i < p->nlimits; i++)
+			set |= p->limits[i].resource == r;
+		if (!set)
 			continue;
-		out[n].resource = command_rlims[r].resource;
-		out[n++].value = val[r];
+		out[n].resource = kernel_rlim[r];
+		out[n++].value = command_limit(p, cli, r);
 	}
 	return n;
 }

@@ -82,7 +82,7 @@ struct rlim {
 struct launch {
 	const struct cpol *pol;
 	char **argv, **envp;
-	struct rlim rlim[CPOL_RLIM_MAX];
+	struct rlim rlim[CPOL_RLIM_KERNEL_MAX];
 	int nrlim;
 	int ruleset_fd;               /* -1: Landlock unavailable (best effort) */
 	uint64_t tmp_access;          /* rights on a private /tmp, /dev/shm */
@@ -120,12 +120,9 @@ int snippet_copy(int in, const char *src, const char *dir, int fresh,
 int workdir_remove(const char *path, const char *snippet, char *err,
     size_t errlen);
 
-/* command.c: argv and environment of the child, and its rlimits */
-struct command_rlim {
-	const char *name;             /* as in the policy and --limit */
-	int resource;                 /* RLIMIT_* */
-};
-extern const struct command_rlim command_rlims[CPOL_RLIM_MAX + 1];
+/* command.c: argv and environment of the child, its rlimits, its bounds */
+uint64_t command_limit(const struct cpol *p, const uint64_t *cli,
+    unsigned int r);
 char **command_argv(const struct cpol *p, const char *workdir,
     const char *snippet, char **args, int nargs);
 char **command_envp(const struct cpol *p, const char *workdir);

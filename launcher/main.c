@@ -61,8 +61,8 @@ static int parse_limit(const char *s, struct opts *o)
 	unsigned int r;
 
 	for (r = 1; eq && r <= CPOL_RLIM_MAX; r++)
-		if (strlen(command_rlims[r].name) == (size_t)(eq - s) &&
-		    strncmp(s, command_rlims[r].name, (size_t)(eq - s)) == 0)
+		if (strlen(cpol_rlim_name(r)) == (size_t)(eq - s) &&
+		    strncmp(s, cpol_rlim_name(r), (size_t)(eq - s)) == 0)
 			return parse_size(eq + 1, &o->limit[r]);
 	return -1;
 }
