@@ -28,6 +28,12 @@
 #define SNIPPET_MAX (16u << 20)
 /* Deepest directory tree the workdir cleanup descends (one fd each). */
 #define WORKDIR_DEPTH_MAX 256
+/* Deepest tree copied into or out of a run tmpfs, or watched on the host
+ * (one fd each): deeper is skipped (copies) or over the bound (watch). */
+#define RUNFS_DEPTH_MAX 64
+/* How often the supervisor measures a watched workdir (no run tmpfs). */
+#define RUNFS_WATCH_MS 50
+#define CGROUP_PATH_MAX 256
 
 struct opts {
 	const char *policy;
@@ -42,6 +48,7 @@ struct opts {
 	int status_fd;                /* -1: none */
 	int null_fd;                  /* /dev/null, close-on-exec */
 	const char *status_file;
+	const char *cgroup;           /* --cgroup: a delegated v2 parent */
 	int check, no_namespaces, quiet;
 };
 
@@ -56,7 +63,30 @@ struct layers {
 
 enum outcome {
 	OUT_EXITED, OUT_SIGNALED, OUT_TIMEOUT, OUT_SECCOMP, OUT_CPU,
-	OUT_FSIZE, OUT_OOM, OUT_ERROR,
+	OUT_FSIZE, OUT_OOM, OUT_DISK, OUT_ERROR,
+};
+
+/* The whole-run bounds (CPOL_RLIM_MEMORY.. in order) and what held each. */
+enum { B_MEMORY, B_PIDS, B_DISK, B_FILES, NBOUNDS };
+enum bound_by {
+	BY_NONE,                      /* nothing: unbounded */
+	BY_CGROUP1, BY_CGROUP2,       /* a controller, for the whole run */
+	BY_RLIMIT,                    /* per-process rlimits only */
+	BY_TMPFS,                     /* the run tmpfs's size=, nr_inodes= */
+	BY_WATCH,                     /* cordon measures and ends the run */
+};
+struct bounds {
+	uint64_t limit[NBOUNDS];      /* UINT64_MAX: the policy sets none */
+	enum bound_by by[NBOUNDS];
+	uint64_t memory_peak, oom_kills, pids_refused;  /* UINT64_MAX: ? */
+	uint64_t disk_used, files_used;                 /* UINT64_MAX: ? */
+};
+
+struct cgroup {
+	int version;                  /* 0: none, 1, 2 */
+	int memory, pids;             /* the controller holds that bound */
+	char dir[2][CGROUP_PATH_MAX]; /* memory, pids (v2: both the same) */
+	int procs[2];                 /* their cgroup.procs, or -1 */
 };
 
 struct report {
@@ -71,6 +101,7 @@ struct report {
 	char workdir[4096];           /* "": none */
 	int kept_workdir;
 	struct layers layers;
+	struct bounds bounds;
 };
 
 struct rlim {
@@ -85,9 +116,15 @@ struct launch {
 	struct rlim rlim[CPOL_RLIM_KERNEL_MAX];
 	int nrlim;
 	int ruleset_fd;               /* -1: Landlock unavailable (best effort) */
+	uint64_t ll_handled;          /* the ruleset's handled fs rights */
 	uint64_t tmp_access;          /* rights on a private /tmp, /dev/shm */
 	int workdir_fd;               /* O_PATH|O_DIRECTORY */
 	const char *workdir;
+	const char *snippet_name;     /* in the workdir */
+	struct cgroup cg;             /* joined first; version 0: none */
+	uint64_t disk, files;         /* run tmpfs bounds; UINT64_MAX: none */
+	uint64_t own_inodes;          /* the run tmpfs's own, on top of files */
+	int mnt_w;                    /* child -> cordon: the run tmpfs */
 	int null_fd;                  /* /dev/null, the child's stdin */
 	int out_w, err_w, msg_w;      /* stdout, stderr, failure pipe */
 	int st_w;                     /* init -> cordon: the payload's status */
@@ -107,8 +144,10 @@ int launch(const struct opts *o, const struct cpol *pol, struct report *r,
 int landlock_probe(int *errata);
 int landlock_check(const struct cpol *p, int abi, struct layers *l,
     char *err, size_t errlen);
-int landlock_build(const struct cpol *p, int abi, int workdir_fd,
-    const char *snippet_name, char *err, size_t errlen);
+int landlock_build(const struct cpol *p, int abi, char *err,
+    size_t errlen);
+int landlock_workdir(int ruleset, const struct cpol *p, uint64_t handled,
+    int workdir_fd, const char *snippet_name, char *err, size_t errlen);
 uint64_t landlock_fs_rights(int abi);
 int landlock_add(int ruleset, int fd, uint64_t access);
 
@@ -119,6 +158,32 @@ int snippet_copy(int in, const char *src, const char *dir, int fresh,
     char *name, size_t namelen, char *err, size_t errlen);
 int workdir_remove(const char *path, const char *snippet, char *err,
     size_t errlen);
+
+/* bounds.c: how the whole-run bounds are held, and what the run used */
+int bounds_prepare(const struct opts *o, const struct cpol *p,
+    struct launch *ln, struct bounds *b, char *err);
+void bounds_started(const struct launch *ln, struct bounds *b);
+int bounds_finish(struct launch *ln, struct bounds *b, int mnt, int wfd,
+    char *err);
+
+/* cgroup.c: the memory and process bounds of the whole run */
+int cgroup_make(struct cgroup *cg, const char *base, uint64_t memory,
+    uint64_t pids, char *err, size_t errlen);
+int cgroup_join(const struct cgroup *cg);
+void cgroup_read(const struct cgroup *cg, struct bounds *b);
+uint64_t cgroup_oom_kills(const struct cgroup *cg);
+int cgroup_remove(struct cgroup *cg, char *err, size_t errlen);
+
+/* runfs.c: the bounded writable space (a run tmpfs, or a watched workdir) */
+int runfs_make(int workdir_fd, uint64_t bytes, uint64_t inodes);
+int runfs_attach(int mnt, const char *sub, const char *path);
+int runfs_copy(int from, int to, uint64_t *skipped);
+int runfs_send(int sock, int fd);
+int runfs_receive(int sock);
+int runfs_statfs(int mnt, uint64_t own, uint64_t *bytes, uint64_t *inodes);
+uint64_t runfs_own_inodes(const char *workdir, int private_tmp,
+    int private_shm);
+int runfs_usage(int dirfd, uint64_t *bytes, uint64_t *inodes);
 
 /* command.c: argv and environment of the child, its rlimits, its bounds */
 uint64_t command_limit(const struct cpol *p, const uint64_t *cli,
@@ -131,7 +196,7 @@ int command_rlimits(const struct cpol *p, const uint64_t *cli,
 void command_free(char **v);
 
 /* run.c */
-unsigned long run_ns_wanted(const struct cpol *p);
+unsigned long run_ns_wanted(const struct cpol *p, const uint64_t *cli);
 pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen);
 int run_probe_ns(unsigned long flags);
 

@@ -1,7 +1,9 @@
 /*
  * landlock.c - probe the running Landlock ABI, decide whether the policy
  * can run on it, and build the ruleset (in the parent, before fork, so a
- * missing path is reported before anything irreversible happens).
+ * missing path is reported before anything irreversible happens; the
+ * rules inside the workdir are added by the child, once the workdir is
+ * the one the run will see: see runfs.c).
  *
  * Every right the running ABI knows is handled; the policy's rules only
  * grant.  Rule paths: "$WORKDIR..." is resolved beneath the working
@@ -126,6 +128,15 @@ close_fd:
 	return -1;
 }
 
+static int in_workdir(const char *path)
+{
+	return strncmp(path, "$WORKDIR", 8) == 0 ||
+	    strcmp(path, "$SNIPPET") == 0;
+}
+
+/* The path rules outside the workdir (workdir_fd < 0: in cordon, before
+ * the clone), or those inside it (in the child, once the workdir is the
+ * one the run will see: a run tmpfs's, or the host's). */
 static int add_paths(int rs, const struct cpol *p, uint64_t handled,
     int workdir_fd, const char *snippet, char *err, size_t errlen)
 {
@@ -135,8 +146,11 @@ static int add_paths(int rs, const struct cpol *p, uint64_t handled,
 		const struct cpol_fs *r = &p->fs[i];
 		uint64_t access = r->access & handled;
 		struct stat st;
-		int fd = open_rule(r->path, workdir_fd, snippet, &st);
+		int fd;
 
+		if (in_workdir(r->path) != (workdir_fd >= 0))
+			continue;
+		fd = open_rule(r->path, workdir_fd, snippet, &st);
 		if (fd < 0 && errno == ENOENT && (r->flags & CPOL_FS_OPTIONAL))
 			continue;
 		if (fd < 0) {
@@ -156,6 +170,13 @@ static int add_paths(int rs, const struct cpol *p, uint64_t handled,
 		close(fd);
 	}
 	return 0;
+}
+
+int landlock_workdir(int ruleset, const struct cpol *p, uint64_t handled,
+    int workdir_fd, const char *snippet, char *err, size_t errlen)
+{
+	return add_paths(ruleset, p, handled, workdir_fd, snippet, err,
+	    errlen);
 }
 
 static int add_ports(int rs, const struct cpol *p, char *err, size_t errlen)
@@ -181,8 +202,8 @@ static int add_ports(int rs, const struct cpol *p, char *err, size_t errlen)
 
 /* Returns the ruleset fd (O_CLOEXEC), -1 on error, -2 when there is no
  * Landlock at all (only reached for a best-effort policy). */
-int landlock_build(const struct cpol *p, int abi, int workdir_fd,
-    const char *snippet, char *err, size_t errlen)
+int landlock_build(const struct cpol *p, int abi, char *err,
+    size_t errlen)
 {
 	struct cordon_ll_ruleset_attr attr = { 0 };
 	size_t size = sizeof(attr.handled_access_fs);
@@ -207,8 +228,8 @@ int landlock_build(const struct cpol *p, int abi, int workdir_fd,
 		    strerror(errno));
 		return -1;
 	}
-	if (add_paths(rs, p, attr.handled_access_fs, workdir_fd, snippet,
-	    err, errlen) < 0 || (abi >= 4 && add_ports(rs, p, err,
+	if (add_paths(rs, p, attr.handled_access_fs, -1, NULL, err,
+	    errlen) < 0 || (abi >= 4 && add_ports(rs, p, err,
 	    errlen) < 0)) {
 		close(rs);
 		return -1;

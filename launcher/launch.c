@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,6 +34,8 @@ struct res {
 	char snippet[64];
 	int made, wfd;
 	int pipe[NPIPES][2];          /* [0] read end, [1] write end */
+	int mnt_sock[2];              /* the run tmpfs's way to cordon */
+	int mnt;                      /* the run tmpfs, or -1 */
 	struct sup sup;
 	struct launch ln;
 };
@@ -119,8 +122,11 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	ln->pol = p;
 	ln->workdir = s->workdir;
 	ln->workdir_fd = s->wfd;
+	ln->snippet_name = s->snippet;
 	ln->null_fd = o->null_fd;
 	ln->tmp_access = TMP_RIGHTS & landlock_fs_rights(4);
+	ln->disk = command_limit(p, o->limit, CPOL_RLIM_DISK);
+	ln->files = command_limit(p, o->limit, CPOL_RLIM_FILES);
 	snprintf(path, sizeof(path), "%s/%s", s->workdir, s->snippet);
 	ln->argv = command_argv(p, s->workdir, path, o->args, o->nargs);
 	ln->envp = command_envp(p, s->workdir);
@@ -137,22 +143,31 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 		ln->bpf[i].k = p->insns[i].k;
 	}
 	ln->nbpf = (unsigned short)p->ninsns;  /* bpf_check: <= 4096 */
-	ln->ns_flags = o->no_namespaces ? 0 : run_ns_wanted(p);
+	ln->ns_flags = o->no_namespaces ? 0 : run_ns_wanted(p, o->limit);
 	if (ln->ns_flags) {
 		snprintf(ln->uid_map, sizeof(ln->uid_map), "%u %u 1\n",
 		    getuid(), getuid());
 		snprintf(ln->gid_map, sizeof(ln->gid_map), "%u %u 1\n",
 		    getgid(), getgid());
 	}
-	ln->ns_required = (p->flags & (CPOL_F_PRIVATE_TMP |
-	    CPOL_F_PRIVATE_SHM)) && !(p->flags & CPOL_F_BEST_EFFORT_NS);
+	ln->ns_required = ((p->flags & (CPOL_F_PRIVATE_TMP |
+	    CPOL_F_PRIVATE_SHM)) && !(p->flags & CPOL_F_BEST_EFFORT_NS)) ||
+	    (p->flags & (CPOL_F_REQUIRE_DISK | CPOL_F_REQUIRE_FILES));
 	ln->private_tmp = (p->flags & CPOL_F_PRIVATE_TMP) != 0;
 	ln->private_shm = (p->flags & CPOL_F_PRIVATE_SHM) != 0;
+	ln->own_inodes = runfs_own_inodes(s->workdir, ln->private_tmp,
+	    ln->private_shm);
 	for (j = 0; j < (ln->ns_flags ? NPIPES : P_ST); j++)
 		if (pipe2(s->pipe[j], O_CLOEXEC) < 0) {
 			snprintf(err, ERRLEN, "pipe: %s", strerror(errno));
 			return -1;
 		}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+	    s->mnt_sock) < 0) {
+		snprintf(err, ERRLEN, "socketpair: %s", strerror(errno));
+		return -1;
+	}
+	ln->mnt_w = s->mnt_sock[1];
 	ln->out_w = s->pipe[P_OUT][1];
 	ln->err_w = s->pipe[P_ERR][1];
 	ln->msg_w = s->pipe[P_MSG][1];
@@ -199,6 +214,8 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	layers_fill(&r->layers, &s->ln);
 	if (sp->pid < 0)
 		return EXIT_CORDON;
+	bounds_started(&s->ln, &r->bounds);
+	closefd(&s->mnt_sock[1]);
 	for (i = 0; i < NPIPES; i++)
 		closefd(&s->pipe[i][1]);
 	if (supervise_exec(s->pipe[P_MSG][0], err, ERRLEN)) {
@@ -208,18 +225,51 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 		    EXIT_CORDON;
 		return r->exit_code;
 	}
+	/* Sent before the exec, so here now when there is one. */
+	if (s->ln.ns_flags & CLONE_NEWNS)
+		s->mnt = runfs_receive(s->mnt_sock[0]);
 	sp->out_r = s->pipe[P_OUT][0];
 	sp->err_r = s->pipe[P_ERR][0];
 	sp->st_r = s->ln.ns_flags & CLONE_NEWPID ? s->pipe[P_ST][0] : -1;
 	i = supervise(sp, r);
 	s->pipe[P_OUT][0] = s->pipe[P_ERR][0] = -1;   /* closed at EOF */
-	if (i == 0 && r->signal == SIGKILL && ooms >= 0 &&
-	    oom_kills() > ooms) {
+	if (i == 0 && r->signal == SIGKILL && (s->ln.cg.memory ?
+	    cgroup_oom_kills(&s->ln.cg) > 0 : ooms >= 0 &&
+	    oom_kills() > ooms)) {
 		r->outcome = OUT_OOM;
 		snprintf(r->reason, sizeof(r->reason), "killed by the kernel's"
 		    " out-of-memory killer");
 	}
 	return r->exit_code;
+}
+
+/* After the run: what the bounds saw, the cgroup gone, and the outputs
+ * copied out of the run tmpfs when the caller keeps the workdir.
+ * Returns 0, or -1 with err (something left behind, or lost). */
+static int finish(const struct opts *o, struct res *s, struct report *r,
+    char *err)
+{
+	uint64_t skipped = 0;
+	int w, rc;
+
+	rc = bounds_finish(&s->ln, &r->bounds, s->mnt, s->wfd, err);
+	if (s->mnt < 0 || !(o->keep_workdir || o->workdir))
+		return rc;
+	w = openat(s->mnt, "w", O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (w < 0 || runfs_copy(w, s->wfd, &skipped) < 0) {
+		snprintf(err, ERRLEN, "copying the outputs out of the run "
+		    "tmpfs into %.300s: %s", s->workdir, strerror(errno));
+		rc = -1;
+	} else if (skipped && !o->quiet) {
+		fprintf(stderr, "cordon: %llu entries of the workdir not "
+		    "copied back (links, devices, fifos, sockets, or deeper "
+		    "than %d levels)\n", (unsigned long long)skipped,
+		    RUNFS_DEPTH_MAX);
+	}
+	if (w >= 0)
+		close(w);
+	return rc;
 }
 
 int launch(const struct opts *o, const struct cpol *p, struct report *r,
@@ -231,20 +281,26 @@ int launch(const struct opts *o, const struct cpol *p, struct report *r,
 
 	memset(&s, 0, sizeof(s));
 	s.wfd = s.sup.sigfd = s.sup.pidfd = s.ln.ruleset_fd = -1;
+	s.mnt = s.mnt_sock[0] = s.mnt_sock[1] = -1;
+	s.ln.cg.procs[0] = s.ln.cg.procs[1] = -1;
 	for (i = 0; i < NPIPES; i++)
 		s.pipe[i][0] = s.pipe[i][1] = -1;
 	if (files_make(o, &s, err) < 0)
 		goto cleanup;
 	memcpy(r->workdir, s.workdir, sizeof(r->workdir));
-	s.ln.ruleset_fd = landlock_build(p, r->layers.landlock_abi, s.wfd,
-	    s.snippet, err, ERRLEN);
+	s.ln.ruleset_fd = landlock_build(p, r->layers.landlock_abi, err,
+	    ERRLEN);
 	if (s.ln.ruleset_fd == -1)
 		goto cleanup;
 	if (s.ln.ruleset_fd == -2)
 		s.ln.ruleset_fd = -1;
-	if (child_prepare(o, p, &s, err) < 0)
+	s.ln.ll_handled = landlock_fs_rights(r->layers.landlock_abi);
+	if (child_prepare(o, p, &s, err) < 0 ||
+	    bounds_prepare(o, p, &s.ln, &r->bounds, err) < 0)
 		goto cleanup;
 	rc = go(o, p, &s, r, err);
+	if (finish(o, &s, r, err) < 0)
+		rc = EXIT_CORDON;
 cleanup:
 	if (s.made && o->keep_workdir) {
 		r->kept_workdir = 1;
@@ -260,6 +316,11 @@ cleanup:
 		closefd(&s.pipe[i][0]);
 		closefd(&s.pipe[i][1]);
 	}
+	closefd(&s.mnt_sock[0]);
+	closefd(&s.mnt_sock[1]);
+	closefd(&s.mnt);
+	if (cgroup_remove(&s.ln.cg, msg, sizeof(msg)) < 0)
+		fprintf(stderr, "cordon: %s\n", msg);
 	closefd(&s.wfd);
 	closefd(&s.sup.sigfd);
 	closefd(&s.sup.pidfd);

@@ -253,7 +253,7 @@ int main(int argc, char **argv)
 		rc = EXIT_CORDON;
 	else if (o.check)
 		rc = check_print(&pol, &r.layers, !o.no_namespaces &&
-		    run_probe_ns(run_ns_wanted(&pol)));
+		    run_probe_ns(run_ns_wanted(&pol, o.limit)));
 	else
 		rc = launch(&o, &pol, &r, err);
 	if (r.outcome == OUT_ERROR && rc != 0) {

@@ -65,14 +65,17 @@ static void fail(const struct launch *ln, const char *what)
 
 /* A user namespace always (so no privilege is needed), a PID namespace
  * (the run's init, below), an empty network namespace for "network off",
- * a mount namespace only for a private /tmp or /dev/shm. */
-unsigned long run_ns_wanted(const struct cpol *p)
+ * a mount namespace for a private /tmp or /dev/shm or a disk bound (the
+ * run tmpfs). */
+unsigned long run_ns_wanted(const struct cpol *p, const uint64_t *cli)
 {
 	unsigned long f = CLONE_NEWUSER | CLONE_NEWPID;
 
 	if (p->flags & CPOL_F_NET_OFF)
 		f |= CLONE_NEWNET;
-	if (p->flags & (CPOL_F_PRIVATE_TMP | CPOL_F_PRIVATE_SHM))
+	if ((p->flags & (CPOL_F_PRIVATE_TMP | CPOL_F_PRIVATE_SHM)) ||
+	    command_limit(p, cli, CPOL_RLIM_DISK) != UINT64_MAX ||
+	    command_limit(p, cli, CPOL_RLIM_FILES) != UINT64_MAX)
 		f |= CLONE_NEWNS;
 	return f;
 }
@@ -90,10 +93,11 @@ static int put(const char *file, const char *text)
 	return 0;
 }
 
-/* Make path (and its parents) on the fresh tmpfs and bind fd there. */
-static int rebind(const char *dir, const char *workdir, int fd)
+/* mkdir -p the workdir's path below dir (a fresh, empty private dir), so
+ * the workdir can be attached there too. */
+static int mkpath(const char *dir, const char *workdir)
 {
-	char path[4096], src[64];
+	char path[4096];
 	char *p;
 
 	if (snprintf(path, sizeof(path), "%s", workdir) >= (int)sizeof(path))
@@ -104,39 +108,51 @@ static int rebind(const char *dir, const char *workdir, int fd)
 			return -1;
 		*p = '/';
 	}
-	if (mkdir(path, 0700) < 0 && errno != EEXIST)
-		return -1;
-	snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
-	return mount(src, path, NULL, MS_BIND, NULL);
+	return mkdir(path, 0700) < 0 && errno != EEXIST ? -1 : 0;
 }
 
-/* A fresh tmpfs on dir, with the Landlock rights of a private /tmp.  A
- * workdir under dir is bound back in, from a descriptor opened in this
- * mount namespace (the kernel refuses to bind one of the parent's): the
- * same directory as the parent's, checked before it is hidden. */
-static void private_dir(const char *dir, const struct launch *ln)
+/* The run tmpfs's sub on dir, with the Landlock rights of a private /tmp;
+ * a workdir below dir gets its mount point made again there. */
+static void private_dir(int mnt, const char *sub, const char *dir,
+    const struct launch *ln)
 {
 	size_t n = strlen(dir);
-	int under = strncmp(ln->workdir, dir, n) == 0 && ln->workdir[n] == '/';
-	struct stat a, b;
-	int fd = -1;
+	int fd;
 
-	if (under && ((fd = open(ln->workdir, O_PATH | O_DIRECTORY |
-	    O_NOFOLLOW | O_CLOEXEC)) < 0 || fstat(fd, &a) < 0 ||
-	    fstat(ln->workdir_fd, &b) < 0 || a.st_dev != b.st_dev ||
-	    a.st_ino != b.st_ino))
-		fail(ln, ln->workdir);
-	if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV,
-	    "mode=0700") < 0 || (under && rebind(dir, ln->workdir, fd) < 0))
+	if (runfs_attach(mnt, sub, dir) < 0 || (strncmp(ln->workdir, dir, n)
+	    == 0 && ln->workdir[n] == '/' && mkpath(dir, ln->workdir) < 0))
 		fail(ln, dir);
-	if (under)
-		close(fd);
 	if (ln->ruleset_fd < 0)
 		return;
 	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0 || landlock_add(ln->ruleset_fd, fd, ln->tmp_access) < 0 ||
 	    close(fd) < 0)
 		fail(ln, dir);
+}
+
+/* The run's writable space: one bounded tmpfs (runfs.c) for the workdir,
+ * /tmp and /dev/shm; its descriptor goes to cordon. */
+static void mounts(const struct launch *ln)
+{
+	int mnt;
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		fail(ln, "namespace set-up: mount propagation");
+	mnt = runfs_make(ln->workdir_fd, ln->disk, ln->files == UINT64_MAX ?
+	    UINT64_MAX : ln->files + ln->own_inodes);
+	if (mnt < 0)
+		fail(ln, errno == ENOSPC ? "copying the workdir into the run "
+		    "tmpfs: more than limit disk or limit files" :
+		    "the run tmpfs");
+	if (ln->private_tmp)
+		private_dir(mnt, "tmp", "/tmp", ln);
+	if (ln->private_shm)
+		private_dir(mnt, "shm", "/dev/shm", ln);
+	if (runfs_attach(mnt, "w", ln->workdir) < 0)
+		fail(ln, "attaching the run tmpfs on the workdir");
+	if (runfs_send(ln->mnt_w, mnt) < 0)
+		fail(ln, "handing the run tmpfs to cordon");
+	close(mnt);
 }
 
 /* In the child, while it holds every capability of its new user
@@ -152,14 +168,26 @@ static void ns_setup(const struct launch *ln)
 		fail(ln, "uid_map");
 	if (put("/proc/self/gid_map", ln->gid_map) < 0)
 		fail(ln, "gid_map");
-	if (!(ln->ns_flags & CLONE_NEWNS))
+	if (ln->ns_flags & CLONE_NEWNS)
+		mounts(ln);
+}
+
+/* The workdir's own path rules, on the workdir the run sees (the current
+ * directory): in the child, since a run tmpfs exists only here. */
+static void landlock_here(const struct launch *ln)
+{
+	char msg[ERRLEN - 64];
+	int fd;
+
+	if (ln->ruleset_fd < 0)
 		return;
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		fail(ln, "namespace set-up: mount propagation");
-	if (ln->private_tmp)
-		private_dir("/tmp", ln);
-	if (ln->private_shm)
-		private_dir("/dev/shm", ln);
+	fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || landlock_workdir(ln->ruleset_fd, ln->pol,
+	    ln->ll_handled, fd, ln->snippet_name, msg, sizeof(msg)) < 0) {
+		errno = 0;
+		fail(ln, fd < 0 ? "the working directory" : msg);
+	}
+	close(fd);
 }
 
 static int caps_drop(void)
@@ -289,6 +317,9 @@ static void child(const struct launch *ln)
 	struct pollfd pf = { .fd = ln->msg_w, .events = POLLOUT };
 	sigset_t none;
 
+	/* Before anything else, so that all of the run is inside. */
+	if (cgroup_join(&ln->cg) < 0)
+		fail(ln, "joining the run's cgroup");
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0 ||
 	    signal(SIGPIPE, SIG_DFL) == SIG_ERR)
@@ -312,6 +343,7 @@ static void child(const struct launch *ln)
 	if ((ln->ns_flags & CLONE_NEWNS ? chdir(ln->workdir) :
 	    fchdir(ln->workdir_fd)) < 0)
 		fail(ln, "chdir to the working directory");
+	landlock_here(ln);
 	umask(077);
 	if (caps_drop() < 0)
 		fail(ln, "dropping capabilities");

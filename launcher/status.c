@@ -18,7 +18,13 @@ static const char *const outcomes[] = {
 	[OUT_EXITED] = "exited", [OUT_SIGNALED] = "signaled",
 	[OUT_TIMEOUT] = "timeout", [OUT_SECCOMP] = "seccomp",
 	[OUT_CPU] = "cpu_limit", [OUT_FSIZE] = "fsize_limit",
-	[OUT_OOM] = "oom", [OUT_ERROR] = "error",
+	[OUT_OOM] = "oom", [OUT_DISK] = "disk_limit", [OUT_ERROR] = "error",
+};
+
+static const char *const bound_by[] = {
+	[BY_NONE] = "none", [BY_CGROUP1] = "cgroup-v1",
+	[BY_CGROUP2] = "cgroup-v2", [BY_RLIMIT] = "rlimit",
+	[BY_TMPFS] = "tmpfs", [BY_WATCH] = "watch",
 };
 
 struct out {
@@ -98,6 +104,40 @@ static void layers(struct out *o, const struct layers *l)
 	    tf(l->private_tmp), tf(l->private_shm));
 }
 
+/* A count, or null when cordon could not read it. */
+static void num(struct out *o, const char *key, uint64_t v)
+{
+	if (v == UINT64_MAX)
+		add(o, "\"%s\":null,", key);
+	else
+		add(o, "\"%s\":%llu,", key, (unsigned long long)v);
+}
+
+/* "bounds": each whole-run limit, what held it, and what the run used. */
+static void bounds(struct out *o, const struct bounds *b)
+{
+	static const char *const names[NBOUNDS] = {
+		"memory", "pids", "disk", "files",
+	};
+	static const uint64_t none = UINT64_MAX;
+	const uint64_t *used[NBOUNDS] = {
+		&b->memory_peak, &none, &b->disk_used, &b->files_used,
+	};
+	int i;
+
+	add(o, "\"bounds\":{");
+	for (i = 0; i < NBOUNDS; i++) {
+		add(o, "\"%s\":{", names[i]);
+		num(o, "limit", b->limit[i]);
+		if (i == B_PIDS)
+			num(o, "refused", b->pids_refused);
+		else
+			num(o, i == B_MEMORY ? "peak" : "used", *used[i]);
+		add(o, "\"by\":\"%s\"}%s", bound_by[b->by[i]],
+		    i + 1 < NBOUNDS ? "," : "},");
+	}
+}
+
 static void render(struct out *o, const struct report *r)
 {
 	char hex[65];
@@ -120,6 +160,7 @@ static void render(struct out *o, const struct report *r)
 	    (unsigned long long)r->sys_ms, (unsigned long long)r->max_rss_kb);
 	str(o, "workdir", r->workdir[0] ? r->workdir : NULL);
 	add(o, "\"kept_workdir\":%s,", tf(r->kept_workdir));
+	bounds(o, &r->bounds);
 	layers(o, &r->layers);
 }
 

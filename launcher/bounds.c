@@ -1,0 +1,187 @@
+/*
+ * bounds.c - the whole-run bounds ("limit memory", "pids", "disk",
+ * "files"): decide before the clone how each will be held, say after it
+ * which did, and read what the run used.
+ *
+ *   memory, pids: a cgroup (cgroup.c) where cordon can use a controller;
+ *     otherwise the per-process rlimits are all there is ("rlimit": as x
+ *     nproc at worst, and nothing for root's process count), or nothing.
+ *     "limit memory required" / "limit pids required" refuse that.
+ *   disk, files: the run tmpfs (runfs.c) where a mount namespace exists;
+ *     otherwise cordon watches the workdir and ends the run past the
+ *     bound.  Watching covers the workdir only, so it needs Landlock and
+ *     no writable path rule outside the workdir (device nodes aside);
+ *     without those the bound cannot be held, and the run needs the
+ *     namespace.  "limit disk required" / "files required" refuse the
+ *     watch.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include "cordon.h"
+#include "landlock_compat.h"
+
+/* Rights that let a rule's path grow: what a watch of the workdir misses. */
+#define GROW_RIGHTS (CORDON_LL_FS_WRITE_FILE | CORDON_LL_FS_MAKE_REG | \
+    CORDON_LL_FS_MAKE_DIR | CORDON_LL_FS_MAKE_SYM | CORDON_LL_FS_MAKE_SOCK | \
+    CORDON_LL_FS_MAKE_FIFO | CORDON_LL_FS_MAKE_CHAR | \
+    CORDON_LL_FS_MAKE_BLOCK)
+
+/* The first rule that can grow something outside the workdir, or NULL. */
+static const char *grows_outside(const struct cpol *p)
+{
+	struct stat st;
+	uint32_t i;
+
+	for (i = 0; i < p->nfs; i++) {
+		const struct cpol_fs *r = &p->fs[i];
+
+		if (!(r->access & GROW_RIGHTS) || r->path[0] == '$')
+			continue;
+		/* Writing a device node (/dev/null) stores nothing. */
+		if (!(r->access & ~CORDON_LL_FS_WRITE_FILE & GROW_RIGHTS) &&
+		    stat(r->path, &st) == 0 && S_ISCHR(st.st_mode))
+			continue;
+		if (stat(r->path, &st) < 0 && errno == ENOENT &&
+		    (r->flags & CPOL_FS_OPTIONAL))
+			continue;
+		return r->path;
+	}
+	return NULL;
+}
+
+/* Tighten (or add) one of the child's rlimits to v. */
+static void rlim_cap(struct launch *ln, int resource, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < ln->nrlim; i++)
+		if (ln->rlim[i].resource == resource) {
+			if (ln->rlim[i].value > v)
+				ln->rlim[i].value = v;
+			return;
+		}
+	if (ln->nrlim < CPOL_RLIM_KERNEL_MAX) {
+		ln->rlim[ln->nrlim].resource = resource;
+		ln->rlim[ln->nrlim++].value = v;
+	}
+}
+
+static int rlim_has(const struct launch *ln, int resource)
+{
+	int i;
+
+	for (i = 0; i < ln->nrlim; i++)
+		if (ln->rlim[i].resource == resource &&
+		    ln->rlim[i].value != RLIM_INFINITY)
+			return 1;
+	return 0;
+}
+
+/* How memory and pids are held, given the cgroup we got.  Without a
+ * controller, the per-process rlimits are capped at the bound: each
+ * process's address space (or data, where the policy leaves the address
+ * space unlimited, as CUDA needs) at "memory", the process count at
+ * "pids" (counted per user namespace, so per run when cordon has one;
+ * never for root). */
+static void held(struct launch *ln, struct bounds *b)
+{
+	enum bound_by by = ln->cg.version == 2 ? BY_CGROUP2 : BY_CGROUP1;
+
+	if (b->limit[B_MEMORY] != UINT64_MAX && ln->cg.memory) {
+		b->by[B_MEMORY] = by;
+	} else if (b->limit[B_MEMORY] != UINT64_MAX) {
+		rlim_cap(ln, rlim_has(ln, RLIMIT_AS) ? RLIMIT_AS : RLIMIT_DATA,
+		    b->limit[B_MEMORY]);
+		b->by[B_MEMORY] = BY_RLIMIT;
+	}
+	if (b->limit[B_PIDS] != UINT64_MAX && ln->cg.pids) {
+		b->by[B_PIDS] = by;
+	} else if (b->limit[B_PIDS] != UINT64_MAX) {
+		rlim_cap(ln, RLIMIT_NPROC, b->limit[B_PIDS]);
+		b->by[B_PIDS] = getuid() != 0 ? BY_RLIMIT : BY_NONE;
+	}
+}
+
+static int refuse(char *err, const char *name, const char *why)
+{
+	snprintf(err, ERRLEN, "the policy requires limit %s to hold for "
+	    "the whole run, but %s", name, why);
+	return -1;
+}
+
+/* Before the clone.  Returns 0 or -1 with err. */
+int bounds_prepare(const struct opts *o, const struct cpol *p,
+    struct launch *ln, struct bounds *b, char *err)
+{
+	const char *base = o->cgroup ? o->cgroup : getenv("CORDON_CGROUP");
+	const char *out;
+	int i;
+
+	for (i = 0; i < NBOUNDS; i++) {
+		b->limit[i] = command_limit(p, o->limit,
+		    (unsigned int)(CPOL_RLIM_MEMORY + i));
+		b->by[i] = BY_NONE;
+	}
+	b->memory_peak = b->oom_kills = b->pids_refused = UINT64_MAX;
+	b->disk_used = b->files_used = UINT64_MAX;
+	if (cgroup_make(&ln->cg, base, b->limit[B_MEMORY], b->limit[B_PIDS],
+	    err, ERRLEN) < 0)
+		return -1;
+	held(ln, b);
+	if ((p->flags & CPOL_F_REQUIRE_MEMORY) && !ln->cg.memory)
+		return refuse(err, "memory", "no memory controller is "
+		    "available. Hint: run as root on cgroup v1, or give a "
+		    "delegated cgroup v2 directory with --cgroup");
+	if ((p->flags & CPOL_F_REQUIRE_PIDS) && !ln->cg.pids)
+		return refuse(err, "pids", "no pids controller is available. "
+		    "Hint: run as root on cgroup v1, or give a delegated "
+		    "cgroup v2 directory with --cgroup");
+	if (b->limit[B_DISK] == UINT64_MAX && b->limit[B_FILES] == UINT64_MAX)
+		return 0;
+	/* Without a mount namespace, can a watch hold the bound? */
+	out = grows_outside(p);
+	if (!out && ln->ruleset_fd >= 0 && !(p->flags &
+	    (CPOL_F_REQUIRE_DISK | CPOL_F_REQUIRE_FILES)))
+		return 0;
+	ln->ns_required = 1;
+	if (!o->no_namespaces)
+		return 0;
+	snprintf(err, ERRLEN, "limit disk and limit files need a mount "
+	    "namespace here (%s%s), and --no-namespaces forbids one",
+	    out ? "writable outside the workdir: " : ln->ruleset_fd < 0 ?
+	    "no Landlock" : "the policy requires the run tmpfs",
+	    out ? out : "");
+	return -1;
+}
+
+/* After the clone: the namespaces we got decide disk and files. */
+void bounds_started(const struct launch *ln, struct bounds *b)
+{
+	enum bound_by by = ln->ns_flags & CLONE_NEWNS ? BY_TMPFS : BY_WATCH;
+
+	if (b->limit[B_DISK] != UINT64_MAX)
+		b->by[B_DISK] = by;
+	if (b->limit[B_FILES] != UINT64_MAX)
+		b->by[B_FILES] = by;
+}
+
+/* After the run, every process reaped: usage, then the cgroup removed.
+ * Returns 0, or -1 with err when something is left behind. */
+int bounds_finish(struct launch *ln, struct bounds *b, int mnt, int wfd,
+    char *err)
+{
+	if (mnt >= 0)
+		(void)runfs_statfs(mnt, ln->own_inodes, &b->disk_used,
+		    &b->files_used);
+	else if (b->by[B_DISK] == BY_WATCH || b->by[B_FILES] == BY_WATCH)
+		(void)runfs_usage(wfd, &b->disk_used, &b->files_used);
+	cgroup_read(&ln->cg, b);
+	return cgroup_remove(&ln->cg, err, ERRLEN);
+}

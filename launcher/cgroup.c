@@ -1,0 +1,253 @@
+/*
+ * cgroup.c - the run's memory and process bounds, for the whole run (every
+ * process, thread and tmpfs page of it), through a fresh cgroup per run:
+ *
+ *   cgroup v2: a child of the directory named by --cgroup or
+ *     $CORDON_CGROUP, a delegated subtree whose cgroup.subtree_control
+ *     enables memory and pids (systemd Delegate=, a pod's cgroup
+ *     namespace); cordon never guesses one.
+ *   cgroup v1: /sys/fs/cgroup/memory/cordon/ and /sys/fs/cgroup/pids/
+ *     cordon/, where cordon may write (as root, in practice).
+ *
+ * The parent makes the groups and writes the bounds; the child joins by
+ * writing "0" to the cgroup.procs descriptors opened here, before it has
+ * forked anything, so nothing of the run is ever outside.  After the run
+ * (every process reaped) the parent reads the peak and the kernel's event
+ * counts, then removes the groups.  Where no controller can be used, the
+ * bounds fall back to the per-process rlimits, and the report says so.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "cordon.h"
+
+#define CGROUP2_MAGIC 0x63677270
+#define V1_ROOT "/sys/fs/cgroup"
+
+/* One control file: write text, or read it into buf. */
+static int ctl_put(const char *dir, const char *file, const char *text)
+{
+	char path[CGROUP_PATH_MAX + 64];
+	ssize_t len = (ssize_t)strlen(text), n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, (size_t)len);
+	if (close(fd) < 0 || n != len)
+		return -1;
+	return 0;
+}
+
+static int ctl_get(const char *dir, const char *file, char *buf,
+    size_t len)
+{
+	char path[CGROUP_PATH_MAX + 64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* A number from a control file: the whole file, or the value after
+ * "key " in a flat keyed file.  UINT64_MAX when it cannot be read. */
+static uint64_t ctl_num(const char *dir, const char *file, const char *key)
+{
+	char buf[1024], *p = buf;
+	size_t k = key ? strlen(key) : 0;
+
+	if (!dir[0] || ctl_get(dir, file, buf, sizeof(buf)) < 0)
+		return UINT64_MAX;
+	while (key && p && !(strncmp(p, key, k) == 0 && p[k] == ' '))
+		if ((p = strchr(p, '\n')) != NULL)
+			p++;
+	if (!p)
+		return UINT64_MAX;
+	return strtoull(p + k, NULL, 10);
+}
+
+/* mkdir parent (may exist), then a fresh parent/run.XXXXXX in dir. */
+static int group_make(const char *parent, int make_parent, char *dir)
+{
+	if (make_parent && mkdir(parent, 0755) < 0 && errno != EEXIST)
+		return -1;
+	if (snprintf(dir, CGROUP_PATH_MAX, "%s/run.XXXXXX", parent) >=
+	    CGROUP_PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (!mkdtemp(dir)) {
+		dir[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+static int procs_open(const char *dir)
+{
+	char path[CGROUP_PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	return open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+}
+
+/* Write the bound (v1 and v2 name the files differently). */
+static int bounds_write(struct cgroup *cg, uint64_t memory, uint64_t pids)
+{
+	char v[32];
+
+	if (memory != UINT64_MAX) {
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)memory);
+		if (ctl_put(cg->dir[0], cg->version == 2 ? "memory.max" :
+		    "memory.limit_in_bytes", v) < 0)
+			return -1;
+		/* No swap beyond the bound: v2 swap.max is on top of max,
+		 * v1 memsw is the sum.  Absent without swap accounting. */
+		if (cg->version == 2)
+			(void)ctl_put(cg->dir[0], "memory.swap.max", "0");
+		else
+			(void)ctl_put(cg->dir[0], "memory.memsw.limit_in_bytes",
+			    v);
+		cg->memory = 1;
+	}
+	if (pids != UINT64_MAX) {
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)pids);
+		if (ctl_put(cg->dir[1], "pids.max", v) < 0)
+			return -1;
+		cg->pids = 1;
+	}
+	return 0;
+}
+
+/* The groups for this run: v2 under base, else v1.  No controller is not
+ * an error (cg->version 0); a controller that refuses a write is. */
+static int groups_make(struct cgroup *cg, const char *base)
+{
+	struct statfs sf;
+
+	if (base && base[0]) {
+		if (statfs(base, &sf) < 0 || sf.f_type != CGROUP2_MAGIC) {
+			errno = sf.f_type != CGROUP2_MAGIC ? ENOTDIR : errno;
+			return -1;
+		}
+		if (group_make(base, 0, cg->dir[0]) < 0)
+			return -1;
+		memcpy(cg->dir[1], cg->dir[0], sizeof(cg->dir[1]));
+		cg->version = 2;
+		return 0;
+	}
+	if (access(V1_ROOT "/memory/tasks", W_OK) < 0 ||
+	    access(V1_ROOT "/pids/tasks", W_OK) < 0)
+		return 0;               /* not v1, or not ours to use */
+	if (group_make(V1_ROOT "/memory/cordon", 1, cg->dir[0]) < 0 ||
+	    group_make(V1_ROOT "/pids/cordon", 1, cg->dir[1]) < 0)
+		return -1;
+	cg->version = 1;
+	return 0;
+}
+
+int cgroup_make(struct cgroup *cg, const char *base, uint64_t memory,
+    uint64_t pids, char *err, size_t errlen)
+{
+	int i;
+
+	memset(cg, 0, sizeof(*cg));
+	cg->procs[0] = cg->procs[1] = -1;
+	if (memory == UINT64_MAX && pids == UINT64_MAX)
+		return 0;
+	if (groups_make(cg, base) < 0)
+		goto fail;
+	if (!cg->version)
+		return 0;
+	for (i = 0; i < (cg->version == 1 ? 2 : 1); i++)
+		if ((cg->procs[i] = procs_open(cg->dir[i])) < 0)
+			goto fail;
+	if (bounds_write(cg, memory, pids) < 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, errlen, "cgroup %s: %s", base && base[0] ? base :
+	    "v1 memory and pids", strerror(errno));
+	cgroup_remove(cg, NULL, 0);
+	return -1;
+}
+
+/* In the child, first thing: the whole run starts inside. */
+int cgroup_join(const struct cgroup *cg)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (cg->procs[i] >= 0 && write(cg->procs[i], "0", 1) != 1)
+			return -1;
+	return 0;
+}
+
+uint64_t cgroup_oom_kills(const struct cgroup *cg)
+{
+	uint64_t n = ctl_num(cg->dir[0], cg->version == 2 ? "memory.events" :
+	    "memory.oom_control", "oom_kill");
+
+	return n == UINT64_MAX ? 0 : n;
+}
+
+/* After the run: what the controller saw. */
+void cgroup_read(const struct cgroup *cg, struct bounds *b)
+{
+	int v2 = cg->version == 2;
+
+	if (cg->memory) {
+		b->memory_peak = ctl_num(cg->dir[0], v2 ? "memory.peak" :
+		    "memory.max_usage_in_bytes", NULL);
+		b->oom_kills = ctl_num(cg->dir[0], v2 ? "memory.events" :
+		    "memory.oom_control", "oom_kill");
+	}
+	if (cg->pids)
+		b->pids_refused = ctl_num(cg->dir[1], "pids.events", "max");
+}
+
+/* Close and remove the groups (empty once every process is reaped).
+ * Returns 0, or -1 with what is left in err. */
+int cgroup_remove(struct cgroup *cg, char *err, size_t errlen)
+{
+	int i, rc = 0, tries;
+
+	for (i = 0; i < 2; i++) {
+		if (cg->procs[i] >= 0)
+			close(cg->procs[i]);
+		cg->procs[i] = -1;
+	}
+	for (i = 0; i < (cg->version == 2 ? 1 : 2); i++) {
+		if (!cg->dir[i][0])
+			continue;
+		/* A reaped task may take a moment to leave a v1 group. */
+		for (tries = 0; rmdir(cg->dir[i]) < 0 && errno == EBUSY &&
+		    tries < 100; tries++)
+			usleep(1000);
+		if (access(cg->dir[i], F_OK) == 0) {
+			if (err)
+				snprintf(err, errlen, "cannot remove cgroup "
+				    "%.400s: %s", cg->dir[i], strerror(errno));
+			rc = -1;
+		}
+		cg->dir[i][0] = '\0';
+	}
+	return rc;
+}

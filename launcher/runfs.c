@@ -1,0 +1,330 @@
+/*
+ * runfs.c - the run's bounded writable space.
+ *
+ * With a mount namespace, everything a run can write lives on one tmpfs
+ * made for it in the child (fsopen/fsmount: size= and nr_inodes= from
+ * "limit disk" and "limit files", mounted nosuid, nodev, noexec, so no
+ * file it writes can be executed, not even through ld.so).  Its root
+ * holds w/ (attached on the workdir's path), tmp/ (on /tmp) and shm/ (on
+ * /dev/shm): one bound for the three.  The workdir's contents at launch
+ * (the snippet, the caller's inputs) are copied in, and count against
+ * the bound.  The tmpfs's pages are charged to the run's memory cgroup.
+ * The child hands the mount to cordon as a descriptor (SCM_RIGHTS), so
+ * cordon can read the usage and copy the outputs back when the caller
+ * keeps the workdir; when cordon closes it, the tmpfs is gone: nothing to
+ * remove.
+ *
+ * Without a mount namespace, the workdir stays on the host, and cordon
+ * watches it instead (runfs_usage() every RUNFS_WATCH_MS): a run that
+ * passes its bound is ended.  That bound can be overshot by what the run
+ * writes between two looks; man/cordon.1 states the measured figure.
+ *
+ * Copies go through descriptors only: a directory is entered with
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, files are opened O_NOFOLLOW, and
+ * only regular files and directories are copied (links, devices, fifos
+ * and sockets are counted as skipped), RUNFS_DEPTH_MAX levels deep.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cordon.h"
+
+static int subdir(int dirfd, const char *name)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+		    RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+
+	return (int)syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
+}
+
+static int file_copy(int from, int to, const char *name, mode_t mode)
+{
+	static char buf[65536];  /* touched as filled: see relay_one() */
+	int in, out, rc = -1;
+	ssize_t n;
+
+	in = openat(from, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC);
+	if (in < 0)
+		return -1;
+	out = openat(to, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+	    O_CLOEXEC, mode & 0777);
+	if (out < 0)
+		goto close_in;
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || supervise_write(out, buf, (size_t)n) < 0)
+			goto close_out;
+	}
+	rc = 0;
+close_out:
+	if (close(out) < 0)
+		rc = -1;
+close_in:
+	close(in);
+	return rc;
+}
+
+static int tree_copy(int from, int to, int depth, uint64_t *skipped);
+
+static int entry_copy(int from, int to, const char *name, int depth,
+    uint64_t *skipped)
+{
+	struct stat st;
+	int a, b, rc;
+
+	if (fstatat(from, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	if (S_ISREG(st.st_mode))
+		return file_copy(from, to, name, st.st_mode);
+	if (!S_ISDIR(st.st_mode) || depth >= RUNFS_DEPTH_MAX) {
+		++*skipped;
+		return 0;
+	}
+	if (mkdirat(to, name, 0700) < 0 && errno != EEXIST)
+		return -1;
+	if ((a = subdir(from, name)) < 0)
+		return -1;
+	if ((b = subdir(to, name)) < 0) {
+		close(a);
+		return -1;
+	}
+	rc = tree_copy(a, b, depth + 1, skipped);   /* closes a */
+	close(b);
+	return rc;
+}
+
+/* Copy the tree at from (consumed) into to. */
+static int tree_copy(int from, int to, int depth, uint64_t *skipped)
+{
+	DIR *d = fdopendir(from);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d) {
+		close(from);
+		return -1;
+	}
+	while (rc == 0 && (e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			rc = entry_copy(from, to, e->d_name, depth, skipped);
+	closedir(d);
+	return rc;
+}
+
+/* Copy the directory open at from (any kind of fd) into to.  Returns 0 or
+ * -1 (errno); *skipped counts what was not a file or directory. */
+int runfs_copy(int from, int to, uint64_t *skipped)
+{
+	int fd = subdir(from, ".");
+
+	if (fd < 0)
+		return -1;
+	return tree_copy(fd, to, 0, skipped);
+}
+
+static int cfg(int fs, const char *key, uint64_t v)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), "%llu", (unsigned long long)v);
+	return fsconfig(fs, FSCONFIG_SET_STRING, key, s, 0);
+}
+
+/* The run tmpfs's own inodes, on top of "limit files": its root, w/,
+ * tmp/, shm/, and the directories of a workdir path made again under a
+ * private /tmp or /dev/shm (see run.c). */
+uint64_t runfs_own_inodes(const char *workdir, int private_tmp,
+    int private_shm)
+{
+	static const char *const dirs[] = { "/tmp/", "/dev/shm/" };
+	const int priv[] = { private_tmp, private_shm };
+	uint64_t n = 4;
+	const char *p;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		if (!priv[i] || strncmp(workdir, dirs[i], strlen(dirs[i])))
+			continue;
+		for (p = workdir + strlen(dirs[i]) - 1; p; p = strchr(p + 1,
+		    '/'))
+			n++;
+	}
+	return n;
+}
+
+/* In the child: a fresh tmpfs, detached, with w/, tmp/ and shm/ in it,
+ * the workdir's contents copied into w/.  inodes counts the tmpfs's own
+ * (runfs_own_inodes).  Returns its mount fd, or -1. */
+int runfs_make(int workdir_fd, uint64_t bytes, uint64_t inodes)
+{
+	uint64_t skipped = 0;
+	int fs, mnt, w;
+
+	fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+	if (fs < 0)
+		return -1;
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0700", 0) < 0 ||
+	    (bytes != UINT64_MAX && cfg(fs, "size", bytes) < 0) ||
+	    (inodes != UINT64_MAX && cfg(fs, "nr_inodes", inodes) < 0) ||
+	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) {
+		close(fs);
+		return -1;
+	}
+	mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	close(fs);
+	if (mnt < 0)
+		return -1;
+	if (mkdirat(mnt, "w", 0700) < 0 || mkdirat(mnt, "tmp", 0700) < 0 ||
+	    mkdirat(mnt, "shm", 0700) < 0 || (w = subdir(mnt, "w")) < 0)
+		goto close_mnt;
+	if (runfs_copy(workdir_fd, w, &skipped) < 0) {
+		close(w);
+		goto close_mnt;
+	}
+	close(w);
+	return mnt;
+close_mnt:
+	close(mnt);
+	return -1;
+}
+
+/* Attach the tmpfs's subdirectory sub on path (a mount point that
+ * exists). */
+int runfs_attach(int mnt, const char *sub, const char *path)
+{
+	int t = open_tree(mnt, sub, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	int rc;
+
+	if (t < 0)
+		return -1;
+	rc = move_mount(t, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
+	close(t);
+	return rc;
+}
+
+/* The child hands the mount to cordon; cordon takes it (or -1). */
+int runfs_send(int sock, int fd)
+{
+	char c = 'm', ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *cm;
+
+	memset(ctl, 0, sizeof(ctl));
+	cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+int runfs_receive(int sock)
+{
+	char c, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&m);
+	if (!cm || cm->cmsg_level != SOL_SOCKET ||
+	    cm->cmsg_type != SCM_RIGHTS ||
+	    cm->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/* Bytes and inodes the run tmpfs holds, its own inodes left out. */
+int runfs_statfs(int mnt, uint64_t own, uint64_t *bytes, uint64_t *inodes)
+{
+	struct statfs sf;
+	uint64_t files;
+
+	if (fstatfs(mnt, &sf) < 0)
+		return -1;
+	*bytes = (uint64_t)(sf.f_blocks - sf.f_bfree) * (uint64_t)sf.f_bsize;
+	files = (uint64_t)(sf.f_files - sf.f_ffree);
+	*inodes = files > own ? files - own : 0;
+	return 0;
+}
+
+static int tree_usage(int fd, int depth, uint64_t *bytes, uint64_t *inodes);
+
+/* One entry's blocks; a directory's contents too.  A tree deeper than
+ * RUNFS_DEPTH_MAX cannot be watched: reported as over every bound. */
+static int entry_usage(int dirfd, const char *name, int depth,
+    uint64_t *bytes, uint64_t *inodes)
+{
+	struct stat st;
+	int fd;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;   /* gone meanwhile */
+	*bytes += (uint64_t)st.st_blocks * 512;
+	*inodes += 1;
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	if (depth >= RUNFS_DEPTH_MAX) {
+		*bytes = *inodes = UINT64_MAX;
+		return 0;
+	}
+	fd = subdir(dirfd, name);
+	if (fd < 0)   /* unreadable or gone: its blocks are counted */
+		return errno == ENOENT || errno == EACCES ? 0 : -1;
+	return tree_usage(fd, depth + 1, bytes, inodes);
+}
+
+static int tree_usage(int fd, int depth, uint64_t *bytes, uint64_t *inodes)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	while (rc == 0 && *inodes != UINT64_MAX && (e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			rc = entry_usage(fd, e->d_name, depth, bytes, inodes);
+	closedir(d);
+	return rc;
+}
+
+/* Bytes (allocated blocks) and inodes below the directory at dirfd,
+ * itself left out; UINT64_MAX for both when the tree is too deep. */
+int runfs_usage(int dirfd, uint64_t *bytes, uint64_t *inodes)
+{
+	int fd = subdir(dirfd, ".");
+
+	*bytes = *inodes = 0;
+	if (fd < 0)
+		return -1;
+	return tree_usage(fd, 0, bytes, inodes);
+}
