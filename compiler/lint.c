@@ -46,6 +46,9 @@ static const struct lint_rule rules[] = {
 	  "a layer may be skipped at run time (best-effort)" },
 	{ "CL012", "landlock-abi", FINDING_WARNING,
 	  "minimum Landlock ABI below 6: no abstract-socket or signal scoping" },
+	{ "CL013", "run-bounds", FINDING_WARNING,
+	  "no whole-run bound on memory, processes, disk or inodes, or one "
+	  "whose rlimit fallback is far above it" },
 };
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
 
@@ -425,6 +428,59 @@ static int check_limits(const struct input *in, struct finding_list *out)
 	    "no limit on:%s", miss);
 }
 
+static uint64_t limit_of(const struct cpol *p, unsigned int res)
+{
+	for (uint32_t i = 0; i < p->nlimits; i++)
+		if (p->limits[i].resource == res)
+			return p->limits[i].value;
+	return CPOL_RLIM_INFINITY;
+}
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* CL013: the whole-run bounds, and what holds memory without a cgroup:
+ * each process's address space (or data) capped at "limit memory", times
+ * the process count. */
+static int check_run_bounds(const struct input *in, struct finding_list *out)
+{
+	static const unsigned int res[] = { CPOL_RLIM_MEMORY, CPOL_RLIM_PIDS,
+	    CPOL_RLIM_DISK, CPOL_RLIM_FILES };
+	const struct cpol *p = &in->pol;
+	uint64_t mem = limit_of(p, CPOL_RLIM_MEMORY), each, n;
+	const char *file;
+	char miss[64] = "";
+	unsigned int line;
+	size_t i;
+
+	file = input_where(in, INPUT_LIMIT, NULL, &line);
+	for (i = 0; i < sizeof(res) / sizeof(res[0]); i++)
+		if (limit_of(p, res[i]) == CPOL_RLIM_INFINITY) {
+			strcat(miss, " ");
+			strcat(miss, cpol_rlim_name(res[i]));
+		}
+	if (miss[0] && finding_add(out, "CL013", FINDING_WARNING, file, line,
+	    "no whole-run limit on:%s (per-process rlimits bound each "
+	    "process, not the run)", miss) < 0)
+		return -1;
+	if (mem == CPOL_RLIM_INFINITY || (p->flags & CPOL_F_REQUIRE_MEMORY))
+		return 0;
+	each = min64(mem, min64(limit_of(p, CPOL_RLIM_AS),
+	    limit_of(p, CPOL_RLIM_DATA)));
+	n = min64(limit_of(p, CPOL_RLIM_PIDS), limit_of(p, CPOL_RLIM_NPROC));
+	if (n == CPOL_RLIM_INFINITY || each > UINT64_MAX / n ||
+	    each * n > 4 * mem)
+		return finding_add(out, "CL013", FINDING_NOTE, file, line,
+		    "without a memory controller (unprivileged, no delegated "
+		    "cgroup) limit memory falls back to per-process rlimits: "
+		    "up to %s; 'limit memory required;' refuses such runs",
+		    n == CPOL_RLIM_INFINITY || each > UINT64_MAX / n ?
+		    "unbounded" : "pids x memory");
+	return 0;
+}
+
 /* CL011, CL012: layers that may be missing at run time. */
 static int check_layers(const struct input *in, struct finding_list *out)
 {
@@ -525,6 +581,7 @@ int lint_run(const struct input *in, struct finding_list *out)
 	    check_write_exec(in, out) < 0 || check_writes(in, out) < 0 ||
 	    check_reads(in, out) < 0 || check_env(in, out) < 0 ||
 	    check_net(in, out) < 0 || check_limits(in, out) < 0 ||
+	    check_run_bounds(in, out) < 0 ||
 	    check_layers(in, out) < 0)
 		return -1;
 	if (suppress(in, out) < 0)

@@ -45,6 +45,7 @@ static const struct sysargs table[] = {
 	{ "execve", { L("pathname"), L("argv"), L("envp") } },
 	{ "execveat", { I("dirfd"), L("pathname"), L("argv"), L("envp"),
 	    I("flags") } },
+	{ "fallocate", { I("fd"), I("mode"), L("offset"), L("len") } },
 	{ "fchmod", { I("fd"), I("mode") } },
 	{ "fchmodat", { I("dirfd"), L("pathname"), I("mode") } },
 	{ "fchmodat2", { I("dirfd"), L("pathname"), I("mode"), I("flags") } },

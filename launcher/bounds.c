@@ -131,6 +131,9 @@ int bounds_prepare(const struct opts *o, const struct cpol *p,
 	}
 	b->memory_peak = b->oom_kills = b->pids_refused = UINT64_MAX;
 	b->disk_used = b->files_used = UINT64_MAX;
+	/* One file never outgrows the space (and a watch misses less). */
+	if (b->limit[B_DISK] != UINT64_MAX)
+		rlim_cap(ln, RLIMIT_FSIZE, b->limit[B_DISK]);
 	if (cgroup_make(&ln->cg, base, b->limit[B_MEMORY], b->limit[B_PIDS],
 	    err, ERRLEN) < 0)
 		return -1;

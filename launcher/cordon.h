@@ -33,6 +33,7 @@
 #define RUNFS_DEPTH_MAX 64
 /* How often the supervisor measures a watched workdir (no run tmpfs). */
 #define RUNFS_WATCH_MS 50
+#define RUNFS_WATCH_NEAR_MS 5         /* once past half of a bound */
 #define CGROUP_PATH_MAX 256
 
 struct opts {
@@ -206,6 +207,8 @@ struct sup {
 	int pidfd, sigfd, out_r, err_r;
 	int st_r;                     /* the run's init's status pipe, or -1 */
 	uint64_t deadline, cap;       /* CLOCK_MONOTONIC ms; output bytes */
+	int watch_fd;                 /* a workdir to watch, or -1 */
+	uint64_t watch_bytes, watch_files;  /* its bounds */
 };
 uint64_t supervise_now_ms(void);
 int supervise_write(int fd, const char *p, size_t n);

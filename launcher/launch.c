@@ -228,6 +228,13 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	/* Sent before the exec, so here now when there is one. */
 	if (s->ln.ns_flags & CLONE_NEWNS)
 		s->mnt = runfs_receive(s->mnt_sock[0]);
+	sp->watch_fd = -1;
+	if (r->bounds.by[B_DISK] == BY_WATCH ||
+	    r->bounds.by[B_FILES] == BY_WATCH) {
+		sp->watch_fd = s->wfd;
+		sp->watch_bytes = r->bounds.limit[B_DISK];
+		sp->watch_files = r->bounds.limit[B_FILES];
+	}
 	sp->out_r = s->pipe[P_OUT][0];
 	sp->err_r = s->pipe[P_ERR][0];
 	sp->st_r = s->ln.ns_flags & CLONE_NEWPID ? s->pipe[P_ST][0] : -1;

@@ -29,6 +29,7 @@ static const char usage_text[] =
     "[--status-fd fd]\n"
     "              [--status-file path] [--timeout seconds] "
     "[--workdir dir]\n"
+    "              [--cgroup dir]\n"
     "              policy.cpol snippet | - [arg ...]\n";
 
 /* A number with an optional K/M/G/T suffix (powers of 1024). */
@@ -77,7 +78,7 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 		{ "status-file", 1, NULL, 'F' }, { "check", 0, NULL, 'c' },
 		{ "no-namespaces", 0, NULL, 'n' }, { "quiet", 0, NULL, 'q' },
 		{ "version", 0, NULL, 'V' }, { "help", 0, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "cgroup", 1, NULL, 'C' }, { NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
 	char *end;
@@ -97,6 +98,7 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 		case 'n': o->no_namespaces = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'F': o->status_file = optarg; break;
+		case 'C': o->cgroup = optarg; break;
 		case 'V': printf("cordon %s\n", CORDON_VERSION); return 0;
 		case 'h': fputs(usage_text, stdout); return 0;
 		case 't':

@@ -164,28 +164,52 @@ static void tree_end(pid_t pid, int exited, int *status)
 	}
 }
 
-/* The poll loop.  Returns 0 (main child exited), 1 (timeout), or the
- * number of the signal that interrupted cordon. */
-static int wait_loop(struct relay *rl, int pidfd, int sigfd,
-    uint64_t deadline)
+/* A watched workdir (no run tmpfs): 1 past its bound, else the ms to
+ * the next look (sooner once past half of a bound). */
+static uint64_t look_at(const struct sup *sp)
+{
+	uint64_t bytes, inodes;
+
+	if (runfs_usage(sp->watch_fd, &bytes, &inodes) < 0)
+		return RUNFS_WATCH_MS;   /* read again at the next look */
+	if (bytes > sp->watch_bytes || inodes > sp->watch_files)
+		return 1;
+	return bytes > sp->watch_bytes / 2 || inodes > sp->watch_files / 2 ?
+	    RUNFS_WATCH_NEAR_MS : RUNFS_WATCH_MS;
+}
+
+/* The poll loop.  Returns 0 (main child exited), 1 (timeout), WAIT_DISK,
+ * or the number of the signal that interrupted cordon. */
+#define WAIT_DISK (-2)
+static int wait_loop(struct relay *rl, const struct sup *sp)
 {
 	struct pollfd pf[4];
-	int i;
+	uint64_t deadline = sp->deadline, look = 0;
+	int pidfd = sp->pidfd, sigfd = sp->sigfd, i;
 
 	for (;;) {
-		uint64_t now = supervise_now_ms();
+		uint64_t now = supervise_now_ms(), until = deadline;
 		struct signalfd_siginfo si;
 
 		if (now >= deadline)
 			return 1;
+		if (sp->watch_fd >= 0 && now >= look) {
+			uint64_t next = look_at(sp);
+
+			if (next == 1)
+				return WAIT_DISK;
+			look = now + next;
+		}
+		if (sp->watch_fd >= 0 && look < until)
+			until = look;
 		pf[0].fd = rl->fd[0];
 		pf[1].fd = rl->fd[1];
 		pf[2].fd = pidfd;
 		pf[3].fd = sigfd;
 		for (i = 0; i < 4; i++)
 			pf[i].events = POLLIN;
-		if (poll(pf, 4, deadline - now > 60000 ? 60000 :
-		    (int)(deadline - now)) < 0 && errno != EINTR)
+		if (poll(pf, 4, until - now > 60000 ? 60000 :
+		    (int)(until - now)) < 0 && errno != EINTR)
 			return -1;
 		if ((pf[3].revents & POLLIN) &&
 		    read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
@@ -247,7 +271,7 @@ int supervise(const struct sup *sp, struct report *r)
 	struct rusage ru;
 	int how, status = 0, raw;
 
-	how = wait_loop(&rl, sp->pidfd, sp->sigfd, sp->deadline);
+	how = wait_loop(&rl, sp);
 	tree_end(sp->pid, how == 0, &status);
 	/* Everything is dead: read what is left in the pipes, to EOF. */
 	while (rl.fd[0] >= 0 || rl.fd[1] >= 0) {
@@ -260,7 +284,15 @@ int supervise(const struct sup *sp, struct report *r)
 	if (sp->st_r >= 0 && read(sp->st_r, &raw, sizeof(raw)) ==
 	    (ssize_t)sizeof(raw))
 		status = raw;
-	classify(r, how < 0 ? 0 : how, status);
+	if (how == WAIT_DISK) {
+		r->outcome = OUT_DISK;
+		r->signal = SIGKILL;
+		r->exit_code = 128 + SIGKILL;
+		snprintf(r->reason, sizeof(r->reason), "the workdir passed "
+		    "limit disk or limit files: cordon ended the run");
+	} else {
+		classify(r, how < 0 ? 0 : how, status);
+	}
 	if (getrusage(RUSAGE_CHILDREN, &ru) == 0) {
 		r->user_ms = (uint64_t)ru.ru_utime.tv_sec * 1000 +
 		    (uint64_t)ru.ru_utime.tv_usec / 1000;
