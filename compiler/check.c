@@ -229,7 +229,8 @@ static void limits_required(struct check_ctx *c, struct cpol *out)
 		for (i = 0; out->limits && i < out->nlimits; i++)
 			if (out->limits[i].resource == r)
 				break;
-		if (out->limits && i == out->nlimits)
+		if (out->limits && (i == out->nlimits ||
+		    out->limits[i].value == CPOL_RLIM_INFINITY))
 			diag_error(c->d, &s->name_loc, "limit %s required, "
 			    "but no limit %s is set", s->name, s->name);
 		out->flags |= flag;

@@ -470,6 +470,7 @@ static int check_run_bounds(const struct input *in, struct finding_list *out)
 	each = min64(mem, min64(limit_of(p, CPOL_RLIM_AS),
 	    limit_of(p, CPOL_RLIM_DATA)));
 	n = min64(limit_of(p, CPOL_RLIM_PIDS), limit_of(p, CPOL_RLIM_NPROC));
+	file = input_where(in, INPUT_LIMIT, "pids", &line);
 	if (n == CPOL_RLIM_INFINITY || each > UINT64_MAX / n ||
 	    each * n > 4 * mem)
 		return finding_add(out, "CL013", FINDING_NOTE, file, line,

@@ -60,7 +60,11 @@ static int file_copy(int from, int to, const char *name, mode_t mode)
 	    O_CLOEXEC);
 	if (in < 0)
 		return -1;
-	out = openat(to, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+	/* A fresh file, never through what is there (a link, a hard link
+	 * to a file elsewhere): the old name goes first. */
+	if (unlinkat(to, name, 0) < 0 && errno != ENOENT)
+		goto close_in;
+	out = openat(to, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, mode & 0777);
 	if (out < 0)
 		goto close_in;
@@ -89,23 +93,25 @@ static int entry_copy(int from, int to, const char *name, int depth,
 
 	if (fstatat(from, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -1;
-	if (S_ISREG(st.st_mode))
-		return file_copy(from, to, name, st.st_mode);
-	if (!S_ISDIR(st.st_mode) || depth >= RUNFS_DEPTH_MAX) {
-		++*skipped;
+	if (S_ISREG(st.st_mode) && file_copy(from, to, name, st.st_mode) == 0)
 		return 0;
-	}
-	if (mkdirat(to, name, 0700) < 0 && errno != EEXIST)
+	if (S_ISREG(st.st_mode) && errno != EISDIR)
 		return -1;
+	if (!S_ISDIR(st.st_mode) || depth >= RUNFS_DEPTH_MAX || (mkdirat(to,
+	    name, 0700) < 0 && errno != EEXIST))
+		goto skip;
 	if ((a = subdir(from, name)) < 0)
 		return -1;
-	if ((b = subdir(to, name)) < 0) {
+	if ((b = subdir(to, name)) < 0) {   /* not a directory there */
 		close(a);
-		return -1;
+		goto skip;
 	}
 	rc = tree_copy(a, b, depth + 1, skipped);   /* closes a */
 	close(b);
 	return rc;
+skip:
+	++*skipped;
+	return 0;
 }
 
 /* Copy the tree at from (consumed) into to. */

@@ -2,7 +2,7 @@
 import json
 import subprocess
 
-LINT_RULES = ["CL%03d" % i for i in range(13)]
+LINT_RULES = ["CL%03d" % i for i in range(14)]
 
 # Lint pairs whose -bad policy allows more than its -ok twin: diff of
 # ok -> bad must exit 1 naming the subject, bad -> ok must exit 0.
@@ -17,6 +17,7 @@ WIDER_PAIRS = {
     "CL009": ("timeout", "timeout_ms"),
     "CL010": ("limit", "nproc"),
     "CL011": ("layers", "best-effort"),
+    "CL013": ("limit", "disk"),
 }
 
 
