@@ -134,6 +134,42 @@ def test_timeout_cannot_loosen(cordon, blob):
     assert r.rc == 124, r
 
 
+def test_caller_limits_never_loosen(cordon, blob):
+    # The policy says as 2G, nofile 256, nproc 256, cpu 20s.  A caller
+    # that started cordon with tighter soft (and some tighter hard)
+    # limits must find them at most as loose inside (threat #26).
+    import resource
+    inf = resource.RLIM_INFINITY
+    mine = {"AS": (10**9, inf), "NOFILE": (64, 128), "NPROC": (100, 200),
+            "CPU": (5, 10)}
+
+    def tighten():
+        for name, (soft, hard) in mine.items():
+            res = getattr(resource, "RLIMIT_" + name)
+            cur = resource.getrlimit(res)[1]    # RLIM_INFINITY is -1
+            if cur != inf and (hard == inf or cur < hard):
+                hard = cur
+            resource.setrlimit(res, (soft if hard == inf else
+                                     min(soft, hard), hard))
+
+    code = ("import resource\nfor n in %r:\n"
+            "    print(n, *resource.getrlimit(getattr(resource, "
+            "'RLIMIT_' + n)))" % sorted(mine))
+    r = cordon(blob, code, preexec_fn=tighten)
+    assert r.rc == 0, r
+    got = {line.split()[0]: tuple(int(v) for v in line.split()[1:])
+           for line in r.out.splitlines()}
+    policy = {"AS": 2 << 30, "NOFILE": 256, "NPROC": 256, "CPU": 21}
+    for name, (soft, hard) in mine.items():
+        gsoft, ghard = got[name]
+        assert gsoft != inf and gsoft <= soft, (name, got, r)
+        bound = policy[name] if hard == inf else min(hard, policy[name])
+        assert ghard != inf and ghard <= bound, (name, got)
+        assert gsoft <= ghard
+    # The CPU grace second survives a tighter hard limit: soft < hard.
+    assert got["CPU"][0] < got["CPU"][1], got
+
+
 def test_output_cap_never_blocks_child(cordon, blob):
     code = ("import sys\nfor i in range(2000):\n"
             "    sys.stdout.write('x' * 4096)\nprint('END', file=sys.stderr)")
