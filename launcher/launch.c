@@ -222,6 +222,20 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	return r->exit_code;
 }
 
+/* Remove what cordon made: the workdir it created, or its copy of the
+ * snippet in the caller's.  -1 with msg when something stays. */
+static int leftovers(const struct res *s, char *msg, size_t len)
+{
+	if (s->made)
+		return workdir_remove(s->workdir, s->snippet, msg, len);
+	if (s->wfd < 0 || !s->snippet[0] ||
+	    unlinkat(s->wfd, s->snippet, 0) == 0 || errno == ENOENT)
+		return 0;
+	snprintf(msg, len, "cannot remove the snippet's copy %.400s/%s: %s",
+	    s->workdir, s->snippet, strerror(errno));
+	return -1;
+}
+
 int launch(const struct opts *o, const struct cpol *p, struct report *r,
     char *err)
 {
@@ -248,13 +262,16 @@ int launch(const struct opts *o, const struct cpol *p, struct report *r,
 cleanup:
 	if (s.made && o->keep_workdir) {
 		r->kept_workdir = 1;
+		snprintf(r->kept_reason, sizeof(r->kept_reason),
+		    "--keep-workdir");
 		if (!o->quiet)
 			fprintf(stderr, "cordon: kept %s\n", s.workdir);
-	} else if (s.made && workdir_remove(s.workdir, s.snippet, msg,
-	    sizeof(msg)) < 0) {
+	} else if (leftovers(&s, msg, sizeof(msg)) < 0) {
+		/* Never a success with something left behind. */
 		fprintf(stderr, "cordon: %s\n", msg);
-	} else if (!s.made && s.wfd >= 0 && s.snippet[0]) {
-		(void)unlinkat(s.wfd, s.snippet, 0);
+		r->kept_workdir = 1;
+		snprintf(r->kept_reason, sizeof(r->kept_reason), "%s", msg);
+		rc = EXIT_CORDON;
 	}
 	for (i = 0; i < NPIPES; i++) {
 		closefd(&s.pipe[i][0]);
