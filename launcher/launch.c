@@ -13,10 +13,12 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cordon.h"
+#include "infile.h"
 #include "landlock_compat.h"
 
 /* Rights on a private /tmp and /dev/shm: files and directories, no exec,
@@ -81,12 +83,17 @@ static void closefd(int *fd)
  * copy the snippet in. */
 static int files_make(const struct opts *o, struct res *s, char *err)
 {
+	struct stat st;
+	/* "-" is the caller's standard input, whatever it is (a pipe, a
+	 * file): the caller chose it.  A named snippet must be a regular
+	 * file, opened without blocking (a FIFO would hang cordon). */
 	int in = strcmp(o->snippet, "-") == 0 ? 0 :
-	    open(o->snippet, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	    infile_open(o->snippet, 0, &st);
 	int rc = -1;
 
 	if (in < 0) {
-		snprintf(err, ERRLEN, "%s: %s", o->snippet, strerror(errno));
+		snprintf(err, ERRLEN, "%s: %s", o->snippet,
+		    infile_strerror(errno));
 		return -1;
 	}
 	if (workdir_make(o->workdir, s->workdir, sizeof(s->workdir), err,
