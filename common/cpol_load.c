@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cpol.h"
+#include "infile.h"
 
 int cpol_load(const char *path, unsigned int flags, struct cpol *out,
     char *err, size_t errlen)
@@ -18,18 +19,10 @@ int cpol_load(const char *path, unsigned int flags, struct cpol *out,
 	int fd, rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	fd = infile_open(path, O_NOFOLLOW, &st);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", path, infile_strerror(errno));
 		return -1;
-	}
-	if (fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		goto close_fd;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
-		goto close_fd;
 	}
 	if (st.st_size < CPOL_HEADER_LEN || st.st_size > CPOL_MAX_SIZE) {
 		snprintf(err, errlen, "%s: size %lld is outside %u..%u", path,

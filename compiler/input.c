@@ -11,13 +11,15 @@
 #include <unistd.h>
 
 #include "emit.h"
+#include "infile.h"
 #include "input.h"
 #include "parse.h"
 
 static int is_blob(const char *path)
 {
 	char magic[CPOL_MAGIC_LEN];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	int fd = infile_open(path, 0, &st);
 	ssize_t n;
 
 	if (fd < 0)

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "infile.h"
 #include "json_read.h"
 
 struct cur {
@@ -411,14 +412,13 @@ int json_load(const char *path, struct json_val *out, char *err,
 	int fd, r = -1;
 
 	memset(out, 0, sizeof(*out));
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "%s", strerror(errno));
+	fd = infile_open(path, 0, &st);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s", infile_strerror(errno));
 		goto close_fd;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)JSON_MAX_SIZE) {
-		snprintf(err, errlen, S_ISREG(st.st_mode) ? "larger than %u "
-		    "bytes" : "not a regular file", JSON_MAX_SIZE);
+	if (st.st_size > (off_t)JSON_MAX_SIZE) {
+		snprintf(err, errlen, "larger than %u bytes", JSON_MAX_SIZE);
 		goto close_fd;
 	}
 	buf = malloc((size_t)st.st_size + 1);

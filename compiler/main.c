@@ -18,8 +18,9 @@
 #include "cpol.h"
 #include "emit.h"
 #include "explain.h"
-#include "outfile.h"
+#include "infile.h"
 #include "oci.h"
+#include "outfile.h"
 #include "parse.h"
 
 #define EXIT_POLICY 1
@@ -204,7 +205,8 @@ out:
 static int is_blob(const char *path)
 {
 	char magic[CPOL_MAGIC_LEN];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), r = 0;
+	struct stat st;
+	int fd = infile_open(path, 0, &st), r = 0;
 
 	if (fd < 0)
 		return 0;

@@ -15,9 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "infile.h"
+#include "lexer.h"
 #include "parse.h"
 #include "parser.h"
-#include "lexer.h"
 #include "sha256.h"
 
 /* The files being read, outermost first, for cycle detection. */
@@ -46,15 +47,9 @@ static int read_file(const char *path, char **textp, size_t *lenp,
 	ssize_t n;
 	int fd, saved;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = infile_open(path, 0, st);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, st) < 0)
-		goto fail_fd;
-	if (!S_ISREG(st->st_mode)) {
-		errno = EINVAL;
-		goto fail_fd;
-	}
 	if (st->st_size > (off_t)PARSE_MAX_FILE_SIZE) {
 		errno = EFBIG;
 		goto fail_fd;
@@ -234,7 +229,7 @@ static int read_one(struct reader *r, char *path, char *name,
 	}
 	if (read_file(path, &text, &len, &st) < 0) {
 		diag_error(r->d, from, "cannot read \"%s\": %s", name,
-		    errno == EINVAL ? "not a regular file" : strerror(errno));
+		    infile_strerror(errno));
 		goto done;
 	}
 	for (i = 0; i < depth; i++) {

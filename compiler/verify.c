@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "diff.h"
+#include "infile.h"
 #include "jsonout.h"
 #include "verify.h"
 
@@ -14,7 +15,8 @@
  * is too big).  0, or -1 with errno. */
 static int slurp(const char *path, uint8_t **buf, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+	int fd = infile_open(path, O_NOFOLLOW, &st);
 	size_t cap = CPOL_MAX_SIZE + 1, n = 0;
 	uint8_t *b;
 	ssize_t r;
@@ -130,7 +132,7 @@ int verify_run(const char *policy, const char *blob,
 		return 2;
 	}
 	if (slurp(blob, &theirs, &tlen) < 0) {
-		fprintf(o->errf, "%s: %s\n", blob, strerror(errno));
+		fprintf(o->errf, "%s: %s\n", blob, infile_strerror(errno));
 		r = 1;
 	} else if (tlen == mlen && memcmp(mine, theirs, mlen) == 0) {
 		if (json)

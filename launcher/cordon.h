@@ -26,8 +26,6 @@
 #define ERRLEN 512
 /* A snippet is source code; more than this is a mistake or an attack. */
 #define SNIPPET_MAX (16u << 20)
-/* Deepest directory tree the workdir cleanup descends (one fd each). */
-#define WORKDIR_DEPTH_MAX 256
 /* Deepest tree copied into or out of a run tmpfs, or watched on the host
  * (one fd each): deeper is skipped (copies) or over the bound (watch). */
 #define RUNFS_DEPTH_MAX 64
@@ -101,6 +99,7 @@ struct report {
 	uint64_t wall_ms, user_ms, sys_ms, max_rss_kb;
 	char workdir[4096];           /* "": none */
 	int kept_workdir;
+	char kept_reason[ERRLEN];     /* why it was kept; "" when removed */
 	struct layers layers;
 	struct bounds bounds;
 };

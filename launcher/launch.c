@@ -14,10 +14,12 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cordon.h"
+#include "infile.h"
 #include "landlock_compat.h"
 
 /* Rights on a private /tmp and /dev/shm: files and directories, no exec,
@@ -84,12 +86,17 @@ static void closefd(int *fd)
  * copy the snippet in. */
 static int files_make(const struct opts *o, struct res *s, char *err)
 {
+	struct stat st;
+	/* "-" is the caller's standard input, whatever it is (a pipe, a
+	 * file): the caller chose it.  A named snippet must be a regular
+	 * file, opened without blocking (a FIFO would hang cordon). */
 	int in = strcmp(o->snippet, "-") == 0 ? 0 :
-	    open(o->snippet, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	    infile_open(o->snippet, 0, &st);
 	int rc = -1;
 
 	if (in < 0) {
-		snprintf(err, ERRLEN, "%s: %s", o->snippet, strerror(errno));
+		snprintf(err, ERRLEN, "%s: %s", o->snippet,
+		    infile_strerror(errno));
 		return -1;
 	}
 	if (workdir_make(o->workdir, s->workdir, sizeof(s->workdir), err,
@@ -279,6 +286,20 @@ static int finish(const struct opts *o, struct res *s, struct report *r,
 	return rc;
 }
 
+/* Remove what cordon made: the workdir it created, or its copy of the
+ * snippet in the caller's.  -1 with msg when something stays. */
+static int leftovers(const struct res *s, char *msg, size_t len)
+{
+	if (s->made)
+		return workdir_remove(s->workdir, s->snippet, msg, len);
+	if (s->wfd < 0 || !s->snippet[0] ||
+	    unlinkat(s->wfd, s->snippet, 0) == 0 || errno == ENOENT)
+		return 0;
+	snprintf(msg, len, "cannot remove the snippet's copy %.400s/%s: %s",
+	    s->workdir, s->snippet, strerror(errno));
+	return -1;
+}
+
 int launch(const struct opts *o, const struct cpol *p, struct report *r,
     char *err)
 {
@@ -311,13 +332,16 @@ int launch(const struct opts *o, const struct cpol *p, struct report *r,
 cleanup:
 	if (s.made && o->keep_workdir) {
 		r->kept_workdir = 1;
+		snprintf(r->kept_reason, sizeof(r->kept_reason),
+		    "--keep-workdir");
 		if (!o->quiet)
 			fprintf(stderr, "cordon: kept %s\n", s.workdir);
-	} else if (s.made && workdir_remove(s.workdir, s.snippet, msg,
-	    sizeof(msg)) < 0) {
+	} else if (leftovers(&s, msg, sizeof(msg)) < 0) {
+		/* Never a success with something left behind. */
 		fprintf(stderr, "cordon: %s\n", msg);
-	} else if (!s.made && s.wfd >= 0 && s.snippet[0]) {
-		(void)unlinkat(s.wfd, s.snippet, 0);
+		r->kept_workdir = 1;
+		snprintf(r->kept_reason, sizeof(r->kept_reason), "%s", msg);
+		rc = EXIT_CORDON;
 	}
 	for (i = 0; i < NPIPES; i++) {
 		closefd(&s.pipe[i][0]);
@@ -326,8 +350,10 @@ cleanup:
 	closefd(&s.mnt_sock[0]);
 	closefd(&s.mnt_sock[1]);
 	closefd(&s.mnt);
-	if (cgroup_remove(&s.ln.cg, msg, sizeof(msg)) < 0)
+	if (cgroup_remove(&s.ln.cg, msg, sizeof(msg)) < 0) {
 		fprintf(stderr, "cordon: %s\n", msg);
+		rc = EXIT_CORDON;
+	}
 	closefd(&s.wfd);
 	closefd(&s.sup.sigfd);
 	closefd(&s.sup.pidfd);

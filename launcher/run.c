@@ -220,6 +220,8 @@ static int caps_drop(void)
 	return (int)syscall(SYS_capset, &h, d);
 }
 
+/* Each limit is the policy's, but never looser than the caller's: soft
+ * and hard are each the smaller of the two (threat #26). */
 static void limits_set(const struct launch *ln)
 {
 	struct rlimit rl, old;
@@ -231,19 +233,26 @@ static void limits_set(const struct launch *ln)
 		__rlimit_resource_t res =
 		    (__rlimit_resource_t)ln->rlim[i].resource;
 
+		if (getrlimit(res, &old) < 0)
+			fail(ln, "getrlimit");
 		rl.rlim_cur = rl.rlim_max = ln->rlim[i].value;
 		/* At the hard CPU limit the kernel sends SIGKILL; one second
 		 * of grace lets SIGXCPU (soft) arrive first and name the cause. */
 		if (rl.rlim_max < RLIM_INFINITY &&
 		    ln->rlim[i].resource == RLIMIT_CPU)
 			rl.rlim_max++;
-		if (setrlimit(res, &rl) == 0)
-			continue;
-		/* Above our own hard limit: the hard limit is tighter. */
-		if (errno != EPERM || getrlimit(res, &old) < 0
-		    || old.rlim_max > rl.rlim_max)
-			fail(ln, "setrlimit");
-		rl.rlim_cur = rl.rlim_max = old.rlim_max;
+		if (old.rlim_cur < rl.rlim_cur)
+			rl.rlim_cur = old.rlim_cur;
+		if (old.rlim_max < rl.rlim_max)
+			rl.rlim_max = old.rlim_max;
+		if (rl.rlim_cur > rl.rlim_max)
+			rl.rlim_cur = rl.rlim_max;
+		/* The caller's hard CPU limit is the tighter: keep the grace
+		 * second below it (tighter still, never looser). */
+		if (ln->rlim[i].resource == RLIMIT_CPU &&
+		    rl.rlim_max < RLIM_INFINITY && rl.rlim_cur == rl.rlim_max &&
+		    rl.rlim_cur > 1)
+			rl.rlim_cur--;
 		if (setrlimit(res, &rl) < 0)
 			fail(ln, "setrlimit");
 	}

@@ -160,6 +160,7 @@ static void render(struct out *o, const struct report *r)
 	    (unsigned long long)r->sys_ms, (unsigned long long)r->max_rss_kb);
 	str(o, "workdir", r->workdir[0] ? r->workdir : NULL);
 	add(o, "\"kept_workdir\":%s,", tf(r->kept_workdir));
+	str(o, "kept_reason", r->kept_workdir ? r->kept_reason : NULL);
 	bounds(o, &r->bounds);
 	layers(o, &r->layers);
 }

@@ -5,6 +5,9 @@
  * still trusts no name in the tree: each directory is entered with
  * openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV) and
  * O_NOFOLLOW, entries are removed with unlinkat, which never follows.
+ * It has no depth limit and holds two descriptors at most: it goes back
+ * up by "..", checked against the device and inode recorded on the way
+ * down.  What cannot be removed is counted and named, never ignored.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -97,6 +100,74 @@ close_fd:
 	return rc;
 }
 
+/* One directory's identity: coming back up by "..", the directory
+ * reached must be the one we came down from. */
+struct id {
+	dev_t dev;
+	ino_t ino;
+};
+
+/* Removal holds one directory open at a time, whatever the depth: it
+ * goes down by name (beneath, no link, same device) and back up by "..",
+ * checked against the identities recorded on the way down. */
+struct walk {
+	struct id *up;                /* up[0]: the root .. up[depth]: here */
+	size_t depth, nup;
+	struct id *kept;              /* entries that could not be removed */
+	size_t nkept;
+	unsigned long left;           /* how many (each counted once) */
+	int fatal;                    /* errno: removal cannot go on */
+	char first[ERRLEN - 160];     /* the first of them, and why */
+};
+
+static int id_push(struct id **v, size_t *n, dev_t dev, ino_t ino)
+{
+	struct id *nv;
+
+	/* Grow by doubling: n is a power of two or not yet 16. */
+	if (*n >= 16 && (*n & (*n - 1)) == 0) {
+		if (*n > SIZE_MAX / 2 / sizeof(**v))
+			return -1;
+		nv = realloc(*v, *n * 2 * sizeof(**v));
+		if (!nv)
+			return -1;
+		*v = nv;
+	} else if (*n == 0 && !(*v = malloc(16 * sizeof(**v)))) {
+		return -1;
+	}
+	(*v)[*n].dev = dev;
+	(*v)[(*n)++].ino = ino;
+	return 0;
+}
+
+static int id_kept(const struct walk *w, const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < w->nkept; i++)
+		if (w->kept[i].dev == st->st_dev && w->kept[i].ino == st->st_ino)
+			return 1;
+	return 0;
+}
+
+/* Record an entry that stays (err: why), once: a later pass over the
+ * same directory skips it. */
+static void keep(struct walk *w, int dirfd, const char *name, int err)
+{
+	struct stat st;
+
+	if (w->left++ == 0)
+		snprintf(w->first, sizeof(w->first), "\"%.200s\" %zu level%s "
+		    "down: %s", name, w->depth + 1, w->depth ? "s" : "",
+		    strerror(err));
+	/* Unrecorded, it would be met and counted again: stop there. */
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    id_push(&w->kept, &w->nkept, st.st_dev, st.st_ino) < 0)
+		w->fatal = errno ? errno : ENOMEM;
+}
+
+/* Open the directory name below dirfd, never through a link, never off
+ * the tree or its device, and make it ours (rwx) to empty. */
 static int enter(int dirfd, const char *name)
 {
 	struct open_how how = {
@@ -113,56 +184,165 @@ static int enter(int dirfd, const char *name)
 	    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISDIR(st.st_mode) && fchmodat(dirfd, name, 0700, 0) == 0)
 		fd = (int)syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
+	/* Unlinking needs write and search on the directory itself. */
+	if (fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & 0700) != 0700)
+		(void)fchmod(fd, 0700);
 	return fd;
 }
 
-/* Empty the directory open at fd (consumed), depth levels deep at most. */
-static int empty(int fd, int depth)
+/* One entry of the directory at fd: removed (0), staying (2: recorded
+ * now or before), or a non-empty directory to go down into (1, *sub). */
+static int entry(struct walk *w, int fd, const char *name, int *sub)
 {
-	DIR *d = fdopendir(fd);
+	struct stat st;
+	int e;
+
+	if (unlinkat(fd, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno == EISDIR && (unlinkat(fd, name, AT_REMOVEDIR) == 0 ||
+	    errno == ENOENT))
+		return 0;
+	e = errno;
+	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    id_kept(w, &st))
+		return 2;
+	if (e != ENOTEMPTY && e != EEXIST) {
+		keep(w, fd, name, e);
+		return 2;
+	}
+	*sub = enter(fd, name);
+	if (*sub < 0) {
+		keep(w, fd, name, errno);
+		return 2;
+	}
+	return 1;
+}
+
+/* One pass over the directory at fd (not consumed): 1 with *sub open
+ * when a subdirectory must be emptied first, 0 at the end (*busy: some
+ * entry stays), -1 when it cannot be read. */
+static int pass(struct walk *w, int fd, int *sub, int *busy)
+{
 	struct dirent *e;
-	int rc = 0;
+	int dfd = dup(fd), r;
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
 
 	if (!d) {
-		close(fd);
+		if (dfd >= 0)
+			close(dfd);
 		return -1;
 	}
-	while ((e = readdir(d)) != NULL) {
-		int sub;
-
+	*busy = 0;
+	for (;;) {
+		errno = 0;
+		if ((e = readdir(d)) == NULL) {
+			r = errno ? -1 : 0;
+			break;
+		}
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		if (unlinkat(fd, e->d_name, 0) == 0)
-			continue;
-		if (errno != EISDIR || depth >= WORKDIR_DEPTH_MAX) {
-			rc = -1;
-			continue;
-		}
-		sub = enter(fd, e->d_name);
-		if (sub < 0 || empty(sub, depth + 1) < 0 ||
-		    unlinkat(fd, e->d_name, AT_REMOVEDIR) < 0)
-			rc = -1;
+		r = entry(w, fd, e->d_name, sub);
+		if (r == 2)
+			*busy = 1;
+		if (r == 1 || w->fatal)
+			break;
 	}
 	closedir(d);
-	return rc;
+	return r;
+}
+
+/* Back up from the directory at *fd to its parent, which must be the
+ * one recorded on the way down (nothing moved the tree meanwhile). */
+static int climb(struct walk *w, int *fd)
+{
+	int up = openat(*fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	struct stat st;
+
+	if (up < 0 || fstat(up, &st) < 0) {
+		w->fatal = errno;
+		if (up >= 0)
+			close(up);
+		return -1;
+	}
+	w->nup--;
+	if (st.st_dev != w->up[w->nup - 1].dev ||
+	    st.st_ino != w->up[w->nup - 1].ino) {
+		close(up);
+		w->fatal = EXDEV;
+		return -1;
+	}
+	close(*fd);
+	*fd = up;
+	w->depth--;
+	return 0;
+}
+
+/* Empty the tree whose root is open at fd (consumed).  0 when it is
+ * empty; -1 with w->left entries staying, or w->fatal set. */
+static int walk(struct walk *w, int fd)
+{
+	struct stat st;
+	int sub = -1, busy = 0, r;
+
+	if (fstat(fd, &st) < 0 || id_push(&w->up, &w->nup, st.st_dev, st.st_ino) < 0)
+		w->fatal = errno ? errno : ENOMEM;
+	while (!w->fatal) {
+		r = pass(w, fd, &sub, &busy);
+		if (r < 0 && !w->fatal) {
+			w->fatal = errno;
+			break;
+		}
+		if (r == 1) {
+			if (fstat(sub, &st) < 0 ||
+			    id_push(&w->up, &w->nup, st.st_dev, st.st_ino) < 0) {
+				w->fatal = errno ? errno : ENOMEM;
+				close(sub);
+				break;
+			}
+			close(fd);
+			fd = sub;
+			w->depth++;
+			continue;
+		}
+		/* This directory stays: its parent's passes skip it. */
+		if (busy && !w->fatal && id_push(&w->kept, &w->nkept,
+		    w->up[w->nup - 1].dev, w->up[w->nup - 1].ino) < 0)
+			w->fatal = ENOMEM;
+		if (w->depth == 0 || w->fatal || climb(w, &fd) < 0)
+			break;
+	}
+	close(fd);
+	return w->fatal || w->left ? -1 : 0;
 }
 
 int workdir_remove(const char *path, const char *snippet, char *err,
     size_t errlen)
 {
-	char file[4200];
-	int fd;
+	struct walk w;
+	char file[4200], what[ERRLEN];
+	int fd, rc;
 
 	/* The usual case: the snippet left nothing but its own copy. */
 	if (snprintf(file, sizeof(file), "%s/%s", path, snippet) <
 	    (int)sizeof(file) && unlink(file) == 0 && rmdir(path) == 0)
 		return 0;
+	memset(&w, 0, sizeof(w));
 	(void)chmod(path, 0700);  /* the snippet may have locked itself out */
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || empty(fd, 0) < 0 || rmdir(path) < 0) {
-		snprintf(err, errlen, "cannot remove working directory %s: %s",
-		    path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	if (fd < 0)
+		w.fatal = errno;
+	rc = fd < 0 ? -1 : walk(&w, fd);
+	if (rc == 0 && rmdir(path) < 0)
+		w.fatal = errno;
+	if (w.left)
+		snprintf(what, sizeof(what), "%lu entr%s left, the first %s",
+		    w.left, w.left == 1 ? "y" : "ies", w.first);
+	if (w.fatal || rc < 0)
+		snprintf(err, errlen, "cannot remove working directory %s: "
+		    "%s%s%s", path, w.fatal ? strerror(w.fatal) : "",
+		    w.fatal && w.left ? "; " : "", w.left ? what : "");
+	free(w.up);
+	free(w.kept);
+	return w.fatal || rc < 0 ? -1 : 0;
 }

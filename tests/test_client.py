@@ -383,6 +383,62 @@ def test_remove_tree_does_not_follow(cpkg, tmp_path):
     remove_tree(str(run_dir))   # missing: fine
 
 
+def deep_tree(root, depth):
+    """root/d/d/.../d (depth levels) made by descriptor, with a file, an
+    unreadable folder and links to outside at the bottom."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=fd)
+            sub = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = sub
+        os.mkdir("locked", dir_fd=fd)
+        os.chmod("locked", 0, dir_fd=fd)
+        os.symlink("/etc", "dlink", dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("depth", [300, 2000])
+def test_remove_tree_any_depth(cpkg, tmp_path, depth):
+    # Deeper than Python's recursion limit and than the default limit of
+    # 1024 descriptors (the old cap was 256 levels).
+    from cordon._fs import remove_tree
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep").write_text("keep")
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    deep_tree(run_dir, depth)
+    remove_tree(str(run_dir))
+    assert not run_dir.exists()
+    assert (outside / "keep").read_text() == "keep"
+
+
+def test_remove_tree_raises_on_leftovers(cpkg, tmp_path):
+    from cordon._fs import remove_tree
+    if os.geteuid() != 0:
+        pytest.skip("placing an unremovable mount point needs root")
+    mnt = tmp_path / "run" / "a" / "mnt"
+    mnt.mkdir(parents=True)
+    (tmp_path / "run" / "a" / "other").write_text("x")
+    m = subprocess.run(["mount", "-t", "tmpfs", "none", str(mnt)],
+                       capture_output=True, text=True)
+    if m.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here: " + m.stderr)
+    try:
+        (mnt / "inside").write_text("x")
+        with pytest.raises(OSError) as ei:
+            remove_tree(str(tmp_path / "run"))
+        assert "1 entry left" in str(ei.value) and "mnt" in str(ei.value)
+        # Everything else went; the other file system was not entered.
+        assert os.listdir(tmp_path / "run" / "a") == ["mnt"]
+        assert (mnt / "inside").exists()
+    finally:
+        subprocess.run(["umount", str(mnt)])
+
+
 # ------------------------------------------------------------ live: basics
 
 def test_run_basic(cpkg, client):
@@ -732,3 +788,29 @@ def test_links_planted_during_a_run_refused(cpkg, client, runs_dir,
     assert "symbolic link" in why["passwd.txt"]
     assert secret.read_text() == "TOP SECRET"
     assert leftovers(client) == []
+
+
+def test_deep_tree_leaves_no_run_folder(client):
+    code = ("import os\nfor _ in range(1500):\n"
+            "    os.mkdir('d'); os.chdir('d')\n"
+            "open('f', 'w').write('x')\nprint('deep')\n")
+    r = client.run(GENERAL, code)
+    assert r.exit_code == 0 and b"deep" in r.stdout, r
+    assert leftovers(client) == []
+
+
+def test_cleanup_failure_raises_with_result(cpkg, client, monkeypatch):
+    # A run folder that cannot be removed is never silent: CleanupError,
+    # carrying the complete result.
+    from cordon import _fs
+
+    def fails(path):
+        raise OSError(39, "1 entry left, the first 'x'", path)
+    monkeypatch.setattr(_fs, "remove_tree", fails)
+    with pytest.raises(cpkg.CleanupError) as ei:
+        client.run(GENERAL, "print('ran')")
+    assert "1 entry left" in str(ei.value)
+    assert ei.value.result.exit_code == 0
+    assert b"ran" in ei.value.result.stdout
+    monkeypatch.undo()
+    _fs.remove_tree(ei.value.path)

@@ -5,6 +5,7 @@ DONE when it finished; a run killed by the filter (SIGSYS) also counts as
 refused.  Each attack is paired with a benign action that must work, so
 a policy or kernel that breaks everything cannot pass."""
 import ctypes
+import errno
 import os
 import pathlib
 import signal
@@ -80,6 +81,77 @@ def test_read_secret_outside(esc, secret_dir):
     r = esc(code)
     refused(r)
     assert "TOPSECRET" not in r.out
+
+
+XATTR = """
+import ctypes, errno, os, sys
+path = sys.argv[1]
+for fn, kw in [(os.getxattr, {}), (os.getxattr, {'follow_symlinks': False})]:
+    try:
+        print('ESCAPED', fn.__name__, kw, fn(path, 'user.cordon', **kw))
+    except OSError as e:
+        print('refused', fn.__name__, kw, e.errno)
+for kw in [{}, {'follow_symlinks': False}]:
+    try:
+        print('ESCAPED listxattr', kw, os.listxattr(path, **kw))
+    except OSError as e:
+        print('refused listxattr', kw, e.errno)
+libc = ctypes.CDLL(None, use_errno=True)
+sc = libc.syscall
+sc.restype = ctypes.c_long
+buf = ctypes.create_string_buffer(4096)
+p = ctypes.c_char_p(path.encode())
+name = ctypes.c_char_p(b'user.cordon')
+AT_FDCWD = -100
+args = (ctypes.c_uint64 * 2)(ctypes.addressof(buf), 4096)   # xattr_args
+calls = [('getxattr', 191, p, name, buf, 4096),
+         ('lgetxattr', 192, p, name, buf, 4096),
+         ('listxattr', 194, p, buf, 4096),
+         ('llistxattr', 195, p, buf, 4096),
+         ('getxattrat', 464, AT_FDCWD, p, 0, name, args, 16),
+         ('listxattrat', 465, AT_FDCWD, p, 0, buf, 4096)]
+for what, nr, *a in calls:
+    buf.raw = bytes(4096)
+    r = sc(ctypes.c_long(nr), *[x if isinstance(x, ctypes._SimpleCData)
+                                or isinstance(x, ctypes.Array)
+                                else ctypes.c_long(x) for x in a])
+    e = ctypes.get_errno()
+    leaked = b'XATTRSECRET' in buf.raw or b'user.cordon' in buf.raw
+    print(('ESCAPED ' if r >= 0 or leaked else 'refused ') + what, r, e)
+# The descriptor form stays: on a file of its own, the kernel answers.
+fd = os.open('mine', os.O_CREAT | os.O_RDWR, 0o600)
+try:
+    os.getxattr(fd, 'user.none')
+except OSError as e:
+    print('fgetxattr', e.errno)
+print('listed', os.listxattr(fd))
+print('DONE')
+"""
+
+
+def test_xattr_read_outside(esc, tmp_path):
+    # Landlock does not check extended attributes: a user.* value on a
+    # 0644 file outside every grant must not be readable by path
+    # (threat #27).
+    d = tmp_path / "xattrdir"
+    d.mkdir()
+    f = d / "plain.txt"
+    f.write_text("nothing here")
+    f.chmod(0o644)
+    os.chmod(tmp_path, 0o755)
+    try:
+        os.setxattr(f, "user.cordon", b"XATTRSECRET")
+    except OSError as e:
+        pytest.skip("%s has no user xattrs: %s" % (tmp_path, e))
+    assert os.getxattr(f, "user.cordon") == b"XATTRSECRET"   # not vacuous
+    r = esc(XATTR, str(f))
+    refused(r)
+    assert "XATTRSECRET" not in r.out
+    for line in r.out.splitlines():
+        if line.startswith("refused"):
+            assert line.split()[-1] == str(errno.ENOTSUP), r
+    assert r.out.count("refused") == 10, r
+    assert "fgetxattr %d" % errno.ENODATA in r.out, r
 
 
 def test_symlink_and_hardlink_in_workdir(esc, secret_dir, tmp_path):

@@ -19,7 +19,7 @@ CORDON = str(BUILD / "cordon")
 KEYS = ["cordon", "policy", "blob", "outcome", "exit_code", "signal",
         "reason", "stdout_bytes", "stderr_bytes", "output_truncated",
         "wall_ms", "user_ms", "sys_ms", "max_rss_kb", "workdir",
-        "kept_workdir", "bounds", "layers"]
+        "kept_workdir", "kept_reason", "bounds", "layers"]
 LAYER_KEYS = ["no_new_privs", "seccomp", "landlock_abi", "landlock_errata",
               "landlock_fs", "landlock_net", "scope_abstract_unix",
               "scope_signal", "caps_dropped", "rlimits", "env",
@@ -134,6 +134,42 @@ def test_timeout_cannot_loosen(cordon, blob):
     assert r.rc == 124, r
 
 
+def test_caller_limits_never_loosen(cordon, blob):
+    # The policy says as 2G, nofile 256, nproc 256, cpu 20s.  A caller
+    # that started cordon with tighter soft (and some tighter hard)
+    # limits must find them at most as loose inside (threat #26).
+    import resource
+    inf = resource.RLIM_INFINITY
+    mine = {"AS": (10**9, inf), "NOFILE": (64, 128), "NPROC": (100, 200),
+            "CPU": (5, 10)}
+
+    def tighten():
+        for name, (soft, hard) in mine.items():
+            res = getattr(resource, "RLIMIT_" + name)
+            cur = resource.getrlimit(res)[1]    # RLIM_INFINITY is -1
+            if cur != inf and (hard == inf or cur < hard):
+                hard = cur
+            resource.setrlimit(res, (soft if hard == inf else
+                                     min(soft, hard), hard))
+
+    code = ("import resource\nfor n in %r:\n"
+            "    print(n, *resource.getrlimit(getattr(resource, "
+            "'RLIMIT_' + n)))" % sorted(mine))
+    r = cordon(blob, code, preexec_fn=tighten)
+    assert r.rc == 0, r
+    got = {line.split()[0]: tuple(int(v) for v in line.split()[1:])
+           for line in r.out.splitlines()}
+    policy = {"AS": 2 << 30, "NOFILE": 256, "NPROC": 256, "CPU": 21}
+    for name, (soft, hard) in mine.items():
+        gsoft, ghard = got[name]
+        assert gsoft != inf and gsoft <= soft, (name, got, r)
+        bound = policy[name] if hard == inf else min(hard, policy[name])
+        assert ghard != inf and ghard <= bound, (name, got)
+        assert gsoft <= ghard
+    # The CPU grace second survives a tighter hard limit: soft < hard.
+    assert got["CPU"][0] < got["CPU"][1], got
+
+
 def test_output_cap_never_blocks_child(cordon, blob):
     code = ("import sys\nfor i in range(2000):\n"
             "    sys.stdout.write('x' * 4096)\nprint('END', file=sys.stderr)")
@@ -244,6 +280,97 @@ def test_cleanup_does_not_follow_planted_links(cordon, blob, tmp_path):
     assert r.rc == 0 and "planted" in r.out, r
     assert (victim / "keep.txt").read_text() == "precious"
     assert not os.path.exists(r.status["workdir"])
+
+
+DEEP = """
+import os, sys
+victim = sys.argv[1]
+for i in range(int(sys.argv[2])):
+    os.mkdir('d'); os.chdir('d')
+open('f', 'w').write('x')
+os.symlink(victim, 'dirlink')
+os.symlink(victim + '/keep.txt', 'filelink')
+os.mkdir('u'); os.mkdir('u/v'); open('u/v/g', 'w').write('y')
+os.symlink(victim, 'u/v/link')
+for p, m in (('u/v', 0), ('u', 0o500)):   # unreadable, unwritable
+    fd = os.open(p, os.O_RDONLY | os.O_DIRECTORY)
+    os.fchmod(fd, m)
+    os.close(fd)
+print('planted')
+"""
+
+
+@pytest.mark.parametrize("depth", [300, 5000])
+def test_cleanup_has_no_depth_limit(cordon, blob, tmp_path, depth):
+    # Deeper than any descriptor-per-level remover goes (the old cap was
+    # 256): every level, unreadable folders and planted links included,
+    # is removed, and nothing outside is touched (threat #30).
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "keep.txt").write_text("precious")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    r = cordon(blob, DEEP, str(victim), str(depth),
+               env={**os.environ, "TMPDIR": str(tmp)})
+    assert r.rc == 0 and "planted" in r.out, r
+    assert not r.status["kept_workdir"], r
+    assert r.status["kept_reason"] is None, r
+    assert os.listdir(tmp) == [], r
+    assert "cordon:" not in r.err, r
+    assert (victim / "keep.txt").read_text() == "precious"
+
+
+LEFT = """
+import os, time
+os.makedirs('sub/mnt')
+print('ready', flush=True)
+for _ in range(600):
+    if os.path.exists('go'):
+        break
+    time.sleep(0.05)
+print('done')
+"""
+
+
+def test_cleanup_leftover_is_exit_125(blob, tmp_path):
+    # Something cordon cannot remove (here a mount point placed from
+    # outside): exit 125, "kept_workdir": true with the reason, and
+    # stderr names what is left.  Never exit 0 with leftovers.
+    if os.geteuid() != 0:
+        pytest.skip("placing an unremovable mount point needs root")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    status = tmp_path / "status.json"
+    (tmp_path / "s.py").write_text(LEFT)
+    p = subprocess.Popen([CORDON, "--status-file", str(status), str(blob),
+                          str(tmp_path / "s.py")], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "TMPDIR": str(tmp)})
+    mnt = None
+    try:
+        assert p.stdout.readline() == "ready\n"
+        (wd,) = tmp.iterdir()
+        mnt = wd / "sub" / "mnt"
+        m = subprocess.run(["mount", "-t", "tmpfs", "none", str(mnt)],
+                           capture_output=True, text=True)
+        if m.returncode != 0:
+            pytest.skip("cannot mount a tmpfs here: " + m.stderr)
+        (wd / "go").write_text("")
+        out, err = p.communicate(timeout=60)
+        st = json.loads(status.read_text())
+        assert p.returncode == 125, (out, err, st)
+        assert st["outcome"] == "exited" and st["exit_code"] == 0, st
+        assert st["kept_workdir"] is True, st
+        assert "mnt" in st["kept_reason"], st
+        assert "1 entry left" in err and "mnt" in err and \
+            "busy" in err, err
+        assert mnt.is_dir() and not (wd / "go").exists()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        if mnt is not None:
+            subprocess.run(["umount", str(mnt)])
 
 
 def test_setsid_double_fork_leaves_nothing(cordon, blob, tmp_path):

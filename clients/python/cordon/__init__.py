@@ -21,7 +21,8 @@ from typing import Any
 
 from .blob import BlobInfo
 from .client import Client
-from .errors import (ConfigError, CordonError, InputError, LauncherError,
+from .errors import (CleanupError, ConfigError, CordonError, InputError,
+                     LauncherError,
                      PolicyError, PolicyInvalid, PolicyNotFound, PolicyStale,
                      PolicyUnenforceable, UnsafeOutput)
 from .outputs import OutputFile, OutputLimits, RefusedOutput
@@ -33,7 +34,7 @@ __all__ = [
     "Timings", "OutputFile", "OutputLimits", "RefusedOutput",
     "CordonError", "ConfigError", "PolicyError", "PolicyNotFound",
     "PolicyInvalid", "PolicyStale", "PolicyUnenforceable", "InputError",
-    "LauncherError", "UnsafeOutput", "SnippetFailed",
+    "LauncherError", "CleanupError", "UnsafeOutput", "SnippetFailed",
     "configure", "default_client", "arun", "run",
 ]
 __version__ = "0.1.0"

@@ -6,9 +6,9 @@ import errno
 import os
 import stat
 import tempfile
+from typing import Tuple
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-MAX_REMOVE_DEPTH = 256   # deeper trees are left behind (and reported)
 
 
 def make_private_dir(parent: str | None, prefix: str) -> str:
@@ -37,41 +37,134 @@ def _open_dir(name: str, dir_fd: int | None) -> int:
             os.close(pfd)
 
 
-def _empty_dir(fd: int, depth: int) -> None:
-    if depth > MAX_REMOVE_DEPTH:
-        raise OSError(errno.ELOOP, "directory tree too deep to remove")
+_Ident = Tuple[int, int]      # (st_dev, st_ino)
+
+
+def _ident(st: os.stat_result) -> _Ident:
+    return st.st_dev, st.st_ino
+
+
+class _Walk:
+    """Removal state: one directory open at a time whatever the depth
+    (no recursion, no descriptor per level); coming back up by "..", the
+    directory reached must be the one recorded on the way down."""
+
+    def __init__(self, root: int) -> None:
+        self.up: list[_Ident] = [_ident(os.fstat(root))]
+        self.kept: set[_Ident] = set()   # staying: skipped on later passes
+        self.left: list[str] = []        # what stays, and why
+
+    def keep(self, fd: int, name: str, err: OSError) -> None:
+        try:
+            ident = _ident(os.stat(name, dir_fd=fd, follow_symlinks=False))
+        except OSError:
+            ident = (-1, len(self.left))   # vanished meanwhile
+        if ident in self.kept:
+            return
+        self.kept.add(ident)
+        depth = len(self.up)
+        self.left.append("%r %d level%s down: %s" % (
+            name, depth, "s" if depth > 1 else "",
+            err.strerror or str(err)))
+
+    def known(self, fd: int, name: str) -> bool:
+        try:
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except OSError:
+            return False
+        return _ident(st) in self.kept
+
+
+def _entry(w: _Walk, fd: int, name: str) -> int | None:
+    """Remove one entry: None when removed, -1 when it stays, or the
+    descriptor of a non-empty directory to empty first."""
+    try:
+        os.unlink(name, dir_fd=fd)
+        return None
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        pass
+    except OSError as e:
+        if not w.known(fd, name):
+            w.keep(fd, name, e)
+        return -1
+    try:
+        os.rmdir(name, dir_fd=fd)
+        return None
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        if w.known(fd, name):
+            return -1
+        if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+            w.keep(fd, name, e)
+            return -1
+    try:
+        sub = _open_dir(name, fd)
+    except OSError as e:
+        w.keep(fd, name, e)
+        return -1
+    if os.fstat(sub).st_dev != w.up[0][0]:     # a mount point: not ours
+        os.close(sub)
+        w.keep(fd, name, OSError(errno.EXDEV, "on another file system"))
+        return -1
+    return sub
+
+
+def _pass(w: _Walk, fd: int) -> tuple[int | None, bool]:
+    """One pass over the directory at fd: (a subdirectory to empty first,
+    _) or (None, whether something stays here)."""
     try:
         os.fchmod(fd, 0o700)     # unlink needs write+search on the folder
     except OSError:
         pass
+    busy = False
     with os.scandir(fd) as it:
-        names = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
-    for name, is_dir in names:
-        if is_dir:
-            _remove_subdir(name, fd, depth)
-        else:
-            try:
-                os.unlink(name, dir_fd=fd)
-            except IsADirectoryError:   # replaced meanwhile: retry as dir
-                _remove_subdir(name, fd, depth)
+        for e in it:
+            r = _entry(w, fd, e.name)
+            if r is None:
+                continue
+            if r < 0:
+                busy = True
+                continue
+            return r, busy
+    return None, busy
 
 
-def _remove_subdir(name: str, fd: int, depth: int) -> None:
-    """Empty the directory name below fd (without following links), then
-    remove it."""
-    sub = _open_dir(name, fd)
+def _empty_tree(fd: int) -> list[str]:
+    """Empty the directory open at fd (consumed); return what stays."""
     try:
-        _empty_dir(sub, depth + 1)
+        w = _Walk(fd)
+        while True:
+            sub, busy = _pass(w, fd)
+            if sub is not None:
+                w.up.append(_ident(os.fstat(sub)))
+                os.close(fd)
+                fd = sub
+                continue
+            if busy:
+                w.kept.add(w.up[-1])
+            if len(w.up) == 1:
+                return w.left
+            parent = os.open("..", _DIR_FLAGS, dir_fd=fd)
+            if _ident(os.fstat(parent)) != w.up[-2]:
+                os.close(parent)
+                raise OSError(errno.EXDEV, "folder moved during removal")
+            os.close(fd)
+            fd = parent
+            w.up.pop()
     finally:
-        os.close(sub)
-    os.rmdir(name, dir_fd=fd)
+        os.close(fd)
 
 
 def remove_tree(path: str) -> None:
-    """Remove path and everything below it.  Symlinks are removed, never
-    followed; every step is relative to an open directory descriptor, so
-    a link planted anywhere cannot redirect the removal outside path.
-    A missing path is not an error."""
+    """Remove path and everything below it, at any depth.  Symlinks are
+    removed, never followed; every step is relative to an open directory
+    descriptor, so a link planted anywhere cannot redirect the removal
+    outside path, and removal never crosses onto another file system.
+    A missing path is not an error; anything that stays raises OSError
+    saying how many entries and which first."""
     parent, name = os.path.split(os.path.abspath(path))
     try:
         pfd = os.open(parent, _DIR_FLAGS)
@@ -85,11 +178,11 @@ def remove_tree(path: str) -> None:
         if not stat.S_ISDIR(st.st_mode):
             os.unlink(name, dir_fd=pfd)
             return
-        fd = _open_dir(name, pfd)
-        try:
-            _empty_dir(fd, 0)
-        finally:
-            os.close(fd)
+        left = _empty_tree(_open_dir(name, pfd))
+        if left:
+            raise OSError(errno.ENOTEMPTY, "%d entr%s left, the first %s"
+                          % (len(left), "y" if len(left) == 1 else "ies",
+                             left[0]), path)
         os.rmdir(name, dir_fd=pfd)
     finally:
         os.close(pfd)

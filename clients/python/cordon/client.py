@@ -18,7 +18,7 @@ from . import _fs
 from ._proc import (Priority, Process, complete, read_pipe, spawner,
                     uncancellable)
 from .blob import BlobInfo
-from .errors import ConfigError, LauncherError
+from .errors import CleanupError, ConfigError, LauncherError
 from .inputs import check_name, place_inputs
 from .outputs import (OutputFile, OutputLimits, RefusedOutput,
                       collect_outputs)
@@ -254,21 +254,30 @@ class Client:
                 await uncancellable(self._in_io(self._remove, base))
                 raise asyncio.CancelledError()
             try:
-                return await self._run_in(base, tool, info, code, inputs or {},
-                                          args, timeout, output_dir,
-                                          save_outputs_to, env,
-                                          include_inputs, t0)
-            finally:
+                result = await self._run_in(base, tool, info, code,
+                                            inputs or {}, args, timeout,
+                                            output_dir, save_outputs_to,
+                                            env, include_inputs, t0)
+            except BaseException:
+                # Logged only: raising would hide the run's exception.
                 await uncancellable(self._in_io(self._remove, base))
+                raise
+            left = await uncancellable(self._in_io(self._remove, base))
+            if left is not None:
+                raise CleanupError(f"run folder {base} of tool {tool!r} "
+                                   f"not removed: {left}", base, result)
+            return result
 
     @staticmethod
-    def _remove(base: str) -> None:
-        """Remove a run folder; a failure is logged, not raised (it would
-        hide the run's result or exception)."""
+    def _remove(base: str) -> str | None:
+        """Remove a run folder.  A failure is logged and returned (what
+        stays), never silent."""
         try:
             _fs.remove_tree(base)
         except OSError as e:
             log.warning("cannot remove run folder %s: %s", base, e)
+            return str(e)
+        return None
 
     def _prepare(self, base: str, code: bytes, inputs: Mapping[str, Any],
                  output_dir: str | None) -> tuple[str, str, dict[str, str]]:

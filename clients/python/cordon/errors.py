@@ -80,6 +80,18 @@ class LauncherError(CordonError):
         self.status = status
 
 
+class CleanupError(CordonError):
+    """The run finished but its folder could not be removed entirely
+    (something in it stays: the message says how many entries and which
+    first).  ``path`` is the folder, ``result`` the run's
+    :class:`cordon.RunResult`, complete: the run itself is not lost."""
+
+    def __init__(self, message: str, path: str, result: Any) -> None:
+        super().__init__(message)
+        self.path = path
+        self.result = result
+
+
 class UnsafeOutput(CordonError):
     """An output file was asked to be decoded in a way that is not safe
     (a pickle, a .npy with object dtype, ...)."""
