@@ -268,6 +268,10 @@ def coverage(rep, build, blob, bare):
                  ", ".join(bare["nodes"]) or "none")
     nv = [x["path"] for x in bj["paths"] if x["path"].startswith("/dev/nv")]
     rep.note("NVIDIA nodes the policy grants", nv, ", ".join(nv))
+    unused = [n for n in nv if os.path.exists(n) and
+              n not in bare.get("nodes", [])]
+    rep.note("granted NVIDIA nodes present but not held by the bare run",
+             unused, ", ".join(unused) or "none")
     return bj
 
 
@@ -361,6 +365,18 @@ def run_hostile(rep, args, build, blob, tmp):
         results.append({"probe": pargs, "cordon": out, "bare": bare,
                         "outcome": (status or {}).get("outcome")})
     rep.info["hostile"] = results
+
+
+def compare_access(rep, bare, caged):
+    """Files CUDA opens that the bare run could open and cordon's not."""
+    b, c = bare.get("access"), (caged or {}).get("access")
+    if not (b and c):
+        return
+    lost = {p: c.get(p) for p, v in b.items() if v == "ok" and
+            c.get(p) != "ok"}
+    rep.note("opened bare, refused under cordon", lost,
+             ", ".join("%s (%s)" % kv for kv in sorted(lost.items())) or
+             "none")
 
 
 def timing(rep, bare, caged, bare_wall, status):
@@ -475,6 +491,7 @@ def finish_runs(rep, a, blob, bare, bare_wall):
         return EXIT_REFUSED
     check_layers(rep, status)
     check_run(rep, "cordon", rc, out, err, a["gpu"])
+    compare_access(rep, bare, out)
     timing(rep, bare, out, bare_wall, status)
     run_hostile(rep, a, a["build"], blob, a["tmp"])
     return 0

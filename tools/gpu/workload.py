@@ -42,6 +42,35 @@ def proc_self():
     return {"mapped": sorted(mapped), "nodes": sorted(nodes)}
 
 
+# Files the CUDA driver is known to open (device nodes, the driver's
+# /proc and /sys files, libcuda): which ones this process can open tells,
+# under cordon, what the policy refuses CUDA (a failed GPU run's cause).
+CUDA_FILES = ["/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm",
+              "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset",
+              "/proc/driver/nvidia/params", "/proc/driver/nvidia/version",
+              "/proc/devices", "/proc/modules", "/proc/self/maps",
+              "/proc/self/status", "/sys/bus/pci/devices",
+              "/sys/devices/system/node/online", "/dev/shm"]
+
+
+def access_probe():
+    import ctypes
+    import errno
+    out = {}
+    for path in CUDA_FILES:
+        try:
+            os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+            out[path] = "ok"
+        except OSError as e:
+            out[path] = errno.errorcode.get(e.errno, str(e.errno))
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        out["libcuda.so.1"] = "ok"
+    except OSError as e:
+        out["libcuda.so.1"] = str(e)
+    return out
+
+
 def sync(torch, dev):
     if dev == "cuda":
         torch.cuda.synchronize()
@@ -118,6 +147,8 @@ def main():
     if ok:
         ok = matmul(torch, dev, out) & conv(torch, nn, dev, reps, size, out)
     out.update(proc_self())
+    if want == "gpu":
+        out["access"] = access_probe()
     out["ok"] = ok
     print(json.dumps(out))
     return 0 if ok else 1
