@@ -248,6 +248,17 @@ def launch_configs(ctx, workload, blob, rounds):
                                [ctx["cordon"], "--no-namespaces", blob,
                                 snippet or ctx["empty"]], env=env_tmp,
                                note="layer cost: namespaces"))
+            # The whole-run bounds, given on the command line where the
+            # policy sets none (bench/true.policy): the run tmpfs (a
+            # mount namespace, fsmount, the snippet copied in) and the
+            # cgroup (v1 memory and pids as root; rlimit caps otherwise).
+            for lims, what in ((["disk=64M", "files=1000"], "run tmpfs"),
+                               (["memory=1G", "pids=64"], "cgroup")):
+                opts = [x for lim in lims for x in ("--limit", lim)]
+                cfgs.append(Config("cordon --limit %s" % " ".join(lims),
+                                   [ctx["cordon"], *opts, blob,
+                                    snippet or ctx["empty"]], env=env_tmp,
+                                   note="layer cost: %s" % what))
         else:
             missing.append("cordon (build/cordon not built yet)")
         bwrap = shutil.which("bwrap")

@@ -31,7 +31,9 @@ static struct cpol_fs fs_a[] = {
 	{ CORDON_LL_FS_READ_FILE, 0, "/etc/localtime" },
 };
 static struct cpol_limit lim_a[] = { { CPOL_RLIM_AS, 1u << 30 },
-	{ CPOL_RLIM_FSIZE, 1u << 24 }, { CPOL_RLIM_NPROC, 16 } };
+	{ CPOL_RLIM_FSIZE, 1u << 24 }, { CPOL_RLIM_NPROC, 16 },
+	{ CPOL_RLIM_MEMORY, 1u << 30 }, { CPOL_RLIM_PIDS, 16 },
+	{ CPOL_RLIM_DISK, 1u << 26 }, { CPOL_RLIM_FILES, 1000 } };
 static struct cpol_env env_a[] = { { CPOL_ENV_KEEP, "LANG", "" } };
 static char *argv_a[] = { "/usr/bin/python3", "$SNIPPET" };
 
@@ -42,11 +44,11 @@ static void policy(struct cpol *p)
 	p->description = "";
 	p->compiler_version = "test";
 	p->landlock_abi_min = 6;
-	p->flags = CPOL_F_NET_OFF;
+	p->flags = CPOL_F_NET_OFF | CPOL_F_REQUIRE_MEMORY;
 	p->fs = fs_a;
 	p->nfs = 3;
 	p->limits = lim_a;
-	p->nlimits = 3;
+	p->nlimits = 7;
 	p->env = env_a;
 	p->nenv = 1;
 	p->argv = argv_a;
@@ -143,6 +145,7 @@ static void test_lint_blob_like(void **state)
 	assert_int_equal(count_id(&l, "CL010"), 1);
 	assert_int_equal(count_id(&l, "CL011"), 1);
 	assert_int_equal(count_id(&l, "CL012"), 1);
+	assert_int_equal(count_id(&l, "CL013"), 1);
 	for (unsigned int i = 0; i < l.n; i++)
 		assert_string_equal(l.v[i].file, "blob.cpol");
 	finding_list_free(&l);
