@@ -80,7 +80,8 @@ enum cpol_section {
 #define CPOL_F_PRIVATE_TMP 0x0008u  /* fresh tmpfs on /tmp (mount namespace) */
 #define CPOL_F_PRIVATE_SHM 0x0010u  /* fresh tmpfs on /dev/shm */
 #define CPOL_F_BEST_EFFORT_NS 0x0020u /* private tmp/shm may be missing */
-#define CPOL_F_ALL 0x003fu
+#define CPOL_F_OUTPUT_TRUNCATE 0x0040u /* past the output cap: drop, run on */
+#define CPOL_F_ALL 0x007fu
 /* Exactly one of NET_OFF and NET_TCP is set: "network on" is not a mode. */
 
 /*

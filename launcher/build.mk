@@ -1,7 +1,7 @@
 # launcher/: cordon, the launcher.  Links common/ only: no libseccomp.
 LAUNCHER_SRCS := launcher/main.c launcher/launch.c launcher/run.c \
 	launcher/landlock.c launcher/supervise.c launcher/status.c \
-	launcher/workdir.c launcher/command.c
+	launcher/workdir.c launcher/command.c launcher/sink.c
 LAUNCHER_OBJS := $(LAUNCHER_SRCS:%.c=$(BUILD)/%.o)
 # The launcher handles sizes from the blob: conversions must be explicit.
 $(LAUNCHER_OBJS): CFLAGS += $(WARN_STRICT)

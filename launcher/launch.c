@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,24 +37,6 @@ struct res {
 	struct sup sup;
 	struct launch ln;
 };
-
-/* The kernel's count of OOM kills, to tell an OOM kill from a SIGKILL. */
-static long oom_kills(void)
-{
-	char buf[8192], *p;
-	ssize_t n;
-	int fd = open("/proc/vmstat", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strstr(buf, "\noom_kill ");
-	return p ? strtol(p + 10, NULL, 10) : -1;
-}
 
 static int signals_block(int *sigfd)
 {
@@ -173,13 +156,29 @@ static void layers_fill(struct layers *l, const struct launch *ln)
 	l->private_shm = ln->private_shm;
 }
 
+/* The run's CPU time limit in ms (0: none): the policy's or --limit's,
+ * or cordon's own soft limit where that is lower (the child inherits it
+ * where setrlimit could not go above it). */
+static uint64_t cpu_limit_ms(const struct launch *ln)
+{
+	uint64_t v = RLIM_INFINITY;
+	struct rlimit own;
+	int i;
+
+	for (i = 0; i < ln->nrlim; i++)
+		if (ln->rlim[i].resource == RLIMIT_CPU)
+			v = ln->rlim[i].value;
+	if (getrlimit(RLIMIT_CPU, &own) == 0 && own.rlim_cur < v)
+		v = own.rlim_cur;
+	return v >= RLIM_INFINITY / 1000 ? 0 : v * 1000;
+}
+
 /* Start the child and supervise it; returns cordon's exit status. */
 static int go(const struct opts *o, const struct cpol *p, struct res *s,
     struct report *r, char *err)
 {
 	struct sup *sp = &s->sup;
 	int status = 0, i;
-	long ooms;
 
 	sp->deadline = p->timeout_ms;
 	if (o->timeout_ms && o->timeout_ms < sp->deadline)
@@ -187,6 +186,8 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	sp->cap = o->output_cap < p->output_cap ? o->output_cap :
 	    p->output_cap;
 	sp->deadline += supervise_now_ms();
+	sp->truncate = (p->flags & CPOL_F_OUTPUT_TRUNCATE) != 0;
+	sp->cpu_limit_ms = cpu_limit_ms(&s->ln);
 	if (signals_block(&sp->sigfd) < 0 ||
 	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
 		snprintf(err, ERRLEN, "supervisor set-up: %s", strerror(errno));
@@ -194,7 +195,7 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	}
 	/* Before the clone: once it returns, every moment until we block
 	 * delays the child (here it waits for our CPU). */
-	ooms = oom_kills();
+	sp->ooms = supervise_oom_kills();
 	sp->pid = run_start(&s->ln, &sp->pidfd, err, ERRLEN);
 	layers_fill(&r->layers, &s->ln);
 	if (sp->pid < 0)
@@ -211,14 +212,8 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	sp->out_r = s->pipe[P_OUT][0];
 	sp->err_r = s->pipe[P_ERR][0];
 	sp->st_r = s->ln.ns_flags & CLONE_NEWPID ? s->pipe[P_ST][0] : -1;
-	i = supervise(sp, r);
+	supervise(sp, r);
 	s->pipe[P_OUT][0] = s->pipe[P_ERR][0] = -1;   /* closed at EOF */
-	if (i == 0 && r->signal == SIGKILL && ooms >= 0 &&
-	    oom_kills() > ooms) {
-		r->outcome = OUT_OOM;
-		snprintf(r->reason, sizeof(r->reason), "killed by the kernel's"
-		    " out-of-memory killer");
-	}
 	return r->exit_code;
 }
 
@@ -249,10 +244,10 @@ cleanup:
 	if (s.made && o->keep_workdir) {
 		r->kept_workdir = 1;
 		if (!o->quiet)
-			fprintf(stderr, "cordon: kept %s\n", s.workdir);
+			sink_say("cordon: kept %s", s.workdir);
 	} else if (s.made && workdir_remove(s.workdir, s.snippet, msg,
 	    sizeof(msg)) < 0) {
-		fprintf(stderr, "cordon: %s\n", msg);
+		sink_say("cordon: %s", msg);
 	} else if (!s.made && s.wfd >= 0 && s.snippet[0]) {
 		(void)unlinkat(s.wfd, s.snippet, 0);
 	}

@@ -247,8 +247,9 @@ static void payload_exec(const struct launch *ln)
  * standard ones and the status pipe, whose sole reader is cordon (a
  * hijacked init could only lie about the payload's own status).  It
  * reaps every orphan; when the payload ends it sends the payload's raw
- * wait status to cordon (init cannot re-raise a signal on itself) and
- * exits, and the kernel kills whatever is left in the namespace.  If
+ * wait status and CPU time (struct fate) to cordon (init cannot
+ * re-raise a signal on itself, and only init can read the payload's
+ * rusage) and exits, and the kernel kills whatever is left in the namespace.  If
  * cordon dies, the parent-death signal kills init, and the namespace
  * with it.
  */
@@ -256,6 +257,8 @@ static void init(const struct launch *ln) __attribute__((noreturn));
 
 static void init(const struct launch *ln)
 {
+	struct fate f = { .status = 0 };
+	struct rusage ru;
 	int status = 0;
 	pid_t pid, payload;
 
@@ -273,10 +276,13 @@ static void init(const struct launch *ln)
 		fail(ln, "vfork");
 	close(ln->msg_w);     /* the payload's copy closed at its exec */
 	do
-		pid = wait(&status);
+		pid = wait4(-1, &status, 0, &ru);
 	while (pid != payload && (pid >= 0 || errno == EINTR));
-	if (pid < 0 || write(ln->st_w, &status, sizeof(status)) !=
-	    (ssize_t)sizeof(status))
+	f.status = status;
+	f.cpu_us = (uint64_t)ru.ru_utime.tv_sec * 1000000 +
+	    (uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_sec *
+	    1000000 + (uint64_t)ru.ru_stime.tv_usec;
+	if (pid < 0 || write(ln->st_w, &f, sizeof(f)) != (ssize_t)sizeof(f))
 		_exit(EXIT_CORDON);
 	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 +
 	    WTERMSIG(status));
