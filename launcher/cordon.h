@@ -97,7 +97,9 @@ struct launch {
 	int out_w, err_w, msg_w;      /* stdout, stderr, failure pipe */
 	int st_w;                     /* init -> cordon: the payload's status */
 	struct sock_filter *bpf;      /* the blob's seccomp program */
+	struct sock_filter *bpf_notify; /* the same, kills -> USER_NOTIF */
 	unsigned short nbpf;
+	int notify_w;                 /* init -> cordon: the listener, or -1 */
 	unsigned long ns_flags;       /* CLONE_NEW* the clone got */
 	int ns_required;              /* no namespace: refuse (private tmp) */
 	int private_tmp, private_shm;
@@ -148,6 +150,7 @@ struct sup {
 	pid_t pid;
 	int pidfd, sigfd, out_r, err_r;
 	int st_r;                     /* the run's init's status pipe, or -1 */
+	int notify_r;                 /* where the listener comes, or -1 */
 	uint64_t deadline, cap;       /* CLOCK_MONOTONIC ms; output bytes */
 	int truncate;                 /* past the cap: drop, keep running */
 	uint64_t cpu_limit_ms;        /* RLIMIT_CPU of the run; 0: none */

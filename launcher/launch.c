@@ -13,7 +13,9 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <linux/seccomp.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,6 +36,7 @@ struct res {
 	char snippet[64];
 	int made, wfd;
 	int pipe[NPIPES][2];          /* [0] read end, [1] write end */
+	int notify[2];                /* [0] cordon's end, [1] init's */
 	struct sup sup;
 	struct launch ln;
 };
@@ -91,6 +94,42 @@ close_in:
 	return rc;
 }
 
+/* With a PID namespace, the run's init hands cordon a listener for the
+ * filter, and the filter's kills become notifications: cordon then KNOWS
+ * which call the filter stopped, kills the run without ever answering
+ * (so the call never proceeds), and reports "seccomp" with the call.
+ * Only RET K instructions change, kill into USER_NOTIF; bpf_check has
+ * passed the blob's program, and the jumps are untouched (bpf_check
+ * itself refuses USER_NOTIF in a blob: only cordon may add it).  A
+ * program with no kill needs no listener. */
+static int notify_prepare(struct launch *ln, struct res *s)
+{
+	unsigned short i;
+	int kills = 0;
+
+	if (!(ln->ns_flags & CLONE_NEWPID))
+		return 0;
+	ln->bpf_notify = calloc(ln->nbpf, sizeof(*ln->bpf_notify));
+	if (!ln->bpf_notify)
+		return -1;
+	for (i = 0; i < ln->nbpf; i++) {
+		ln->bpf_notify[i] = ln->bpf[i];
+		if (ln->bpf[i].code == (BPF_RET | BPF_K) &&
+		    (ln->bpf[i].k == SECCOMP_RET_KILL_PROCESS ||
+		    ln->bpf[i].k == SECCOMP_RET_KILL_THREAD)) {
+			ln->bpf_notify[i].k = SECCOMP_RET_USER_NOTIF;
+			kills = 1;
+		}
+	}
+	if (!kills)
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+	    s->notify) < 0)
+		return -1;
+	ln->notify_w = s->notify[1];
+	return 0;
+}
+
 static int child_prepare(const struct opts *o, const struct cpol *p,
     struct res *s, char *err)
 {
@@ -108,6 +147,8 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	ln->argv = command_argv(p, s->workdir, path, o->args, o->nargs);
 	ln->envp = command_envp(p, s->workdir);
 	ln->nrlim = command_rlimits(p, o->limit, ln->rlim);
+	ln->ns_flags = o->no_namespaces ? 0 : run_ns_wanted(p);
+	ln->notify_w = -1;
 	ln->bpf = calloc(p->ninsns, sizeof(*ln->bpf));
 	if (!ln->argv || !ln->envp || !ln->bpf) {
 		snprintf(err, ERRLEN, "out of memory");
@@ -120,7 +161,10 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 		ln->bpf[i].k = p->insns[i].k;
 	}
 	ln->nbpf = (unsigned short)p->ninsns;  /* bpf_check: <= 4096 */
-	ln->ns_flags = o->no_namespaces ? 0 : run_ns_wanted(p);
+	if (notify_prepare(ln, s) < 0) {
+		snprintf(err, ERRLEN, "seccomp listener: %s", strerror(errno));
+		return -1;
+	}
 	if (ln->ns_flags) {
 		snprintf(ln->uid_map, sizeof(ln->uid_map), "%u %u 1\n",
 		    getuid(), getuid());
@@ -202,6 +246,8 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 		return EXIT_CORDON;
 	for (i = 0; i < NPIPES; i++)
 		closefd(&s->pipe[i][1]);
+	closefd(&s->notify[1]);
+	sp->notify_r = s->ln.ns_flags & CLONE_NEWPID ? s->notify[0] : -1;
 	if (supervise_exec(s->pipe[P_MSG][0], err, ERRLEN)) {
 		while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
 			;
@@ -228,6 +274,7 @@ int launch(const struct opts *o, const struct cpol *p, struct report *r,
 	s.wfd = s.sup.sigfd = s.sup.pidfd = s.ln.ruleset_fd = -1;
 	for (i = 0; i < NPIPES; i++)
 		s.pipe[i][0] = s.pipe[i][1] = -1;
+	s.notify[0] = s.notify[1] = s.sup.notify_r = -1;
 	if (files_make(o, &s, err) < 0)
 		goto cleanup;
 	memcpy(r->workdir, s.workdir, sizeof(r->workdir));
@@ -255,6 +302,8 @@ cleanup:
 		closefd(&s.pipe[i][0]);
 		closefd(&s.pipe[i][1]);
 	}
+	closefd(&s.notify[0]);
+	closefd(&s.notify[1]);
 	closefd(&s.wfd);
 	closefd(&s.sup.sigfd);
 	closefd(&s.sup.pidfd);
@@ -262,5 +311,6 @@ cleanup:
 	command_free(s.ln.argv);
 	command_free(s.ln.envp);
 	free(s.ln.bpf);
+	free(s.ln.bpf_notify);
 	return rc;
 }

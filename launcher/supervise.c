@@ -20,7 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -49,11 +53,21 @@ struct relay {
 };
 
 /* How the wait loop ended: a tagged value, each kind its own data. */
-enum end_kind { END_EXITED, END_TIMEOUT, END_OUTPUT, END_SIGNAL, END_FAILED };
+enum end_kind {
+	END_EXITED, END_TIMEOUT, END_OUTPUT, END_SIGNAL, END_SECCOMP,
+	END_FAILED,
+};
 struct end {
 	enum end_kind kind;
 	int signo;                    /* END_SIGNAL: what cordon received */
 	int err;                      /* END_FAILED: errno of poll() */
+	int nr;                       /* END_SECCOMP: the call the filter */
+	uint32_t arch;                /*   stopped, and its architecture */
+};
+
+/* The filter's listener, once init has sent it; -1 before and after. */
+struct notify {
+	int sock, listener;
 };
 
 uint64_t supervise_now_ms(void)
@@ -308,10 +322,54 @@ static void tree_end(pid_t pid, int exited, struct fate *f)
 	}
 }
 
-static struct end wait_loop(struct relay *rl, const struct sup *sp)
+/* Take the listener init sends (SCM_RIGHTS); at EOF, stop waiting. */
+static void notify_recv(struct notify *nt)
 {
-	struct pollfd pf[6];
+	char byte, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *cm;
+
+	if (recvmsg(nt->sock, &mh, MSG_CMSG_CLOEXEC) == 1 &&
+	    (cm = CMSG_FIRSTHDR(&mh)) != NULL &&
+	    cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&nt->listener, CMSG_DATA(cm), sizeof(int));
+	close(nt->sock);
+	nt->sock = -1;
+}
+
+/* A notification: the filter stopped a call.  It is never answered: the
+ * caller kills the run, and the call dies unanswered.  Returns 1 with
+ * the call in *e, or 0 (the listener is gone: every filtered task died). */
+static int notify_take(struct notify *nt, short revents, struct end *e)
+{
+	struct seccomp_notif req;
+
+	if (revents & POLLIN) {
+		memset(&req, 0, sizeof(req));
+		if (ioctl(nt->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) == 0) {
+			*e = (struct end){ .kind = END_SECCOMP,
+			    .nr = req.data.nr, .arch = req.data.arch };
+			return 1;
+		}
+	}
+	if (revents & (POLLHUP | POLLERR | POLLNVAL)) {
+		close(nt->listener);
+		nt->listener = -1;
+	}
+	return 0;
+}
+
+static struct end wait_loop(struct relay *rl, const struct sup *sp,
+    struct notify *nt)
+{
+	struct pollfd pf[8];
 	struct signalfd_siginfo si;
+	struct end e;
 	uint64_t now;
 
 	for (;;) {
@@ -323,15 +381,23 @@ static struct end wait_loop(struct relay *rl, const struct sup *sp)
 		relay_fds(rl, pf, 0);
 		pf[4].fd = sp->pidfd;
 		pf[5].fd = sp->sigfd;
-		pf[4].events = pf[5].events = POLLIN;
-		pf[4].revents = pf[5].revents = 0;
-		if (poll(pf, 6, sp->deadline - now > 60000 ? 60000 :
+		pf[6].fd = nt->sock;
+		pf[7].fd = nt->listener;
+		for (e.nr = 4; e.nr < 8; e.nr++) {
+			pf[e.nr].events = POLLIN;
+			pf[e.nr].revents = 0;
+		}
+		if (poll(pf, 8, sp->deadline - now > 60000 ? 60000 :
 		    (int)(sp->deadline - now)) < 0 && errno != EINTR)
 			return (struct end){ .kind = END_FAILED, .err = errno };
 		if ((pf[5].revents & POLLIN) &&
 		    read(sp->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 			return (struct end){ .kind = END_SIGNAL,
 			    .signo = (int)si.ssi_signo };
+		if (pf[7].revents && notify_take(nt, pf[7].revents, &e))
+			return e;
+		if (pf[6].revents)
+			notify_recv(nt);
 		relay_step(rl, pf, 0);
 		if (pf[4].revents & POLLIN)
 			return (struct end){ .kind = END_EXITED };
@@ -418,6 +484,14 @@ static void classify(struct report *r, struct end e, const struct fate *f,
 		    "from outside", sigabbrev_np(e.signo) ?
 		    sigabbrev_np(e.signo) : "?");
 		return;
+	case END_SECCOMP:
+		r->outcome = OUT_SECCOMP;
+		r->exit_code = 128 + SIGSYS;
+		snprintf(r->reason, sizeof(r->reason), "killed by the policy: "
+		    "%ssystem call %d", e.arch != AUDIT_ARCH_X86_64 ?
+		    "a foreign architecture's " : e.nr & 0x40000000 ?
+		    "x32 " : "", e.nr & ~0x40000000);
+		return;
 	case END_FAILED:
 		r->outcome = OUT_ERROR;
 		r->exit_code = EXIT_CORDON;
@@ -441,10 +515,14 @@ void supervise(const struct sup *sp, struct report *r)
 	struct rusage ru;
 	struct end e;
 
+	struct notify nt = { .sock = sp->notify_r, .listener = -1 };
+
 	sink_open(1, &rl.s[0].out);
 	sink_open(2, &rl.s[1].out);
-	e = wait_loop(&rl, sp);
+	e = wait_loop(&rl, sp, &nt);
 	tree_end(sp->pid, e.kind == END_EXITED, &f);
+	if (nt.listener >= 0)
+		close(nt.listener);
 	relay_finish(&rl);
 	/* The run's init reports the payload's own status and CPU time. */
 	if (sp->st_r >= 0 && read(sp->st_r, &st, sizeof(st)) ==

@@ -159,7 +159,9 @@ def test_cpu_limit_reason(cordon, blob, nsopts):
     r = cordon(blob, "while True: pass", opts=["--limit", "cpu=1", *nsopts])
     assert r.rc == 128 + signal.SIGXCPU, r
     assert r.status["outcome"] == "cpu_limit"
-    assert r.status["user_ms"] + r.status["sys_ms"] >= 900, r
+    # The kernel's tick sample runs ahead of rusage on a loaded machine:
+    # cordon counts 1 s less 100 ms and 20% as reaching it (cordon(1)).
+    assert r.status["user_ms"] + r.status["sys_ms"] >= 700, r
 
 
 @NSOPTS
@@ -183,9 +185,14 @@ def test_seccomp_reason(cordon, blob, nsopts):
             "libc.syscall(0x40000000 | 39)\nprint('ESCAPED')")
     r = cordon(blob, code, opts=nsopts)
     assert "ESCAPED" not in r.out
-    assert r.status["outcome"] in ("seccomp", "signaled"), r
-    assert r.status["signal"] == signal.SIGSYS or \
-        r.status["outcome"] == "seccomp", r
+    assert r.rc == 128 + signal.SIGSYS, r
+    if nsopts:
+        assert r.status["outcome"] == "signaled", r
+        assert r.status["signal"] == signal.SIGSYS, r
+    else:
+        # The run's init handed cordon the filter's listener.
+        assert r.status["outcome"] == "seccomp", r
+        assert "x32 system call 39" in r.status["reason"], r
 
 
 def test_usage_errors():
