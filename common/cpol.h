@@ -80,7 +80,7 @@ enum cpol_section {
 #define CPOL_F_PRIVATE_TMP 0x0008u  /* fresh tmpfs on /tmp (mount namespace) */
 #define CPOL_F_PRIVATE_SHM 0x0010u  /* fresh tmpfs on /dev/shm */
 #define CPOL_F_BEST_EFFORT_NS 0x0020u /* private tmp/shm may be missing */
-/* 0x0040 is reserved for the output statement. */
+#define CPOL_F_OUTPUT_TRUNCATE 0x0040u /* past the output cap: drop, run on */
 #define CPOL_F_REQUIRE_MEMORY 0x0080u /* limit memory required: a controller */
 #define CPOL_F_REQUIRE_PIDS 0x0100u   /* limit pids required: a controller */
 #define CPOL_F_REQUIRE_DISK 0x0200u   /* limit disk required: a run tmpfs */

@@ -299,6 +299,13 @@ static void run_limits(struct check_ctx *c, struct cpol *out)
 	s = single(c, AST_OUTPUT, "output");
 	if (s)
 		value_qty(c, s->val, VALUE_SIZE, 0, &out->output_cap);
+	/* "output SIZE truncate;": past the cap, drop and keep running
+	 * (the default ends the run). */
+	if (s && s->name && strcmp(s->name, "truncate") != 0)
+		diag_error(c->d, &s->name_loc, "unknown output mode '%s' "
+		    "(expected truncate)", s->name);
+	else if (s && s->name)
+		out->flags |= CPOL_F_OUTPUT_TRUNCATE;
 }
 
 static void command(struct check_ctx *c, struct cpol *out)

@@ -278,6 +278,12 @@ static int layers_diff(const struct cpol *old, const struct cpol *new,
 	    diff_add(out, DIFF_CHANGED, "layers", "private", NULL,
 	    "private /tmp or /dev/shm changed") < 0)
 		return -1;
+	/* Truncating lets a run go on printing to its timeout: wider. */
+	if (((added | gone) & CPOL_F_OUTPUT_TRUNCATE) && diff_add(out,
+	    (added & CPOL_F_OUTPUT_TRUNCATE) ? DIFF_WIDER : DIFF_NARROWER,
+	    "limits", "output", NULL, "output truncate %s",
+	    (added & CPOL_F_OUTPUT_TRUNCATE) ? "added" : "removed") < 0)
+		return -1;
 	if (strcmp(old->name, new->name) != 0 && diff_add(out, DIFF_CHANGED,
 	    "meta", "name", NULL, "\"%s\" -> \"%s\"", old->name, new->name) < 0)
 		return -1;

@@ -152,6 +152,9 @@ stmt:	  "include" pathval ';'
 		{ if (!($$ = st_val(AST_TIMEOUT, &@$, $2))) YYNOMEM; }
 	| "output" scalar ';'
 		{ if (!($$ = st_val(AST_OUTPUT, &@$, $2))) YYNOMEM; }
+	| "output" scalar IDENT ';'
+		{ if (!($$ = st_val(AST_OUTPUT, &@$, $2))) { free($3); YYNOMEM; }
+		  $$->name = $3; $$->name_loc = @3; }
 	| "env" "keep" names ';'
 		{ if (!($$ = st_items(AST_ENV_KEEP, &@$, $3))) YYNOMEM; }
 	| "env" "set" assigns ';'

@@ -22,6 +22,8 @@
 #define EXIT_CORDON 125
 #define EXIT_NOEXEC 126
 #define EXIT_NOTFOUND 127
+/* The output passed its cap and cordon ended the run with SIGKILL. */
+#define EXIT_OUTPUT (128 + 9)
 
 #define ERRLEN 512
 /* A snippet is source code; more than this is a mistake or an attack. */
@@ -60,9 +62,11 @@ struct layers {
 	int private_tmp, private_shm;
 };
 
+/* How a run ended, as the status report names it (status.c holds the
+ * names).  Each is a fact cordon observed; see classify() in supervise.c. */
 enum outcome {
 	OUT_EXITED, OUT_SIGNALED, OUT_TIMEOUT, OUT_SECCOMP, OUT_CPU,
-	OUT_FSIZE, OUT_OOM, OUT_DISK, OUT_ERROR,
+	OUT_OOM, OUT_OUTPUT, OUT_INTERRUPTED, OUT_DISK, OUT_ERROR,
 };
 
 /* The whole-run bounds (CPOL_RLIM_MEMORY.. in order) and what held each. */
@@ -95,6 +99,7 @@ struct report {
 	int exit_code, signal;
 	char reason[160];
 	uint64_t stdout_bytes, stderr_bytes;
+	uint64_t output_dropped;      /* within the cap, never delivered */
 	int truncated;
 	uint64_t wall_ms, user_ms, sys_ms, max_rss_kb;
 	char workdir[4096];           /* "": none */
@@ -129,7 +134,9 @@ struct launch {
 	int out_w, err_w, msg_w;      /* stdout, stderr, failure pipe */
 	int st_w;                     /* init -> cordon: the payload's status */
 	struct sock_filter *bpf;      /* the blob's seccomp program */
+	struct sock_filter *bpf_notify; /* the same, kills -> USER_NOTIF */
 	unsigned short nbpf;
+	int notify_w;                 /* init -> cordon: the listener, or -1 */
 	unsigned long ns_flags;       /* CLONE_NEW* the clone got */
 	int ns_required;              /* no namespace: refuse (private tmp) */
 	int private_tmp, private_shm;
@@ -205,14 +212,44 @@ struct sup {
 	pid_t pid;
 	int pidfd, sigfd, out_r, err_r;
 	int st_r;                     /* the run's init's status pipe, or -1 */
+	int notify_r;                 /* where the listener comes, or -1 */
 	uint64_t deadline, cap;       /* CLOCK_MONOTONIC ms; output bytes */
 	int watch_fd;                 /* a workdir to watch, or -1 */
 	uint64_t watch_bytes, watch_files;  /* its bounds */
+	int truncate;                 /* past the cap: drop, keep running */
+	uint64_t cpu_limit_ms;        /* RLIMIT_CPU of the run; 0: none */
+	long ooms;                    /* the kernel's OOM kills before */
+	const struct cgroup *cg;      /* the run's, for its OOM kills */
+};
+/* How long cordon waits, after the run, for the caller to take the
+ * run's remaining output, then for it to take the status report. */
+#define SUPERVISE_FLUSH_MS 2000
+#define STATUS_WAIT_MS 5000
+/* What init sends cordon: the payload's wait status and CPU time. */
+struct fate {
+	int32_t status;
+	uint32_t pad;
+	uint64_t cpu_us;              /* user + system, of the payload */
 };
 uint64_t supervise_now_ms(void);
+long supervise_oom_kills(void);
 int supervise_write(int fd, const char *p, size_t n);
 int supervise_exec(int msg_r, char *msg, size_t len);
-int supervise(const struct sup *sp, struct report *r);
+void supervise(const struct sup *sp, struct report *r);
+
+/* sink.c: the caller's descriptors, written without blocking. */
+enum sink_mode { SINK_GONE, SINK_WRITE, SINK_SEND, SINK_POLL };
+struct sink {
+	int fd, own;                  /* own: a descriptor sink_open made */
+	enum sink_mode mode;
+};
+void sink_open(int fd, struct sink *s);
+void sink_close(struct sink *s);
+ssize_t sink_put(struct sink *s, const char *p, size_t n);
+int sink_wait(const struct sink *s, uint64_t deadline);
+int sink_write_all(struct sink *s, const char *p, size_t n,
+    uint64_t deadline);
+void sink_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* status.c */
 int status_write(const struct report *r, int fd, const char *file,

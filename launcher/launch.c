@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <linux/seccomp.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -38,27 +40,10 @@ struct res {
 	int pipe[NPIPES][2];          /* [0] read end, [1] write end */
 	int mnt_sock[2];              /* the run tmpfs's way to cordon */
 	int mnt;                      /* the run tmpfs, or -1 */
+	int notify[2];                /* [0] cordon's end, [1] init's */
 	struct sup sup;
 	struct launch ln;
 };
-
-/* The kernel's count of OOM kills, to tell an OOM kill from a SIGKILL. */
-static long oom_kills(void)
-{
-	char buf[8192], *p;
-	ssize_t n;
-	int fd = open("/proc/vmstat", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strstr(buf, "\noom_kill ");
-	return p ? strtol(p + 10, NULL, 10) : -1;
-}
 
 static int signals_block(int *sigfd)
 {
@@ -118,6 +103,42 @@ close_in:
 	return rc;
 }
 
+/* With a PID namespace, the run's init hands cordon a listener for the
+ * filter, and the filter's kills become notifications: cordon then KNOWS
+ * which call the filter stopped, kills the run without ever answering
+ * (so the call never proceeds), and reports "seccomp" with the call.
+ * Only RET K instructions change, kill into USER_NOTIF; bpf_check has
+ * passed the blob's program, and the jumps are untouched (bpf_check
+ * itself refuses USER_NOTIF in a blob: only cordon may add it).  A
+ * program with no kill needs no listener. */
+static int notify_prepare(struct launch *ln, struct res *s)
+{
+	unsigned short i;
+	int kills = 0;
+
+	if (!(ln->ns_flags & CLONE_NEWPID))
+		return 0;
+	ln->bpf_notify = calloc(ln->nbpf, sizeof(*ln->bpf_notify));
+	if (!ln->bpf_notify)
+		return -1;
+	for (i = 0; i < ln->nbpf; i++) {
+		ln->bpf_notify[i] = ln->bpf[i];
+		if (ln->bpf[i].code == (BPF_RET | BPF_K) &&
+		    (ln->bpf[i].k == SECCOMP_RET_KILL_PROCESS ||
+		    ln->bpf[i].k == SECCOMP_RET_KILL_THREAD)) {
+			ln->bpf_notify[i].k = SECCOMP_RET_USER_NOTIF;
+			kills = 1;
+		}
+	}
+	if (!kills)
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+	    s->notify) < 0)
+		return -1;
+	ln->notify_w = s->notify[1];
+	return 0;
+}
+
 static int child_prepare(const struct opts *o, const struct cpol *p,
     struct res *s, char *err)
 {
@@ -138,6 +159,8 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	ln->argv = command_argv(p, s->workdir, path, o->args, o->nargs);
 	ln->envp = command_envp(p, s->workdir);
 	ln->nrlim = command_rlimits(p, o->limit, ln->rlim);
+	ln->ns_flags = o->no_namespaces ? 0 : run_ns_wanted(p, o->limit);
+	ln->notify_w = -1;
 	ln->bpf = calloc(p->ninsns, sizeof(*ln->bpf));
 	if (!ln->argv || !ln->envp || !ln->bpf) {
 		snprintf(err, ERRLEN, "out of memory");
@@ -150,7 +173,10 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 		ln->bpf[i].k = p->insns[i].k;
 	}
 	ln->nbpf = (unsigned short)p->ninsns;  /* bpf_check: <= 4096 */
-	ln->ns_flags = o->no_namespaces ? 0 : run_ns_wanted(p, o->limit);
+	if (notify_prepare(ln, s) < 0) {
+		snprintf(err, ERRLEN, "seccomp listener: %s", strerror(errno));
+		return -1;
+	}
 	if (ln->ns_flags) {
 		snprintf(ln->uid_map, sizeof(ln->uid_map), "%u %u 1\n",
 		    getuid(), getuid());
@@ -195,13 +221,29 @@ static void layers_fill(struct layers *l, const struct launch *ln)
 	l->private_shm = ln->private_shm;
 }
 
+/* The run's CPU time limit in ms (0: none): the policy's or --limit's,
+ * or cordon's own soft limit where that is lower (the child inherits it
+ * where setrlimit could not go above it). */
+static uint64_t cpu_limit_ms(const struct launch *ln)
+{
+	uint64_t v = RLIM_INFINITY;
+	struct rlimit own;
+	int i;
+
+	for (i = 0; i < ln->nrlim; i++)
+		if (ln->rlim[i].resource == RLIMIT_CPU)
+			v = ln->rlim[i].value;
+	if (getrlimit(RLIMIT_CPU, &own) == 0 && own.rlim_cur < v)
+		v = own.rlim_cur;
+	return v >= RLIM_INFINITY / 1000 ? 0 : v * 1000;
+}
+
 /* Start the child and supervise it; returns cordon's exit status. */
 static int go(const struct opts *o, const struct cpol *p, struct res *s,
     struct report *r, char *err)
 {
 	struct sup *sp = &s->sup;
 	int status = 0, i;
-	long ooms;
 
 	sp->deadline = p->timeout_ms;
 	if (o->timeout_ms && o->timeout_ms < sp->deadline)
@@ -209,6 +251,8 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	sp->cap = o->output_cap < p->output_cap ? o->output_cap :
 	    p->output_cap;
 	sp->deadline += supervise_now_ms();
+	sp->truncate = (p->flags & CPOL_F_OUTPUT_TRUNCATE) != 0;
+	sp->cpu_limit_ms = cpu_limit_ms(&s->ln);
 	if (signals_block(&sp->sigfd) < 0 ||
 	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
 		snprintf(err, ERRLEN, "supervisor set-up: %s", strerror(errno));
@@ -216,7 +260,7 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	}
 	/* Before the clone: once it returns, every moment until we block
 	 * delays the child (here it waits for our CPU). */
-	ooms = oom_kills();
+	sp->ooms = supervise_oom_kills();
 	sp->pid = run_start(&s->ln, &sp->pidfd, err, ERRLEN);
 	layers_fill(&r->layers, &s->ln);
 	if (sp->pid < 0)
@@ -225,6 +269,8 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	closefd(&s->mnt_sock[1]);
 	for (i = 0; i < NPIPES; i++)
 		closefd(&s->pipe[i][1]);
+	closefd(&s->notify[1]);
+	sp->notify_r = s->ln.ns_flags & CLONE_NEWPID ? s->notify[0] : -1;
 	if (supervise_exec(s->pipe[P_MSG][0], err, ERRLEN)) {
 		while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
 			;
@@ -235,6 +281,7 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	/* Sent before the exec, so here now when there is one. */
 	if (s->ln.ns_flags & CLONE_NEWNS)
 		s->mnt = runfs_receive(s->mnt_sock[0]);
+	sp->cg = &s->ln.cg;
 	sp->watch_fd = -1;
 	if (r->bounds.by[B_DISK] == BY_WATCH ||
 	    r->bounds.by[B_FILES] == BY_WATCH) {
@@ -245,15 +292,8 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	sp->out_r = s->pipe[P_OUT][0];
 	sp->err_r = s->pipe[P_ERR][0];
 	sp->st_r = s->ln.ns_flags & CLONE_NEWPID ? s->pipe[P_ST][0] : -1;
-	i = supervise(sp, r);
+	supervise(sp, r);
 	s->pipe[P_OUT][0] = s->pipe[P_ERR][0] = -1;   /* closed at EOF */
-	if (i == 0 && r->signal == SIGKILL && (s->ln.cg.memory ?
-	    cgroup_oom_kills(&s->ln.cg) > 0 : ooms >= 0 &&
-	    oom_kills() > ooms)) {
-		r->outcome = OUT_OOM;
-		snprintf(r->reason, sizeof(r->reason), "killed by the kernel's"
-		    " out-of-memory killer");
-	}
 	return r->exit_code;
 }
 
@@ -313,6 +353,7 @@ int launch(const struct opts *o, const struct cpol *p, struct report *r,
 	s.ln.cg.procs[0] = s.ln.cg.procs[1] = -1;
 	for (i = 0; i < NPIPES; i++)
 		s.pipe[i][0] = s.pipe[i][1] = -1;
+	s.notify[0] = s.notify[1] = s.sup.notify_r = -1;
 	if (files_make(o, &s, err) < 0)
 		goto cleanup;
 	memcpy(r->workdir, s.workdir, sizeof(r->workdir));
@@ -335,10 +376,10 @@ cleanup:
 		snprintf(r->kept_reason, sizeof(r->kept_reason),
 		    "--keep-workdir");
 		if (!o->quiet)
-			fprintf(stderr, "cordon: kept %s\n", s.workdir);
+			sink_say("cordon: kept %s", s.workdir);
 	} else if (leftovers(&s, msg, sizeof(msg)) < 0) {
 		/* Never a success with something left behind. */
-		fprintf(stderr, "cordon: %s\n", msg);
+		sink_say("cordon: %s", msg);
 		r->kept_workdir = 1;
 		snprintf(r->kept_reason, sizeof(r->kept_reason), "%s", msg);
 		rc = EXIT_CORDON;
@@ -351,9 +392,11 @@ cleanup:
 	closefd(&s.mnt_sock[1]);
 	closefd(&s.mnt);
 	if (cgroup_remove(&s.ln.cg, msg, sizeof(msg)) < 0) {
-		fprintf(stderr, "cordon: %s\n", msg);
+		sink_say("cordon: %s", msg);
 		rc = EXIT_CORDON;
 	}
+	closefd(&s.notify[0]);
+	closefd(&s.notify[1]);
 	closefd(&s.wfd);
 	closefd(&s.sup.sigfd);
 	closefd(&s.sup.pidfd);
@@ -361,5 +404,6 @@ cleanup:
 	command_free(s.ln.argv);
 	command_free(s.ln.envp);
 	free(s.ln.bpf);
+	free(s.ln.bpf_notify);
 	return rc;
 }

@@ -30,6 +30,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -259,18 +260,70 @@ static void limits_set(const struct launch *ln)
 }
 
 /* The last layer, then the command: in the child, or in init's child
- * (a vfork child: it only makes system calls, then execs or exits). */
-static void payload_exec(const struct launch *ln) __attribute__((noreturn));
+ * (a vfork-like child: it only makes system calls, then execs or exits).
+ * With a listener wanted, the filter is the rewritten one (the blob's
+ * kills notify cordon instead) and its listener's number is left in
+ * *listener, in the descriptor table it shares with init; the listener
+ * is close-on-exec, so the command never holds it. */
+static void payload_exec(const struct launch *ln, int *listener)
+    __attribute__((noreturn));
 
-static void payload_exec(const struct launch *ln)
+static void payload_exec(const struct launch *ln, int *listener)
 {
 	struct sock_fprog prog = { .len = ln->nbpf, .filter = ln->bpf };
+	long fd;
 
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+	if (listener) {
+		prog.filter = ln->bpf_notify;
+		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		    SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+		if (fd < 0)
+			fail(ln, "seccomp listener");
+		*listener = (int)fd;
+	} else if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,
+	    &prog) < 0) {
 		fail(ln, "seccomp");
+	}
 	execve(ln->argv[0], ln->argv, ln->envp);
 	fail_with(ln, ln->argv[0], errno == ENOENT ? EXIT_NOTFOUND :
 	    EXIT_NOEXEC);
+}
+
+struct payload_arg {
+	const struct launch *ln;
+	int listener;
+};
+
+static int payload_main(void *arg)
+{
+	struct payload_arg *a = arg;
+
+	payload_exec(a->ln, a->ln->notify_w >= 0 ? &a->listener : NULL);
+}
+
+/* Send the listener to cordon (SCM_RIGHTS) and drop init's copy. */
+static int listener_send(const struct launch *ln, int listener)
+{
+	char byte = 'L';
+	char ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *cm;
+	int rc;
+
+	memset(ctl, 0, sizeof(ctl));
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &listener, sizeof(int));
+	rc = sendmsg(ln->notify_w, &mh, MSG_NOSIGNAL) == 1 ? 0 : -1;
+	if (close(listener) < 0 || close(ln->notify_w) < 0)
+		rc = -1;
+	return rc;
 }
 
 /*
@@ -281,39 +334,53 @@ static void payload_exec(const struct launch *ln)
  * the payload (same uid, same Landlock domain) can neither ptrace it nor
  * read its memory or take its descriptors; and as init it ignores every
  * signal sent from inside the namespace.  Its only descriptors are the
- * standard ones and the status pipe, whose sole reader is cordon (a
- * hijacked init could only lie about the payload's own status).  It
- * reaps every orphan; when the payload ends it sends the payload's raw
- * wait status to cordon (init cannot re-raise a signal on itself) and
- * exits, and the kernel kills whatever is left in the namespace.  If
- * cordon dies, the parent-death signal kills init, and the namespace
- * with it.
+ * standard ones, the status pipe, whose sole reader is cordon (a
+ * hijacked init could only lie about the payload's own status), and for
+ * a moment the filter's listener.  It reaps every orphan; when the
+ * payload ends it sends the payload's raw wait status and CPU time
+ * (struct fate) to cordon (init cannot re-raise a signal on itself, and
+ * only init can read the payload's rusage) and exits, and the kernel
+ * kills whatever is left in the namespace.  If cordon dies, the
+ * parent-death signal kills init, and the namespace with it.
  */
 static void init(const struct launch *ln) __attribute__((noreturn));
 
 static void init(const struct launch *ln)
 {
+	/* The payload's stack until its exec (static: no page is touched
+	 * until used; payload_exec needs about one). */
+	static char stack[65536] __attribute__((aligned(16)));
+	struct payload_arg arg = { .ln = ln, .listener = -1 };
+	struct fate f = { .status = 0 };
+	struct rusage ru;
 	int status = 0;
 	pid_t pid, payload;
 
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		fail(ln, "PR_SET_DUMPABLE");
-	/* vfork: no copy of the page tables; init waits for the exec.
-	 * payload_exec() only makes system calls (seccomp, execve, then a
-	 * write and _exit on failure), which is what a vfork child may do;
-	 * the analyzer cannot see inside it.  posix_spawn cannot install a
-	 * seccomp filter between fork and exec. */
-	payload = vfork();  /* NOLINT(clang-analyzer-security.insecureAPI.vfork) */
-	if (payload == 0)
-		payload_exec(ln);  /* NOLINT(clang-analyzer-unix.Vfork) */
+	/* Like vfork (no copy of the page tables; init waits for the exec;
+	 * payload_exec() only makes system calls), and sharing the
+	 * descriptor table until the exec, so that the filter's listener,
+	 * made in the payload, is init's to send.  posix_spawn cannot
+	 * install a seccomp filter between fork and exec. */
+	payload = clone(payload_main, stack + sizeof(stack), CLONE_VM |
+	    CLONE_VFORK | CLONE_FILES | SIGCHLD, &arg);
 	if (payload < 0)
-		fail(ln, "vfork");
+		fail(ln, "clone");
 	close(ln->msg_w);     /* the payload's copy closed at its exec */
+	if (ln->notify_w >= 0 && (arg.listener < 0 ||
+	    listener_send(ln, arg.listener) < 0)) {
+		kill(payload, SIGKILL);   /* no listener: nothing runs */
+		_exit(EXIT_CORDON);
+	}
 	do
-		pid = wait(&status);
+		pid = wait4(-1, &status, 0, &ru);
 	while (pid != payload && (pid >= 0 || errno == EINTR));
-	if (pid < 0 || write(ln->st_w, &status, sizeof(status)) !=
-	    (ssize_t)sizeof(status))
+	f.status = status;
+	f.cpu_us = (uint64_t)ru.ru_utime.tv_sec * 1000000 +
+	    (uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_sec *
+	    1000000 + (uint64_t)ru.ru_stime.tv_usec;
+	if (pid < 0 || write(ln->st_w, &f, sizeof(f)) != (ssize_t)sizeof(f))
 		_exit(EXIT_CORDON);
 	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 +
 	    WTERMSIG(status));
@@ -363,7 +430,7 @@ static void child(const struct launch *ln)
 		fail(ln, "landlock_restrict_self");
 	if (ln->ns_flags & CLONE_NEWPID)
 		init(ln);
-	payload_exec(ln);
+	payload_exec(ln, NULL);
 }
 
 /* clone() as fork(), with namespaces and a pidfd. */

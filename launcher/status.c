@@ -14,11 +14,13 @@
 
 #include "cordon.h"
 
+/* The outcome names: the one table of them (cordon.1 describes each). */
 static const char *const outcomes[] = {
 	[OUT_EXITED] = "exited", [OUT_SIGNALED] = "signaled",
 	[OUT_TIMEOUT] = "timeout", [OUT_SECCOMP] = "seccomp",
-	[OUT_CPU] = "cpu_limit", [OUT_FSIZE] = "fsize_limit",
-	[OUT_OOM] = "oom", [OUT_DISK] = "disk_limit", [OUT_ERROR] = "error",
+	[OUT_CPU] = "cpu_limit", [OUT_OOM] = "oom",
+	[OUT_OUTPUT] = "output_limit", [OUT_INTERRUPTED] = "interrupted",
+	[OUT_DISK] = "disk_limit", [OUT_ERROR] = "error",
 };
 
 static const char *const bound_by[] = {
@@ -152,10 +154,12 @@ static void render(struct out *o, const struct report *r)
 	add(o, "\"exit_code\":%d,\"signal\":%d,", r->exit_code, r->signal);
 	str(o, "reason", r->reason);
 	add(o, "\"stdout_bytes\":%llu,\"stderr_bytes\":%llu,"
-	    "\"output_truncated\":%s,\"wall_ms\":%llu,\"user_ms\":%llu,"
+	    "\"output_truncated\":%s,\"output_dropped\":%llu,"
+	    "\"wall_ms\":%llu,\"user_ms\":%llu,"
 	    "\"sys_ms\":%llu,\"max_rss_kb\":%llu,",
 	    (unsigned long long)r->stdout_bytes,
 	    (unsigned long long)r->stderr_bytes, tf(r->truncated),
+	    (unsigned long long)r->output_dropped,
 	    (unsigned long long)r->wall_ms, (unsigned long long)r->user_ms,
 	    (unsigned long long)r->sys_ms, (unsigned long long)r->max_rss_kb);
 	str(o, "workdir", r->workdir[0] ? r->workdir : NULL);
@@ -173,10 +177,21 @@ int status_write(const struct report *r, int fd, const char *file,
 	int tfd;
 
 	render(&o, r);
-	if (fd >= 0 && supervise_write(fd, o.buf, o.len) < 0) {
-		snprintf(err, errlen, "--status-fd %d: %s", fd,
-		    strerror(errno));
-		return -1;
+	/* Never blocks for long: the caller has STATUS_WAIT_MS to take it. */
+	if (fd >= 0) {
+		struct sink s;
+		int rc;
+
+		sink_open(fd, &s);
+		rc = sink_write_all(&s, o.buf, o.len, supervise_now_ms() +
+		    STATUS_WAIT_MS);
+		sink_close(&s);
+		if (rc < 0) {
+			snprintf(err, errlen, "--status-fd %d: %s", fd,
+			    errno == ETIMEDOUT ? "the caller did not read "
+			    "the status in time" : strerror(errno));
+			return -1;
+		}
 	}
 	if (!file)
 		return 0;

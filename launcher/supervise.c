@@ -20,7 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -28,12 +32,42 @@
 
 #include "cordon.h"
 
+/* Bytes of one stream read from the run and not yet taken by the caller.
+ * While it is full, cordon stops reading that stream, so the snippet's
+ * writes wait (as they would on any pipe) but cordon never does. */
+#define RELAY_PENDING 65536
+
+struct stream {
+	int in;                       /* the run's pipe; -1 at EOF */
+	struct sink out;              /* cordon's stdout or stderr */
+	char *pend;
+	size_t off, len;              /* pending bytes: pend[off, off+len) */
+	uint64_t *count;              /* everything the snippet wrote */
+};
+
 struct relay {
-	int fd[2];                    /* stdout, stderr pipes; -1 at EOF */
-	uint64_t *count[2];
-	uint64_t cap, relayed;
-	int broken[2];                /* our own output is gone: drop */
-	int *truncated;
+	struct stream s[2];
+	uint64_t cap, taken;          /* taken: bytes kept for delivery */
+	int truncate, over;           /* over: the snippet passed the cap */
+	struct report *r;
+};
+
+/* How the wait loop ended: a tagged value, each kind its own data. */
+enum end_kind {
+	END_EXITED, END_TIMEOUT, END_OUTPUT, END_SIGNAL, END_SECCOMP,
+	END_DISK, END_FAILED,
+};
+struct end {
+	enum end_kind kind;
+	int signo;                    /* END_SIGNAL: what cordon received */
+	int err;                      /* END_FAILED: errno of poll() */
+	int nr;                       /* END_SECCOMP: the call the filter */
+	uint32_t arch;                /*   stopped, and its architecture */
+};
+
+/* The filter's listener, once init has sent it; -1 before and after. */
+struct notify {
+	int sock, listener;
 };
 
 uint64_t supervise_now_ms(void)
@@ -88,31 +122,126 @@ int supervise_write(int fd, const char *p, size_t n)
 	return 0;
 }
 
-static void relay_one(struct relay *r, int i)
+/* Read what the run wrote on stream i.  Bytes past the cap are counted
+ * and dropped; with drain (the run is over), so are bytes that find no
+ * room, and those count as dropped output. */
+static void relay_read(struct relay *rl, int i, int drain)
 {
 	/* Static, not on the stack: the stack-clash probes would touch all
 	 * 16 pages on entry, and a first touch is a page fault (~12 us on
 	 * the bench VM); here only the pages a read fills are touched. */
-	static char buf[65536];
-	ssize_t n = read(r->fd[i], buf, sizeof(buf));
-	uint64_t room = r->cap - r->relayed;
+	static char scratch[65536];
+	struct stream *s = &rl->s[i];
+	uint64_t left = rl->cap - rl->taken, keep;
+	size_t room;
+	char *to;
+	ssize_t n;
 
+	if (s->off > 0) {
+		memmove(s->pend, s->pend + s->off, s->len);
+		s->off = 0;
+	}
+	room = RELAY_PENDING - s->len;
+	if (room == 0 && left > 0 && !drain)
+		return;
+	to = room > 0 && left > 0 ? s->pend + s->len : scratch;
+	n = read(s->in, to, to == scratch ? sizeof(scratch) : room);
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return;
 	if (n <= 0) {
-		close(r->fd[i]);
-		r->fd[i] = -1;
+		close(s->in);
+		s->in = -1;
 		return;
 	}
-	*r->count[i] += (uint64_t)n;
-	if ((uint64_t)n > room)
-		*r->truncated = 1;
+	*s->count += (uint64_t)n;
+	keep = (uint64_t)n < left ? (uint64_t)n : left;
+	rl->taken += keep;
+	if (keep < (uint64_t)n)
+		rl->r->truncated = rl->over = 1;
+	if (to == scratch)
+		rl->r->output_dropped += keep;
 	else
-		room = (uint64_t)n;
-	/* Our own output gone: drop the rest, never block the child. */
-	if (!r->broken[i] && supervise_write(1 + i, buf, (size_t)room) < 0)
-		r->broken[i] = 1;
-	r->relayed += room;
+		s->len += (size_t)keep;
+}
+
+/* Give the caller what it takes now; a sink that is gone drops all. */
+static void relay_flush(struct relay *rl, int i)
+{
+	struct stream *s = &rl->s[i];
+
+	while (s->len > 0) {
+		ssize_t w = sink_put(&s->out, s->pend + s->off, s->len);
+
+		if (w == 0)
+			break;
+		if (w < 0) {
+			rl->r->output_dropped += s->len;
+			s->len = 0;
+			break;
+		}
+		s->off += (size_t)w;
+		s->len -= (size_t)w;
+	}
+	if (s->len == 0)
+		s->off = 0;
+}
+
+/* pf[0..1]: the run's pipes, pf[2..3]: cordon's stdout and stderr. */
+static void relay_fds(const struct relay *rl, struct pollfd *pf, int drain)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const struct stream *s = &rl->s[i];
+
+		pf[i].fd = s->in >= 0 && (drain || s->len < RELAY_PENDING ||
+		    rl->taken >= rl->cap) ? s->in : -1;
+		pf[i].events = POLLIN;
+		pf[2 + i].fd = s->len > 0 && s->out.mode != SINK_GONE ?
+		    s->out.fd : -1;
+		pf[2 + i].events = POLLOUT;
+		pf[i].revents = pf[2 + i].revents = 0;
+	}
+}
+
+static void relay_step(struct relay *rl, const struct pollfd *pf, int drain)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (pf[i].revents & (POLLIN | POLLHUP | POLLERR))
+			relay_read(rl, i, drain);
+		relay_flush(rl, i);
+	}
+}
+
+/* After the run: the caller has SUPERVISE_FLUSH_MS to take what is left;
+ * then the rest is read to EOF (every writer is dead) and dropped. */
+static void relay_finish(struct relay *rl)
+{
+	uint64_t until = supervise_now_ms() + SUPERVISE_FLUSH_MS, now;
+	struct pollfd pf[4];
+	int i;
+
+	while (rl->s[0].in >= 0 || rl->s[1].in >= 0 || rl->s[0].len > 0 ||
+	    rl->s[1].len > 0) {
+		now = supervise_now_ms();
+		if (now >= until)
+			break;
+		relay_fds(rl, pf, 1);
+		if (poll(pf, 4, (int)(until - now)) < 0 && errno != EINTR)
+			break;
+		relay_step(rl, pf, 1);
+	}
+	for (i = 0; i < 2; i++) {
+		rl->r->output_dropped += rl->s[i].len;
+		rl->s[i].len = 0;
+		while (rl->s[i].in >= 0)
+			relay_read(rl, i, 1);
+		rl->r->output_dropped += rl->s[i].len;
+		rl->s[i].len = 0;
+		sink_close(&rl->s[i].out);
+	}
 }
 
 static void kill_children(void)
@@ -143,16 +272,45 @@ static void kill_children(void)
 	}
 }
 
-/* Reap the main child (killing it first unless it has exited), then
- * kill and reap every other descendant until none is left. */
-static void tree_end(pid_t pid, int exited, int *status)
+/* The kernel's count of OOM kills, to tell an OOM kill from a SIGKILL. */
+long supervise_oom_kills(void)
 {
+	char buf[8192], *p;
+	ssize_t n;
+	int fd = open("/proc/vmstat", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strstr(buf, "\noom_kill ");
+	return p ? strtol(p + 10, NULL, 10) : -1;
+}
+
+static uint64_t usec(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000 + (uint64_t)tv->tv_usec;
+}
+
+/* Reap the main child (killing it first unless it has exited), with its
+ * wait status and CPU time, then kill and reap every other descendant
+ * until none is left. */
+static void tree_end(pid_t pid, int exited, struct fate *f)
+{
+	struct rusage ru;
+	int status = 0;
 	pid_t r;
 
 	if (!exited)
 		kill(pid, SIGKILL);
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+	memset(&ru, 0, sizeof(ru));
+	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
+	f->status = status;
+	f->cpu_us = usec(&ru.ru_utime) + usec(&ru.ru_stime);
 	for (;;) {
 		r = waitpid(-1, NULL, WNOHANG);
 		if (r < 0 && errno != EINTR)
@@ -164,7 +322,49 @@ static void tree_end(pid_t pid, int exited, int *status)
 	}
 }
 
-/* A watched workdir (no run tmpfs): 1 past its bound, else the ms to
+/* Take the listener init sends (SCM_RIGHTS); at EOF, stop waiting. */
+static void notify_recv(struct notify *nt)
+{
+	char byte, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *cm;
+
+	if (recvmsg(nt->sock, &mh, MSG_CMSG_CLOEXEC) == 1 &&
+	    (cm = CMSG_FIRSTHDR(&mh)) != NULL &&
+	    cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&nt->listener, CMSG_DATA(cm), sizeof(int));
+	close(nt->sock);
+	nt->sock = -1;
+}
+
+/* A notification: the filter stopped a call.  It is never answered: the
+ * caller kills the run, and the call dies unanswered.  Returns 1 with
+ * the call in *e, or 0 (the listener is gone: every filtered task died). */
+static int notify_take(struct notify *nt, short revents, struct end *e)
+{
+	struct seccomp_notif req;
+
+	if (revents & POLLIN) {
+		memset(&req, 0, sizeof(req));
+		if (ioctl(nt->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) == 0) {
+			*e = (struct end){ .kind = END_SECCOMP,
+			    .nr = req.data.nr, .arch = req.data.arch };
+			return 1;
+		}
+	}
+	if (revents & (POLLHUP | POLLERR | POLLNVAL)) {
+		close(nt->listener);
+		nt->listener = -1;
+	}
+	return 0;
+}
+
+/* A watched workdir (no run tmpfs): 0 past its bound, else the ms to
  * the next look (sooner once past half of a bound). */
 static uint64_t look_at(const struct sup *sp)
 {
@@ -173,132 +373,193 @@ static uint64_t look_at(const struct sup *sp)
 	if (runfs_usage(sp->watch_fd, &bytes, &inodes) < 0)
 		return RUNFS_WATCH_MS;   /* read again at the next look */
 	if (bytes > sp->watch_bytes || inodes > sp->watch_files)
-		return 1;
+		return 0;
 	return bytes > sp->watch_bytes / 2 || inodes > sp->watch_files / 2 ?
 	    RUNFS_WATCH_NEAR_MS : RUNFS_WATCH_MS;
 }
 
-/* The poll loop.  Returns 0 (main child exited), 1 (timeout), WAIT_DISK,
- * or the number of the signal that interrupted cordon. */
-#define WAIT_DISK (-2)
-static int wait_loop(struct relay *rl, const struct sup *sp)
+static struct end wait_loop(struct relay *rl, const struct sup *sp,
+    struct notify *nt)
 {
-	struct pollfd pf[4];
-	uint64_t deadline = sp->deadline, look = 0;
-	int pidfd = sp->pidfd, sigfd = sp->sigfd, i;
+	struct pollfd pf[8];
+	struct signalfd_siginfo si;
+	struct end e;
+	uint64_t now, until, look = 0, next;
 
 	for (;;) {
-		uint64_t now = supervise_now_ms(), until = deadline;
-		struct signalfd_siginfo si;
-
-		if (now >= deadline)
-			return 1;
+		now = supervise_now_ms();
+		if (rl->over && !rl->truncate)
+			return (struct end){ .kind = END_OUTPUT };
+		if (now >= sp->deadline)
+			return (struct end){ .kind = END_TIMEOUT };
 		if (sp->watch_fd >= 0 && now >= look) {
-			uint64_t next = look_at(sp);
-
-			if (next == 1)
-				return WAIT_DISK;
+			if ((next = look_at(sp)) == 0)
+				return (struct end){ .kind = END_DISK };
 			look = now + next;
 		}
-		if (sp->watch_fd >= 0 && look < until)
-			until = look;
-		pf[0].fd = rl->fd[0];
-		pf[1].fd = rl->fd[1];
-		pf[2].fd = pidfd;
-		pf[3].fd = sigfd;
-		for (i = 0; i < 4; i++)
-			pf[i].events = POLLIN;
-		if (poll(pf, 4, until - now > 60000 ? 60000 :
+		until = sp->watch_fd >= 0 && look < sp->deadline ? look :
+		    sp->deadline;
+		relay_fds(rl, pf, 0);
+		pf[4].fd = sp->pidfd;
+		pf[5].fd = sp->sigfd;
+		pf[6].fd = nt->sock;
+		pf[7].fd = nt->listener;
+		for (e.nr = 4; e.nr < 8; e.nr++) {
+			pf[e.nr].events = POLLIN;
+			pf[e.nr].revents = 0;
+		}
+		if (poll(pf, 8, until - now > 60000 ? 60000 :
 		    (int)(until - now)) < 0 && errno != EINTR)
-			return -1;
-		if ((pf[3].revents & POLLIN) &&
-		    read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-			return (int)si.ssi_signo;
-		for (i = 0; i < 2; i++)
-			if (pf[i].revents & (POLLIN | POLLHUP | POLLERR))
-				relay_one(rl, i);
-		if (pf[2].revents & POLLIN)
-			return 0;
+			return (struct end){ .kind = END_FAILED, .err = errno };
+		if ((pf[5].revents & POLLIN) &&
+		    read(sp->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			return (struct end){ .kind = END_SIGNAL,
+			    .signo = (int)si.ssi_signo };
+		if (pf[7].revents && notify_take(nt, pf[7].revents, &e))
+			return e;
+		if (pf[6].revents)
+			notify_recv(nt);
+		relay_step(rl, pf, 0);
+		if (pf[4].revents & POLLIN)
+			return (struct end){ .kind = END_EXITED };
 	}
 }
 
-/* how: 0 the child ended (with status), 1 timeout, else cordon's signal. */
-static void classify(struct report *r, int how, int status)
-{
-	static const struct { int sig; enum outcome o; const char *why; }
-	    sigs[] = {
-		{ SIGSYS, OUT_SECCOMP, ": a system call the policy forbids" },
-		{ SIGXCPU, OUT_CPU, ": the CPU time limit" },
-		{ SIGXFSZ, OUT_FSIZE, ": the file size limit" },
-	};
-	const char *why = "";
-	size_t i;
+/* The kernel sends SIGXCPU when its tick-based sample of the process's
+ * CPU time reaches the limit; rusage reports the precise run time, which
+ * is less when ticks land on the process more often than its share (seen:
+ * 994 ms for a 1 s limit on an idle machine, 831 ms on a loaded one).  A
+ * process that used at least the limit less this slack counts as having
+ * reached it: 100 ms plus 20% of the limit.  A snippet that raises
+ * SIGXCPU itself must burn that much CPU to be reported as cpu_limit. */
+#define CPU_SLACK_US(limit_ms) (100000 + (limit_ms) * 200)
 
-	r->outcome = OUT_SIGNALED;
-	if (how == 0 && WIFEXITED(status)) {
+/* The run ended on its own: how its main process died, from facts. */
+static void died(struct report *r, const struct fate *f,
+    const struct sup *sp)
+{
+	int sig = WTERMSIG(f->status);
+	uint64_t ms = f->cpu_us / 1000;
+
+	if (WIFEXITED(f->status)) {
 		r->outcome = OUT_EXITED;
-		r->exit_code = WEXITSTATUS(status);
+		r->signal = 0;
+		r->exit_code = WEXITSTATUS(f->status);
 		snprintf(r->reason, sizeof(r->reason), "exited with %d",
 		    r->exit_code);
 		return;
 	}
-	r->signal = how ? SIGKILL : WTERMSIG(status);
-	r->exit_code = how == 1 ? EXIT_TIMEOUT : 128 + (how ? how : r->signal);
-	if (how == 1)
-		r->outcome = OUT_TIMEOUT;
-	for (i = 0; how == 0 && i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigs[i].sig == r->signal) {
-			r->outcome = sigs[i].o;
-			why = sigs[i].why;
-		}
-	if (how == 1)
-		snprintf(r->reason, sizeof(r->reason), "timed out");
-	else if (how)
-		snprintf(r->reason, sizeof(r->reason), "cordon got %s",
-		    strsignal(how));
-	else
-		snprintf(r->reason, sizeof(r->reason), "killed by %s%s",
-		    strsignal(r->signal), why);
+	r->outcome = OUT_SIGNALED;
+	r->signal = sig;
+	r->exit_code = 128 + sig;
+	snprintf(r->reason, sizeof(r->reason), "killed by SIG%s",
+	    sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	if ((sig == SIGXCPU || sig == SIGKILL) && sp->cpu_limit_ms &&
+	    f->cpu_us + CPU_SLACK_US(sp->cpu_limit_ms) >=
+	    sp->cpu_limit_ms * 1000) {
+		r->outcome = OUT_CPU;
+		snprintf(r->reason, sizeof(r->reason), "killed by SIG%s: it "
+		    "used %llu ms of CPU time, the limit is %llu ms",
+		    sigabbrev_np(sig), (unsigned long long)ms,
+		    (unsigned long long)sp->cpu_limit_ms);
+	} else if (sig == SIGKILL && (sp->cg && sp->cg->memory ?
+	    cgroup_oom_kills(sp->cg) > 0 : sp->ooms >= 0 &&
+	    supervise_oom_kills() > sp->ooms)) {
+		r->outcome = OUT_OOM;
+		snprintf(r->reason, sizeof(r->reason), "killed by the "
+		    "kernel's out-of-memory killer");
+	} else if (sig == SIGXCPU) {
+		snprintf(r->reason, sizeof(r->reason), "killed by SIGXCPU "
+		    "after %llu ms of CPU time: not the CPU limit",
+		    (unsigned long long)ms);
+	} else if (sig == SIGSYS || sig == SIGXFSZ) {
+		snprintf(r->reason, sizeof(r->reason), "killed by SIG%s: %s, "
+		    "or the snippet itself (cordon cannot tell which)",
+		    sigabbrev_np(sig), sig == SIGSYS ? "the seccomp filter" :
+		    "the file size limit");
+	}
 }
 
-int supervise(const struct sup *sp, struct report *r)
+static void classify(struct report *r, struct end e, const struct fate *f,
+    const struct sup *sp)
 {
-	struct relay rl = {
-		.fd = { sp->out_r, sp->err_r }, .cap = sp->cap,
-		.count = { &r->stdout_bytes, &r->stderr_bytes },
-		.truncated = &r->truncated,
-	};
-	struct rusage ru;
-	int how, status = 0, raw;
-
-	how = wait_loop(&rl, sp);
-	tree_end(sp->pid, how == 0, &status);
-	/* Everything is dead: read what is left in the pipes, to EOF. */
-	while (rl.fd[0] >= 0 || rl.fd[1] >= 0) {
-		if (rl.fd[0] >= 0)
-			relay_one(&rl, 0);
-		if (rl.fd[1] >= 0)
-			relay_one(&rl, 1);
-	}
-	/* The run's init reports the payload's own status. */
-	if (sp->st_r >= 0 && read(sp->st_r, &raw, sizeof(raw)) ==
-	    (ssize_t)sizeof(raw))
-		status = raw;
-	if (how == WAIT_DISK) {
+	r->signal = SIGKILL;          /* unless died() says otherwise */
+	switch (e.kind) {
+	case END_EXITED:
+		died(r, f, sp);
+		return;
+	case END_TIMEOUT:
+		r->outcome = OUT_TIMEOUT;
+		r->exit_code = EXIT_TIMEOUT;
+		snprintf(r->reason, sizeof(r->reason), "timed out");
+		return;
+	case END_OUTPUT:
+		r->outcome = OUT_OUTPUT;
+		r->exit_code = EXIT_OUTPUT;
+		snprintf(r->reason, sizeof(r->reason), "the output passed "
+		    "the cap of %llu bytes", (unsigned long long)sp->cap);
+		return;
+	case END_SIGNAL:
+		r->outcome = OUT_INTERRUPTED;
+		r->exit_code = 128 + e.signo;
+		snprintf(r->reason, sizeof(r->reason), "cordon got SIG%s "
+		    "from outside", sigabbrev_np(e.signo) ?
+		    sigabbrev_np(e.signo) : "?");
+		return;
+	case END_SECCOMP:
+		r->outcome = OUT_SECCOMP;
+		r->exit_code = 128 + SIGSYS;
+		snprintf(r->reason, sizeof(r->reason), "killed by the policy: "
+		    "%ssystem call %d", e.arch != AUDIT_ARCH_X86_64 ?
+		    "a foreign architecture's " : e.nr & 0x40000000 ?
+		    "x32 " : "", e.nr & ~0x40000000);
+		return;
+	case END_DISK:
 		r->outcome = OUT_DISK;
-		r->signal = SIGKILL;
 		r->exit_code = 128 + SIGKILL;
 		snprintf(r->reason, sizeof(r->reason), "the workdir passed "
 		    "limit disk or limit files: cordon ended the run");
-	} else {
-		classify(r, how < 0 ? 0 : how, status);
+		return;
+	case END_FAILED:
+		r->outcome = OUT_ERROR;
+		r->exit_code = EXIT_CORDON;
+		snprintf(r->reason, sizeof(r->reason), "supervisor: poll: %s",
+		    strerror(e.err));
+		return;
 	}
+}
+
+void supervise(const struct sup *sp, struct report *r)
+{
+	static char pend[2][RELAY_PENDING];
+	struct relay rl = {
+		.s = { { .in = sp->out_r, .pend = pend[0],
+		    .count = &r->stdout_bytes },
+		    { .in = sp->err_r, .pend = pend[1],
+		    .count = &r->stderr_bytes } },
+		.cap = sp->cap, .truncate = sp->truncate, .r = r,
+	};
+	struct fate f, st;
+	struct rusage ru;
+	struct end e;
+
+	struct notify nt = { .sock = sp->notify_r, .listener = -1 };
+
+	sink_open(1, &rl.s[0].out);
+	sink_open(2, &rl.s[1].out);
+	e = wait_loop(&rl, sp, &nt);
+	tree_end(sp->pid, e.kind == END_EXITED, &f);
+	if (nt.listener >= 0)
+		close(nt.listener);
+	relay_finish(&rl);
+	/* The run's init reports the payload's own status and CPU time. */
+	if (sp->st_r >= 0 && read(sp->st_r, &st, sizeof(st)) ==
+	    (ssize_t)sizeof(st))
+		f = st;
+	classify(r, e, &f, sp);
 	if (getrusage(RUSAGE_CHILDREN, &ru) == 0) {
-		r->user_ms = (uint64_t)ru.ru_utime.tv_sec * 1000 +
-		    (uint64_t)ru.ru_utime.tv_usec / 1000;
-		r->sys_ms = (uint64_t)ru.ru_stime.tv_sec * 1000 +
-		    (uint64_t)ru.ru_stime.tv_usec / 1000;
+		r->user_ms = usec(&ru.ru_utime) / 1000;
+		r->sys_ms = usec(&ru.ru_stime) / 1000;
 		r->max_rss_kb = (uint64_t)ru.ru_maxrss;
 	}
-	return how;
 }

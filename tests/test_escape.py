@@ -47,7 +47,10 @@ def esc(request, policy, cordon):
 def refused(r, needs_done=True):
     assert "ESCAPED" not in r.out, r
     if needs_done:
-        assert "DONE" in r.out or r.status["outcome"] == "seccomp", r
+        # Killed by the filter: "seccomp", or SIGSYS where cordon cannot
+        # tell the filter's kill from a self-sent signal (cordon(1)).
+        assert "DONE" in r.out or r.status["outcome"] == "seccomp" or \
+            r.status["signal"] == 31, r
 
 
 @pytest.fixture
@@ -422,7 +425,7 @@ def test_disk_fill(esc):
             "    f.write(b'x' * (1 << 20)); f.flush()\n",
             opts=["--limit", "fsize=8M", "--timeout", "20"])
     assert r.rc != 0 and r.status["outcome"] != "timeout", r
-    assert "File too large" in r.err or r.status["outcome"] == "fsize_limit"
+    assert "File too large" in r.err or r.status["signal"] == 25, r
 
 
 def test_signal_and_ptrace_outside(esc):

@@ -18,8 +18,8 @@ from conftest import BUILD, blob_patch
 CORDON = str(BUILD / "cordon")
 KEYS = ["cordon", "policy", "blob", "outcome", "exit_code", "signal",
         "reason", "stdout_bytes", "stderr_bytes", "output_truncated",
-        "wall_ms", "user_ms", "sys_ms", "max_rss_kb", "workdir",
-        "kept_workdir", "kept_reason", "bounds", "layers"]
+        "output_dropped", "wall_ms", "user_ms", "sys_ms", "max_rss_kb",
+        "workdir", "kept_workdir", "kept_reason", "bounds", "layers"]
 LAYER_KEYS = ["no_new_privs", "seccomp", "landlock_abi", "landlock_errata",
               "landlock_fs", "landlock_net", "scope_abstract_unix",
               "scope_signal", "caps_dropped", "rlimits", "env",
@@ -170,14 +170,20 @@ def test_caller_limits_never_loosen(cordon, blob):
     assert got["CPU"][0] < got["CPU"][1], got
 
 
-def test_output_cap_never_blocks_child(cordon, blob):
+def test_output_cap_ends_the_run(cordon, blob):
+    # Past the cap the run ends (output_limit), long before its timeout;
+    # what was written past it is counted, never delivered.
     code = ("import sys\nfor i in range(2000):\n"
-            "    sys.stdout.write('x' * 4096)\nprint('END', file=sys.stderr)")
+            "    sys.stdout.write('x' * 4096)\n"
+            "import time; time.sleep(60)\nprint('END', file=sys.stderr)")
+    t = time.monotonic()
     r = cordon(blob, code, opts=["--output", "1000"])
-    assert r.rc == 0, r
-    assert len(r.out) + len(r.err) == 1000
+    assert time.monotonic() - t < 20, r
+    assert r.rc == 128 + signal.SIGKILL, r
+    assert r.status["outcome"] == "output_limit", r
+    assert len(r.out) + len(r.err) == 1000 and "END" not in r.err
     assert r.status["output_truncated"]
-    assert r.status["stdout_bytes"] == 2000 * 4096
+    assert r.status["stdout_bytes"] > 1000
 
 
 NSOPTS = pytest.mark.parametrize("nsopts", [[], ["--no-namespaces"]],
@@ -189,27 +195,40 @@ def test_cpu_limit_reason(cordon, blob, nsopts):
     r = cordon(blob, "while True: pass", opts=["--limit", "cpu=1", *nsopts])
     assert r.rc == 128 + signal.SIGXCPU, r
     assert r.status["outcome"] == "cpu_limit"
-    assert r.status["user_ms"] + r.status["sys_ms"] >= 900, r
+    # The kernel's tick sample runs ahead of rusage on a loaded machine:
+    # cordon counts 1 s less 100 ms and 20% as reaching it (cordon(1)).
+    assert r.status["user_ms"] + r.status["sys_ms"] >= 700, r
 
 
 @NSOPTS
-def test_fsize_limit_reason(cordon, blob, nsopts):
+def test_fsize_is_a_plain_signal(cordon, blob, nsopts):
+    # The kernel's SIGXFSZ looks like a self-sent one: cordon cannot tell
+    # them apart, so it reports the signal, not "fsize_limit".
     code = ("import signal\nsignal.signal(signal.SIGXFSZ, signal.SIG_DFL)\n"
             "open('big', 'wb').write(b'x' * (2 << 20))\n")
     r = cordon(blob, code, opts=["--limit", "fsize=1M", *nsopts])
     assert r.rc == 128 + signal.SIGXFSZ, r
-    assert r.status["outcome"] == "fsize_limit"
+    assert r.status["outcome"] == "signaled"
+    assert r.status["signal"] == signal.SIGXFSZ
+    assert "file size limit" in r.status["reason"]
 
 
 @NSOPTS
 def test_seccomp_reason(cordon, blob, nsopts):
-    # x32 numbers are killed by the filter: SIGSYS, outcome seccomp.
+    # x32 numbers are killed by the filter: never let through; the
+    # report says SIGSYS and does not claim more than cordon knows.
     code = ("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
             "libc.syscall(0x40000000 | 39)\nprint('ESCAPED')")
     r = cordon(blob, code, opts=nsopts)
     assert "ESCAPED" not in r.out
-    assert r.status["outcome"] == "seccomp", r
-    assert r.rc == 128 + signal.SIGSYS
+    assert r.rc == 128 + signal.SIGSYS, r
+    if nsopts:
+        assert r.status["outcome"] == "signaled", r
+        assert r.status["signal"] == signal.SIGSYS, r
+    else:
+        # The run's init handed cordon the filter's listener.
+        assert r.status["outcome"] == "seccomp", r
+        assert "x32 system call 39" in r.status["reason"], r
 
 
 def test_usage_errors():

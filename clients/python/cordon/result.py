@@ -14,10 +14,12 @@ class Outcome(str, enum.Enum):
     EXITED = "exited"            # the snippet exited; see exit_code
     SIGNALED = "signaled"        # killed by a signal; see signal
     TIMEOUT = "timeout"          # wall-clock timeout (the whole tree ended)
-    SECCOMP = "seccomp"          # killed by the seccomp filter
-    CPU_LIMIT = "cpu_limit"      # RLIMIT_CPU
-    FSIZE_LIMIT = "fsize_limit"  # RLIMIT_FSIZE
+    SECCOMP = "seccomp"          # killed by the seccomp filter (known)
+    CPU_LIMIT = "cpu_limit"      # RLIMIT_CPU, checked against rusage
+    FSIZE_LIMIT = "fsize_limit"  # older launchers only: now "signaled"
     OOM = "oom"                  # out of memory
+    OUTPUT_LIMIT = "output_limit"  # the output passed the cap: run ended
+    INTERRUPTED = "interrupted"  # cordon got SIGHUP/SIGINT/SIGTERM
     ERROR = "error"              # cordon's own failure
 
     @classmethod

@@ -1,0 +1,163 @@
+"""cordon's status report is built from facts the snippet cannot forge,
+and its supervisor never blocks on the caller's descriptors (issue 13,
+items 4 and 5).  Run as root and as uid 65534 by tests/run-pytest.sh."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import BUILD
+
+CORDON = str(BUILD / "cordon")
+NSOPTS = pytest.mark.parametrize("nsopts", [[], ["--no-namespaces"]],
+                                ids=["ns", "no-ns"])
+
+
+@pytest.fixture(scope="module")
+def blob(launcher_blobs):
+    return launcher_blobs("launcher-escape")
+
+
+@NSOPTS
+@pytest.mark.parametrize("sig", ["SIGSYS", "SIGXCPU", "SIGXFSZ"])
+def test_self_sent_signal_is_a_signal(cordon, blob, nsopts, sig):
+    # A snippet that sends itself the signal a limit or the filter would
+    # send is reported as what it is: a signal, not seccomp, cpu_limit or
+    # fsize_limit.
+    num = getattr(signal, sig)
+    code = ("import os, signal\nsignal.signal(signal.%s, signal.SIG_DFL)\n"
+            "os.kill(os.getpid(), signal.%s)\n" % (sig, sig))
+    r = cordon(blob, code, opts=["--limit", "cpu=5", *nsopts])
+    assert r.status["outcome"] == "signaled", r
+    assert r.status["signal"] == num and r.rc == 128 + num, r
+
+
+@NSOPTS
+def test_real_cpu_burn_is_cpu_limit(cordon, blob, nsopts):
+    r = cordon(blob, "while True: pass", opts=["--limit", "cpu=1", *nsopts])
+    assert r.status["outcome"] == "cpu_limit", r
+    assert "the limit is 1000 ms" in r.status["reason"], r
+
+
+@NSOPTS
+def test_kill_rule_is_seccomp_or_an_honest_signal(cordon, launcher_blobs,
+                                                  nsopts):
+    # getppid (110 on x86-64) is a kill rule: the call is never let
+    # through.  With a PID namespace cordon holds the filter's listener and
+    # knows the filter stopped it ("seccomp", the call named); without one
+    # the report names SIGSYS and says it cannot tell.
+    b = launcher_blobs("launcher-kill")
+    r = cordon(b, "import os\nos.getppid()\nprint('ESCAPED')\n", opts=nsopts)
+    assert "ESCAPED" not in r.out, r
+    st = r.status
+    if not nsopts and "pid" in st["layers"]["namespaces"]:
+        assert st["outcome"] == "seccomp", r
+        assert st["reason"] == "killed by the policy: system call 110", r
+    else:
+        assert st["outcome"] == "signaled" and st["signal"] == signal.SIGSYS
+        assert "cannot tell" in st["reason"], r
+
+
+@NSOPTS
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM])
+def test_signal_from_outside_is_interrupted(tmp_path, blob, nsopts, sig):
+    snip = tmp_path / "s.py"
+    snip.write_text("import time\nprint('ready', flush=True)\n"
+                    "time.sleep(300)\n")
+    st = tmp_path / "st.json"
+    p = subprocess.Popen([CORDON, "--status-file", str(st), *nsopts,
+                          str(blob), str(snip)], stdout=subprocess.PIPE,
+                         text=True)
+    assert p.stdout.readline() == "ready\n"
+    p.send_signal(sig)
+    assert p.wait(20) == 128 + sig
+    status = json.loads(st.read_text())
+    assert status["outcome"] == "interrupted", status
+    assert signal.Signals(sig).name in status["reason"], status
+
+
+def flood(tmp_path, blob, which, timeout="1", read_other=True):
+    """Run a snippet that floods `which` (stdout or stderr) with cordon's
+    pipes left unread on that stream; returns (seconds, status, rc)."""
+    snip = tmp_path / "s.py"
+    snip.write_text("import sys\nwhile True:\n"
+                    "    sys.%s.write('x' * 65536)\n" % which)
+    st = tmp_path / "st.json"
+    t = time.monotonic()
+    p = subprocess.Popen([CORDON, "--status-file", str(st), "--timeout",
+                          timeout, "--output", str(1 << 30), str(blob),
+                          str(snip)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    other = p.stderr if which == "stdout" else p.stdout
+    try:
+        if read_other:
+            other.read()          # EOF only when cordon exits
+        rc = p.wait(60)
+    finally:
+        p.kill()
+        p.wait()
+        p.stdout.close()
+        p.stderr.close()
+    return time.monotonic() - t, json.loads(st.read_text()), rc
+
+
+@pytest.mark.parametrize("which", ["stdout", "stderr"])
+def test_timeout_holds_with_an_unread_pipe(tmp_path, blob, which):
+    # The caller reads one stream and never the other: the timeout holds
+    # and the output that could not be delivered is counted as dropped.
+    secs, st, rc = flood(tmp_path, blob, which)
+    assert rc == 124 and st["outcome"] == "timeout", st
+    assert secs < 30, secs
+    assert st["output_dropped"] > 0, st
+
+
+def test_timeout_holds_when_nothing_is_read(tmp_path, blob):
+    secs, st, rc = flood(tmp_path, blob, "stdout", read_other=False)
+    assert rc == 124 and st["outcome"] == "timeout", st
+    assert secs < 30, secs
+
+
+def test_flood_past_the_cap_ends_quickly(cordon, blob):
+    t = time.monotonic()
+    r = cordon(blob, "import sys\nwhile True:\n    sys.stdout.write('x' * "
+               "65536)\n", opts=["--output", "100000", "--timeout", "25"])
+    assert r.status["outcome"] == "output_limit", r
+    assert time.monotonic() - t < 15
+    assert len(r.out) == 100000 and r.status["output_truncated"]
+
+
+def test_truncate_keeps_the_run_going(cordon, launcher_blobs):
+    b = launcher_blobs("launcher-truncate")       # output 1000 truncate;
+    r = cordon(b, "import sys\nsys.stdout.write('x' * 100000)\n"
+               "sys.stdout.flush()\nprint('END', file=sys.stderr)\n")
+    assert r.rc == 0 and r.status["outcome"] == "exited", r
+    assert r.status["output_truncated"] and len(r.out) + len(r.err) == 1000
+    assert r.status["stdout_bytes"] == 100000 and r.status["stderr_bytes"] == 4
+
+
+def test_status_fd_never_read_is_bounded(tmp_path, blob):
+    # A --status-fd pipe that is full and never read: cordon gives up on
+    # it after a bounded wait and says so (exit 125), never hangs.
+    snip = tmp_path / "s.py"
+    snip.write_text("print('hi')\n")
+    r, w = os.pipe()
+    try:
+        os.set_blocking(w, False)
+        try:
+            while True:
+                os.write(w, b"z" * 65536)
+        except BlockingIOError:
+            pass
+        os.set_blocking(w, True)
+        t = time.monotonic()
+        p = subprocess.run([CORDON, "--status-fd", str(w), str(blob),
+                            str(snip)], pass_fds=(w,), capture_output=True,
+                           text=True, timeout=60)
+        assert time.monotonic() - t < 30
+        assert p.returncode == 125 and "status" in p.stderr, p
+    finally:
+        os.close(r)
+        os.close(w)
