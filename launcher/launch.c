@@ -120,6 +120,8 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	ln->workdir = s->workdir;
 	ln->workdir_fd = s->wfd;
 	ln->null_fd = o->null_fd;
+	ln->nice = o->nice;
+	ln->idle = o->idle;
 	ln->tmp_access = TMP_RIGHTS & landlock_fs_rights(4);
 	snprintf(path, sizeof(path), "%s/%s", s->workdir, s->snippet);
 	ln->argv = command_argv(p, s->workdir, path, o->args, o->nargs);
