@@ -124,7 +124,8 @@ enum cpol_rlim {
 	CPOL_RLIM_CORE = 7,
 	CPOL_RLIM_STACK = 8,
 	CPOL_RLIM_MEMLOCK = 9,
-	CPOL_RLIM_MAX = 9,
+	CPOL_RLIM_SIGPENDING = 10, /* queued signals and POSIX timers */
+	CPOL_RLIM_MAX = 10,
 };
 #define CPOL_RLIM_INFINITY UINT64_MAX
 

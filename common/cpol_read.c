@@ -592,6 +592,7 @@ const char *cpol_rlim_name(unsigned int r)
 		[CPOL_RLIM_NPROC] = "nproc", [CPOL_RLIM_NOFILE] = "nofile",
 		[CPOL_RLIM_CORE] = "core", [CPOL_RLIM_STACK] = "stack",
 		[CPOL_RLIM_MEMLOCK] = "memlock",
+		[CPOL_RLIM_SIGPENDING] = "sigpending",
 	};
 
 	return r <= CPOL_RLIM_MAX ? names[r] : NULL;

@@ -178,7 +178,7 @@ static void limits(struct check_ctx *c, struct cpol *out)
 {
 	static const char *const names[CPOL_RLIM_MAX + 2] = { "", "cpu",
 	    "as", "data", "fsize", "nproc", "nofile", "core", "stack",
-	    "memlock", NULL };
+	    "memlock", "sigpending", NULL };
 	struct mentions ms = { 0 };
 	const struct ast_stmt *s;
 	unsigned int i, r;
@@ -205,7 +205,8 @@ static void limits(struct check_ctx *c, struct cpol *out)
 			continue;
 		}
 		unit = r == CPOL_RLIM_CPU ? VALUE_TIME : r == CPOL_RLIM_NPROC
-		    || r == CPOL_RLIM_NOFILE ? VALUE_COUNT : VALUE_SIZE;
+		    || r == CPOL_RLIM_NOFILE || r == CPOL_RLIM_SIGPENDING ?
+		    VALUE_COUNT : VALUE_SIZE;
 		if (value_qty(c, s->val, unit, 1, &v) < 0)
 			continue;
 		if (unit == VALUE_TIME && v != CPOL_RLIM_INFINITY) {

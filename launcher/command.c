@@ -22,6 +22,7 @@ const struct command_rlim command_rlims[CPOL_RLIM_MAX + 1] = {
 	[CPOL_RLIM_CORE] = { "core", RLIMIT_CORE },
 	[CPOL_RLIM_STACK] = { "stack", RLIMIT_STACK },
 	[CPOL_RLIM_MEMLOCK] = { "memlock", RLIMIT_MEMLOCK },
+	[CPOL_RLIM_SIGPENDING] = { "sigpending", RLIMIT_SIGPENDING },
 };
 
 /* word with every "$SNIPPET" and "$WORKDIR" replaced; a heap copy. */
