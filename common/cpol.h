@@ -132,12 +132,13 @@ enum cpol_rlim {
 	CPOL_RLIM_CORE = 7,
 	CPOL_RLIM_STACK = 8,
 	CPOL_RLIM_MEMLOCK = 9,
-	CPOL_RLIM_KERNEL_MAX = 9, /* the last setrlimit() resource */
-	CPOL_RLIM_MEMORY = 10, /* bytes, every process and tmpfs page */
-	CPOL_RLIM_PIDS = 11,   /* processes and threads at once */
-	CPOL_RLIM_DISK = 12,   /* bytes writable: workdir, /tmp, /dev/shm */
-	CPOL_RLIM_FILES = 13,  /* inodes in that space */
-	CPOL_RLIM_MAX = 13,
+	CPOL_RLIM_SIGPENDING = 10, /* queued signals and POSIX timers */
+	CPOL_RLIM_KERNEL_MAX = 10, /* the last setrlimit() resource */
+	CPOL_RLIM_MEMORY = 11, /* bytes, every process and tmpfs page */
+	CPOL_RLIM_PIDS = 12,   /* processes and threads at once */
+	CPOL_RLIM_DISK = 13,   /* bytes writable: workdir, /tmp, /dev/shm */
+	CPOL_RLIM_FILES = 14,  /* inodes in that space */
+	CPOL_RLIM_MAX = 14,
 };
 #define CPOL_RLIM_INFINITY UINT64_MAX
 

@@ -591,7 +591,9 @@ const char *cpol_rlim_name(unsigned int r)
 		[CPOL_RLIM_DATA] = "data", [CPOL_RLIM_FSIZE] = "fsize",
 		[CPOL_RLIM_NPROC] = "nproc", [CPOL_RLIM_NOFILE] = "nofile",
 		[CPOL_RLIM_CORE] = "core", [CPOL_RLIM_STACK] = "stack",
-		[CPOL_RLIM_MEMLOCK] = "memlock", [CPOL_RLIM_MEMORY] = "memory",
+		[CPOL_RLIM_MEMLOCK] = "memlock",
+		[CPOL_RLIM_SIGPENDING] = "sigpending",
+		[CPOL_RLIM_MEMORY] = "memory",
 		[CPOL_RLIM_PIDS] = "pids", [CPOL_RLIM_DISK] = "disk",
 		[CPOL_RLIM_FILES] = "files",
 	};

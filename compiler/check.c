@@ -201,7 +201,7 @@ static enum value_unit limit_unit(unsigned int r)
 	case CPOL_RLIM_CPU:
 		return VALUE_TIME;
 	case CPOL_RLIM_NPROC: case CPOL_RLIM_NOFILE: case CPOL_RLIM_PIDS:
-	case CPOL_RLIM_FILES:
+	case CPOL_RLIM_FILES: case CPOL_RLIM_SIGPENDING:
 		return VALUE_COUNT;
 	default:
 		return VALUE_SIZE;

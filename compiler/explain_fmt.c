@@ -329,6 +329,7 @@ const char *explain_limit(const struct cpol_limit *l, char *buf,
 		break;
 	case CPOL_RLIM_NPROC:
 	case CPOL_RLIM_NOFILE:
+	case CPOL_RLIM_SIGPENDING:
 		break;
 	default:
 		return explain_size(l->value, buf, len);

@@ -51,6 +51,7 @@ struct opts {
 	const char *status_file;
 	const char *cgroup;           /* --cgroup: a delegated v2 parent */
 	int check, no_namespaces, quiet;
+	int nice, idle;               /* --nice (0..19), --idle: the run's */
 };
 
 /* What was applied (the status report's "layers"). */
@@ -140,6 +141,7 @@ struct launch {
 	unsigned long ns_flags;       /* CLONE_NEW* the clone got */
 	int ns_required;              /* no namespace: refuse (private tmp) */
 	int private_tmp, private_shm;
+	int nice, idle;               /* lower the run's priority (opts) */
 	char uid_map[32], gid_map[32]; /* "ID ID 1\n": our ids, mapped */
 };
 

@@ -152,6 +152,8 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	ln->workdir_fd = s->wfd;
 	ln->snippet_name = s->snippet;
 	ln->null_fd = o->null_fd;
+	ln->nice = o->nice;
+	ln->idle = o->idle;
 	ln->tmp_access = TMP_RIGHTS & landlock_fs_rights(4);
 	ln->disk = command_limit(p, o->limit, CPOL_RLIM_DISK);
 	ln->files = command_limit(p, o->limit, CPOL_RLIM_FILES);

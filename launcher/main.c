@@ -25,11 +25,11 @@
 
 static const char usage_text[] =
     "usage: cordon [--check] [--keep-workdir] [--no-namespaces] [--quiet]\n"
-    "              [--limit name=value] [--output bytes] "
-    "[--status-fd fd]\n"
-    "              [--status-file path] [--timeout seconds] "
-    "[--workdir dir]\n"
-    "              [--cgroup dir]\n"
+    "              [--idle] [--nice n] [--limit name=value] "
+    "[--output bytes]\n"
+    "              [--status-fd fd] [--status-file path] "
+    "[--timeout seconds]\n"
+    "              [--workdir dir] [--cgroup dir]\n"
     "              policy.cpol snippet | - [arg ...]\n";
 
 /* A number with an optional K/M/G/T suffix (powers of 1024). */
@@ -77,6 +77,7 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 		{ "limit", 1, NULL, 'l' }, { "status-fd", 1, NULL, 'f' },
 		{ "status-file", 1, NULL, 'F' }, { "check", 0, NULL, 'c' },
 		{ "no-namespaces", 0, NULL, 'n' }, { "quiet", 0, NULL, 'q' },
+		{ "nice", 1, NULL, 'N' }, { "idle", 0, NULL, 'I' },
 		{ "version", 0, NULL, 'V' }, { "help", 0, NULL, 'h' },
 		{ "cgroup", 1, NULL, 'C' }, { NULL, 0, NULL, 0 },
 	};
@@ -97,6 +98,13 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 		case 'c': o->check = 1; break;
 		case 'n': o->no_namespaces = 1; break;
 		case 'q': o->quiet = 1; break;
+		case 'I': o->idle = 1; break;
+		case 'N':       /* an increment, 0..19: lower only */
+			if (parse_size(optarg, &v) < 0 || v > 19 ||
+			    strspn(optarg, "0123456789") != strlen(optarg))
+				goto bad;
+			o->nice = (int)v;
+			break;
 		case 'F': o->status_file = optarg; break;
 		case 'C': o->cgroup = optarg; break;
 		case 'V': printf("cordon %s\n", CORDON_VERSION); return 0;

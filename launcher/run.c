@@ -2,8 +2,9 @@
  * run.c - start the child and apply the layers, in this order:
  *
  *   clone (user, PID, network and mount namespaces where the kernel
- *   allows), default signal mask and SIGPIPE, setsid, parent-death
- *   signal (and a check that the parent is still there), every
+ *   allows), default signal mask and SIGPIPE, setsid, the priority
+ *   (--nice, --idle), parent-death signal (and a check that the parent
+ *   is still there), every
  *   descriptor above 2 marked close-on-exec, stdin from /dev/null, stdout
  *   and stderr to the supervisor's pipes, namespace set-up, rlimits,
  *   chdir to the workdir, umask 077, every capability dropped,
@@ -92,6 +93,28 @@ static int put(const char *file, const char *text)
 	if (close(fd) < 0 || n != len)
 		return -1;
 	return 0;
+}
+
+/* --nice and --idle, in the child: the run (its init and payload), never
+ * cordon.  Both only lower the priority, which needs no privilege; the
+ * base policy denies setpriority and sched_set* to the snippet, and
+ * RLIMIT_NICE (0 unless the caller raised it) would refuse a way back. */
+static void priority_lower(const struct launch *ln)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+	int cur;
+
+	if (ln->nice > 0) {
+		errno = 0;
+		cur = getpriority(PRIO_PROCESS, 0);
+		if (cur == -1 && errno)
+			fail(ln, "getpriority");
+		if (setpriority(PRIO_PROCESS, 0, cur + ln->nice > 19 ? 19 :
+		    cur + ln->nice) < 0)
+			fail(ln, "setpriority (--nice)");
+	}
+	if (ln->idle && sched_setscheduler(0, SCHED_IDLE, &sp) < 0)
+		fail(ln, "sched_setscheduler (--idle)");
 }
 
 /* mkdir -p the workdir's path below dir (a fresh, empty private dir), so
@@ -402,6 +425,7 @@ static void child(const struct launch *ln)
 		fail(ln, "signals");
 	if (setsid() < 0)
 		fail(ln, "setsid");
+	priority_lower(ln);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		fail(ln, "PR_SET_PDEATHSIG");
 	/* The parent may have died before that: its pipe end is gone. */

@@ -14,6 +14,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import threading
 import time
 import uuid
 
@@ -512,6 +513,36 @@ def test_concurrency_limit(cpkg, general_dir, cordon_bin, runs_dir):
 
 
 # ----------------------------------------- live: the issue's required tests
+
+@pytest.mark.parametrize("priority", ["idle", 5, None])
+def test_priority_applied_by_cordon_to_the_run(cpkg, general_dir,
+                                               cordon_bin, runs_dir,
+                                               priority):
+    """The run gets the priority (cordon --idle / --nice); the client's
+    spawner threads keep this process's, so a spawner holding the GIL
+    never waits behind idle-class runs."""
+    code = ("import os\n"
+            "print(os.getpriority(os.PRIO_PROCESS, 0),"
+            " os.sched_getscheduler(0))\n")
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    mine = os.sched_getscheduler(0)
+    want = {"idle": [base, os.SCHED_IDLE], 5: [min(19, base + 5), mine],
+            None: [base, mine]}[priority]
+    c = cpkg.Client(general_dir, cordon=cordon_bin, work_root=runs_dir,
+                    priority=priority)
+    try:
+        r = c.run(GENERAL, code)
+        assert r.ok, (r.outcome, r.reason, r.stderr)
+        assert [int(x) for x in r.stdout.split()] == want
+        spawner = c._spawner.submit(lambda: (
+            os.getpriority(os.PRIO_PROCESS, threading.get_native_id()),
+            os.sched_getscheduler(0))).result()
+        assert spawner == (base, mine)
+    finally:
+        c.close()
+    with pytest.raises(ValueError):
+        cpkg.Client(general_dir, cordon=cordon_bin, priority=20)
+
 
 def test_twenty_concurrent_runs_do_not_stall_the_loop(cpkg, client):
     """20 runs at once (inputs, snippet, outputs) while a ticker measures

@@ -239,6 +239,76 @@ def test_usage_errors():
         assert "usage: cordon" in p.stderr
 
 
+PRIO_SNIPPET = ("import os, time\n"
+                "print(os.getpriority(os.PRIO_PROCESS, 0),"
+                " os.sched_getscheduler(0), flush=True)\n"
+                "time.sleep(1)\n")
+
+
+def proc_prio(pid):
+    """(nice, scheduling policy) of pid, from /proc/PID/stat."""
+    f = pathlib.Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1]
+    f = f.split()
+    return int(f[16]), int(f[38])       # fields 19 and 41 (man 5 proc)
+
+
+@NSOPTS
+@pytest.mark.parametrize("prio", [[], ["--nice", "7"], ["--idle"],
+                                  ["--nice", "19", "--idle"]],
+                         ids=["none", "nice7", "idle", "nice19-idle"])
+def test_priority_lowered_for_the_run_only(blob, tmp_path, nsopts, prio):
+    """--nice N adds N to the run's nice value, --idle puts it in
+    SCHED_IDLE; the snippet sees it, cordon itself keeps its own (read
+    from /proc while the snippet sleeps)."""
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    mine = os.sched_getscheduler(0)
+    nice = min(19, base + (int(prio[1]) if "--nice" in prio else 0))
+    policy = os.SCHED_IDLE if "--idle" in prio else mine
+    snip = tmp_path / "prio.py"
+    snip.write_text(PRIO_SNIPPET)
+    p = subprocess.Popen([CORDON, *nsopts, *prio, str(blob), str(snip)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        line = p.stdout.readline()
+        supervisor = proc_prio(p.pid)
+    finally:
+        out, err = p.communicate(timeout=60)
+    assert line.split() == [str(nice), str(policy)], (line, err)
+    assert supervisor == (base, mine)
+    assert p.returncode == 0, err
+
+
+def test_priority_cannot_be_raised_back(cordon, policies_dir):
+    """Under a shipped policy the snippet cannot undo --nice or --idle."""
+    code = ("import os\n"
+            "for f in (lambda: os.setpriority(os.PRIO_PROCESS, 0, 0),\n"
+            "          lambda: os.sched_setscheduler(0, os.SCHED_OTHER,\n"
+            "                                        os.sched_param(0))):\n"
+            "    try:\n"
+            "        f()\n"
+            "        print('raised')\n"
+            "    except PermissionError:\n"
+            "        print('refused')\n"
+            "print(os.getpriority(os.PRIO_PROCESS, 0),"
+            " os.sched_getscheduler(0))\n")
+    r = cordon(policies_dir / "code_gen.cpol", code,
+               opts=["--nice", "5", "--idle"])
+    assert r.rc == 0, r
+    nice = min(19, os.getpriority(os.PRIO_PROCESS, 0) + 5)
+    assert r.out.split() == ["refused", "refused", str(nice),
+                             str(os.SCHED_IDLE)], r
+
+
+@pytest.mark.parametrize("value", ["-1", "20", "x", "", "1K", "+3", " 3",
+                                   "3.0", "99999999999999999999"])
+def test_nice_bad_values_refused(blob, value):
+    p = subprocess.run([CORDON, "--nice", value, str(blob), "/dev/null"],
+                       capture_output=True, text=True)
+    assert p.returncode == 125, (value, p)
+    assert "bad value for --nice" in p.stderr and "usage: cordon" in p.stderr
+
+
 def test_help_matches_man_synopsis():
     p = subprocess.run([CORDON, "--help"], capture_output=True, text=True)
     assert p.returncode == 0 and p.stdout.startswith("usage: cordon")

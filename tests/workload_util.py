@@ -270,12 +270,25 @@ print(json.dumps(feat))
 
 CODE_GEN_SNIPPET = r'''
 import glob, json, os, subprocess, sys
-from multiprocessing import Pool
+from multiprocessing import Barrier, Pool
 import numpy as np
 import nibabel as nib
 
+_meet = None
+
+def keep(barrier):
+    global _meet
+    _meet = barrier
+
+def meet(_):
+    # Returns only once two tasks wait at once, so two distinct workers
+    # ran it whatever the scheduler did; a pool that cannot run two
+    # raises BrokenBarrierError after the timeout instead of hanging.
+    _meet.wait(timeout=30)
+    return os.getpid()
+
 def square(x):
-    return x * x, os.getpid()
+    return x * x
 
 os.makedirs("nifti", exist_ok=True)
 proc = subprocess.run(["/usr/bin/dcm2niix", "-z", "n", "-b", "y",
@@ -288,11 +301,14 @@ nii = sorted(glob.glob("nifti/*.nii"))
 vol = nib.load(nii[0])
 arr = np.asarray(vol.dataobj)
 try:
-    with Pool(2) as pool:
+    barrier = Barrier(2)
+    with Pool(2, initializer=keep, initargs=(barrier,)) as pool:
+        pids = pool.map(meet, range(2), chunksize=1)
         res = pool.map(square, range(200), chunksize=10)
     pool_error = None
 except OSError as e:        # no private /dev/shm: no semaphores
-    res, pool_error = [], "%s errno %s" % (type(e).__name__, e.errno)
+    pids, res = [], []
+    pool_error = "%s errno %s" % (type(e).__name__, e.errno)
 with open("summary.json", "w") as f:
     json.dump({"files": [os.path.basename(p) for p in nii]}, f)
 print(json.dumps({
@@ -300,8 +316,8 @@ print(json.dumps({
     "shape": list(arr.shape),
     "voxel_sum": int(arr.astype(np.int64).sum()),
     "zooms": [float(z) for z in vol.header.get_zooms()[:3]],
-    "squares": int(sum(r[0] for r in res)),
-    "workers": len({r[1] for r in res} - {os.getpid()}),
+    "squares": int(sum(res)),
+    "workers": len(set(pids) - {os.getpid()}),
     "pool_error": pool_error,
 }))
 '''

@@ -16,7 +16,6 @@ import concurrent.futures
 import os
 import signal
 import subprocess
-import threading
 from typing import (Any, Awaitable, Callable, Mapping, Sequence, TypeVar,
                     Union)
 
@@ -77,31 +76,28 @@ async def read_pipe(pipe: Any, cap: int) -> tuple[bytes, bool]:
 Priority = Union[str, int, None]
 
 
-def _lower_priority(priority: Priority) -> None:
-    """Worker-thread initializer.  On Linux, nice values and scheduling
-    policies belong to threads and a child inherits the forking thread's,
-    so runs spawned from this thread start with the lower priority --
-    without a preexec_fn (unsafe with threads) or an extra exec."""
+def priority_options(priority: Priority) -> list[str]:
+    """cordon's options for the runs' CPU priority: "idle" -> --idle
+    (SCHED_IDLE), N in 1..19 -> --nice N (relative to this process), None
+    or 0 -> nothing.  cordon lowers the priority of the run only, after
+    its own start: the client's threads, and cordon itself (which relays
+    output and enforces the timeout), stay at this process's priority.
+    (Lowering the spawning threads instead, for runs to inherit it, made
+    a spawner thread that held the GIL wait behind idle-class runs, and
+    with it the event loop.)"""
     if priority == "idle":
-        # SCHED_IDLE: the runs use CPU time no normal task wants, and a
-        # waking normal task (the event loop) preempts them at once.
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    elif isinstance(priority, int) and priority > 0:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(),
-                       min(19, os.getpriority(os.PRIO_PROCESS, 0)
-                           + priority))
+        return ["--idle"]
+    if priority in (None, 0):
+        return []
+    if isinstance(priority, int) and not isinstance(priority, bool) \
+            and 0 < priority <= 19:
+        return ["--nice", str(priority)]
+    raise ValueError(f"priority must be 'idle', 0..19 or None, "
+                     f"not {priority!r}")
 
 
-def spawner(priority: Priority, workers: int = 4
-            ) -> concurrent.futures.ThreadPoolExecutor:
-    """Threads that spawn runs, at the runs' CPU priority."""
-    if priority not in (None, 0, "idle") and not (
-            isinstance(priority, int) and 0 < priority <= 19):
-        raise ValueError(f"priority must be 'idle', 0..19 or None, "
-                         f"not {priority!r}")
-    if priority:
-        return concurrent.futures.ThreadPoolExecutor(
-            workers, "cordon-spawn", _lower_priority, (priority,))
+def spawner(workers: int = 4) -> concurrent.futures.ThreadPoolExecutor:
+    """Threads that spawn runs (at this process's priority)."""
     return concurrent.futures.ThreadPoolExecutor(workers, "cordon-spawn")
 
 

@@ -15,8 +15,8 @@ import weakref
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from . import _fs
-from ._proc import (Priority, Process, complete, read_pipe, spawner,
-                    uncancellable)
+from ._proc import (Priority, Process, complete, priority_options,
+                    read_pipe, spawner, uncancellable)
 from .blob import BlobInfo
 from .errors import CleanupError, ConfigError, LauncherError
 from .inputs import check_name, place_inputs
@@ -99,12 +99,15 @@ class Client:
                   cancelled.
     env_keep:     names of this process's environment passed to cordon.
     check_kernel: run ``cordon --check`` once per blob before using it.
-    priority:     the runs' CPU priority: "idle" (SCHED_IDLE, the default:
-                  runs only use CPU time the server's threads do not
-                  want, so many sandboxes at once never delay the event
-                  loop; under sustained full load from other normal
-                  processes they would wait for it), N in 1..19 (nice
-                  +N relative to this process), or None (the same).
+    priority:     the runs' CPU priority, applied by cordon to the run
+                  only (``cordon --idle`` / ``--nice N``): "idle"
+                  (SCHED_IDLE, the default: runs only use CPU time the
+                  server's threads do not want, so many sandboxes at once
+                  never delay the event loop; under sustained full load
+                  from other normal processes they would wait for it),
+                  N in 1..19 (nice +N relative to this process), or None
+                  (the same).  The client's own threads and cordon keep
+                  this process's priority.
     """
 
     def __init__(self, policy_dir: StrPath | None = None, *,
@@ -150,7 +153,8 @@ class Client:
         self.env_keep = tuple(env_keep)
         self.check_kernel = check_kernel
         self.priority = priority
-        self._spawner = spawner(priority)
+        self._priority_opts = priority_options(priority)
+        self._spawner = spawner()
         self._io = concurrent.futures.ThreadPoolExecutor(IO_THREADS,
                                                          "cordon-io")
         # One semaphore per (event loop, tool): asyncio primitives belong
@@ -319,7 +323,8 @@ class Client:
             # --workdir: cordon uses this existing folder and never removes
             # it (the client collects the outputs, then removes it).
             return [self.cordon, "--status-fd", str(status_fd), "--workdir",
-                    workdir, "--quiet", *extra, info.path, snippet, *args]
+                    workdir, "--quiet", *self._priority_opts, *extra,
+                    info.path, snippet, *args]
         run_timeout = timeout if timeout is not None else \
             info.timeout_ms / 1000.0
         try:
