@@ -175,6 +175,10 @@ void bounds_started(const struct launch *ln, struct bounds *b);
 int bounds_finish(struct launch *ln, struct bounds *b, int mnt, int wfd,
     char *err);
 
+/* fdpass.c: one descriptor over a unix socket (SCM_RIGHTS) */
+int fdpass_send(int sock, int fd);
+int fdpass_recv(int sock, int flags);
+
 /* cgroup.c: the memory and process bounds of the whole run */
 int cgroup_make(struct cgroup *cg, const char *base, uint64_t memory,
     uint64_t pids, char *err, size_t errlen);
@@ -187,8 +191,6 @@ int cgroup_remove(struct cgroup *cg, char *err, size_t errlen);
 int runfs_make(int workdir_fd, uint64_t bytes, uint64_t inodes);
 int runfs_attach(int mnt, const char *sub, const char *path);
 int runfs_copy(int from, int to, uint64_t *skipped);
-int runfs_send(int sock, int fd);
-int runfs_receive(int sock);
 int runfs_statfs(int mnt, uint64_t own, uint64_t *bytes, uint64_t *inodes);
 uint64_t runfs_own_inodes(const char *workdir, int private_tmp,
     int private_shm);

@@ -282,7 +282,7 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	}
 	/* Sent before the exec, so here now when there is one. */
 	if (s->ln.ns_flags & CLONE_NEWNS)
-		s->mnt = runfs_receive(s->mnt_sock[0]);
+		s->mnt = fdpass_recv(s->mnt_sock[0], MSG_DONTWAIT);
 	sp->cg = &s->ln.cg;
 	sp->watch_fd = -1;
 	if (r->bounds.by[B_DISK] == BY_WATCH ||

@@ -174,7 +174,7 @@ static void mounts(const struct launch *ln)
 		private_dir(mnt, "shm", "/dev/shm", ln);
 	if (runfs_attach(mnt, "w", ln->workdir) < 0)
 		fail(ln, "attaching the run tmpfs on the workdir");
-	if (runfs_send(ln->mnt_w, mnt) < 0)
+	if (fdpass_send(ln->mnt_w, mnt) < 0)
 		fail(ln, "handing the run tmpfs to cordon");
 	close(mnt);
 }
@@ -324,26 +324,11 @@ static int payload_main(void *arg)
 	payload_exec(a->ln, a->ln->notify_w >= 0 ? &a->listener : NULL);
 }
 
-/* Send the listener to cordon (SCM_RIGHTS) and drop init's copy. */
+/* Send the listener to cordon and drop init's copy. */
 static int listener_send(const struct launch *ln, int listener)
 {
-	char byte = 'L';
-	char ctl[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = ctl, .msg_controllen = sizeof(ctl),
-	};
-	struct cmsghdr *cm;
-	int rc;
+	int rc = fdpass_send(ln->notify_w, listener);
 
-	memset(ctl, 0, sizeof(ctl));
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &listener, sizeof(int));
-	rc = sendmsg(ln->notify_w, &mh, MSG_NOSIGNAL) == 1 ? 0 : -1;
 	if (close(listener) < 0 || close(ln->notify_w) < 0)
 		rc = -1;
 	return rc;

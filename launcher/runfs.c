@@ -9,7 +9,7 @@
  * /dev/shm): one bound for the three.  The workdir's contents at launch
  * (the snippet, the caller's inputs) are copied in, and count against
  * the bound.  The tmpfs's pages are charged to the run's memory cgroup.
- * The child hands the mount to cordon as a descriptor (SCM_RIGHTS), so
+ * The child hands the mount to cordon as a descriptor (fdpass.c), so
  * cordon can read the usage and copy the outputs back when the caller
  * keeps the workdir; when cordon closes it, the tmpfs is gone: nothing to
  * remove.
@@ -31,7 +31,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -222,48 +221,6 @@ int runfs_attach(int mnt, const char *sub, const char *path)
 	rc = move_mount(t, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
 	close(t);
 	return rc;
-}
-
-/* The child hands the mount to cordon; cordon takes it (or -1). */
-int runfs_send(int sock, int fd)
-{
-	char c = 'm', ctl[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = ctl, .msg_controllen = sizeof(ctl),
-	};
-	struct cmsghdr *cm;
-
-	memset(ctl, 0, sizeof(ctl));
-	cm = CMSG_FIRSTHDR(&m);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
-}
-
-int runfs_receive(int sock)
-{
-	char c, ctl[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = ctl, .msg_controllen = sizeof(ctl),
-	};
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&m);
-	if (!cm || cm->cmsg_level != SOL_SOCKET ||
-	    cm->cmsg_type != SCM_RIGHTS ||
-	    cm->cmsg_len != CMSG_LEN(sizeof(int)))
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
 }
 
 /* Bytes and inodes the run tmpfs holds, its own inodes left out. */

@@ -322,22 +322,10 @@ static void tree_end(pid_t pid, int exited, struct fate *f)
 	}
 }
 
-/* Take the listener init sends (SCM_RIGHTS); at EOF, stop waiting. */
+/* Take the listener init sends; at EOF, stop waiting. */
 static void notify_recv(struct notify *nt)
 {
-	char byte, ctl[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = ctl, .msg_controllen = sizeof(ctl),
-	};
-	struct cmsghdr *cm;
-
-	if (recvmsg(nt->sock, &mh, MSG_CMSG_CLOEXEC) == 1 &&
-	    (cm = CMSG_FIRSTHDR(&mh)) != NULL &&
-	    cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&nt->listener, CMSG_DATA(cm), sizeof(int));
+	nt->listener = fdpass_recv(nt->sock, 0);
 	close(nt->sock);
 	nt->sock = -1;
 }

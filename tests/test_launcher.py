@@ -598,10 +598,13 @@ def test_no_namespaces_reported(cordon, blob):
 
 def test_private_tmp(cordon, launcher_blobs):
     b = launcher_blobs("launcher-private")
+    # Names no other process on the host uses (the check below looks at
+    # the host's /tmp and /dev/shm).
+    x, y = ("cordon-private-%s-%d" % (c, os.getpid()) for c in "xy")
     code = ("import os\nprint(sorted(os.listdir('/tmp')), "
             "sorted(os.listdir('/dev/shm')))\n"
-            "open('/tmp/x','w').write('1'); open('/dev/shm/y','w').write('2')\n"
-            "print(open('/tmp/x').read(), os.getcwd())")
+            "open('/tmp/%s','w').write('1'); open('/dev/shm/%s','w').write('2')\n"
+            "print(open('/tmp/%s').read(), os.getcwd())" % (x, y, x))
     r = cordon(b, code)
     if r.rc == 125 and "refused namespaces" in r.err:
         pytest.skip("the kernel refuses unprivileged namespaces here")
@@ -612,8 +615,8 @@ def test_private_tmp(cordon, launcher_blobs):
     assert tmp_list.strip("[]") in ("", repr(wd)), r.out
     assert shm_list.strip("[]") == "", r.out
     assert r.status["layers"]["private_tmp"]
-    assert not os.path.exists("/tmp/x")
-    assert not os.path.exists("/dev/shm/y")
+    assert not os.path.exists("/tmp/" + x)
+    assert not os.path.exists("/dev/shm/" + y)
     r2 = cordon(b, "print(1)", opts=["--no-namespaces"])
     assert r2.rc == 125 and "private" in r2.err, r2
 
