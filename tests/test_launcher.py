@@ -173,7 +173,7 @@ def test_caller_limits_never_loosen(cordon, blob):
 def test_output_cap_never_blocks_child(cordon, blob):
     code = ("import sys\nfor i in range(2000):\n"
             "    sys.stdout.write('x' * 4096)\nprint('END', file=sys.stderr)")
-    r = cordon(blob, code, opts=["--output", "1000"])
+    r = cordon(blob, code, opts=["--output", "1000", "--quiet"])  # no note
     assert r.rc == 0, r
     assert len(r.out) + len(r.err) == 1000
     assert r.status["output_truncated"]
