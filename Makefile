@@ -8,7 +8,8 @@
 #   make sanitize   ASan+UBSan build in build-san/, test suite under it
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each
 #   make lint       cppcheck and clang-tidy
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (INSTALL_PYTHON=0: no client)
+#   make deb        Debian packages cordon and python3-cordon, into build/deb/
 #
 # Each directory's build.mk adds its own objects and programs.
 
@@ -69,27 +70,67 @@ deps:
 		cppcheck clang-tidy util-linux iproute2 \
 		bubblewrap firejail hyperfine busybox-static runc \
 		python3-numpy python3-pandas python3-matplotlib python3-nibabel \
-		python3-pydicom python3-scipy python3-torch python3-yaml dcm2niix
+		python3-pydicom python3-scipy python3-torch python3-yaml dcm2niix \
+		python3-pip python3-setuptools python3-wheel python3-all \
+		debhelper dh-python dpkg-dev fakeroot lintian bash-completion
 
 clean:
 	rm -rf $(BUILD) build-san build-fuzz $(CLEAN)
 
+# cordon-static (launcher/build.mk) is for container images
+# (deploy/kubernetes/): it is not installed.
+BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
+INSTALL_PYTHON ?= 1
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7 \
-		$(DESTDIR)$(PREFIX)/share/cordon/policies/base
-	install -m 0755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
+		$(DESTDIR)$(PREFIX)/share/cordon/policies/base \
+		$(DESTDIR)$(BASH_COMPLETION_DIR)
+	install -m 0755 $(BUILD)/cordon $(BUILD)/cordonc $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 0644 man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 	install -m 0644 $(POLICY_BLOBS) $(POLICY_SRCS) $(DESTDIR)$(PREFIX)/share/cordon/policies/
 	install -m 0644 policies/base/*.policy $(DESTDIR)$(PREFIX)/share/cordon/policies/base/
+	install -m 0644 tools/cordon.bash-completion $(DESTDIR)$(BASH_COMPLETION_DIR)/cordonc
+	ln -sf cordonc $(DESTDIR)$(BASH_COMPLETION_DIR)/cordon
+ifeq ($(INSTALL_PYTHON),1)
+	$(MAKE) install-python
+endif
+
+# The client, with Debian's setuptools and wheel (no network, hence no
+# build isolation), into the site folder this Python searches for PREFIX
+# (Debian: PREFIX/lib/python3.X/dist-packages for /usr/local); --target
+# also passes Debian 12's externally-managed guard, as an admin's
+# make install should.  PYTHON_SITE= names another folder.
+PYTHON_SITE ?= $(shell $(PYTHON) -c 'import sysconfig as s; p = "$(PREFIX)"; \
+	loc = p.endswith("/local") and "posix_local" in s.get_scheme_names(); \
+	print(s.get_path("purelib", "posix_local" if loc else "posix_prefix", \
+	{"base": p[:-6] if loc else p}))')
+install-python:
+	$(PYTHON) -m pip install --no-build-isolation --no-index --no-deps \
+		--upgrade --target=$(DESTDIR)$(PYTHON_SITE) clients/python
+
+# Debian packages (debian/): cordon and python3-cordon, built in a copy of
+# the tree (no .git, no build folders) so they land in $(DEB_DIR), not ../
+# (dpkg-buildpackage -us -uc -b in the tree itself writes them to ../).
+DEB_DIR ?= $(BUILD)/deb
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	tar -c --exclude=./.git --exclude='./build*' --exclude=__pycache__ \
+		--exclude=./$(BUILD) . | tar -x -C $(DEB_DIR)/src
+	cd $(DEB_DIR)/src && env PATH=$(DEB_PATH) dpkg-buildpackage -us -uc -b -j$(DEB_JOBS)
+	@ls $(DEB_DIR)/*.deb
+DEB_JOBS ?= 2
+# Debian's own tools and python3 only (not a pyenv or venv on PATH).
+DEB_PATH ?= /usr/sbin:/usr/bin:/sbin:/bin
 
 # One real snippet per shipped tool policy, as a table.
 demo: all
 	$(PYTHON) tools/demo.py --build $(BUILD)
 
-.PHONY: all deps check clean install demo bench sanitize fuzz lint
+.PHONY: all deps check clean install install-python deb demo bench sanitize fuzz lint
 .DELETE_ON_ERROR:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

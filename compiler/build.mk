@@ -3,6 +3,7 @@
 # Every compiler object but main.o forms the library the unit tests link.
 # A new subcommand adds its files here and one line to main.c's table.
 COMPILER_SRCS := compiler/ast.c compiler/diag.c compiler/parse.c \
+	compiler/incsearch.c \
 	compiler/check.c compiler/checkfs.c compiler/checkexp.c \
 	compiler/rules.c compiler/value.c \
 	compiler/tables_syscalls.c compiler/tables_groups.c \
@@ -17,6 +18,17 @@ COMPILER_LIB_OBJS := $(COMPILER_SRCS:%.c=$(BUILD)/%.o) $(GRAMMAR_OBJS)
 COMPILER_LIBS := -lseccomp
 
 PROGRAMS += $(BUILD)/cordonc
+
+# The installed bases, searched after the -I directories: PREFIX is
+# compiled in (a stamp rebuilds incsearch.o when PREFIX changes).
+POLICY_DIR ?= $(PREFIX)/share/cordon/policies
+$(BUILD)/compiler/incsearch.o: CPPFLAGS += -DCORDON_POLICY_DIR='"$(POLICY_DIR)"'
+$(BUILD)/compiler/incsearch.o: $(BUILD)/policy-dir.stamp
+$(BUILD)/policy-dir.stamp: FORCE
+	@mkdir -p $(@D)
+	@echo '$(POLICY_DIR)' | cmp -s - $@ || echo '$(POLICY_DIR)' > $@
+FORCE:
+.PHONY: FORCE
 
 $(BUILD)/cordonc: $(BUILD)/compiler/main.o $(COMPILER_LIB_OBJS) $(COMMON_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(COMPILER_LIBS)

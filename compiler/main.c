@@ -66,6 +66,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: cordonc --version\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "       cordonc %s\n", commands[i].usage);
+	fprintf(f, "includes: beside the including file, then each -I DIR, "
+	    "then %s\n", parse_default_incdir);
 }
 
 static int add_define(struct opts *o, char *arg)

@@ -141,7 +141,32 @@ static char *join_dir(const char *dir, const char *name)
 static int read_one(struct reader *r, char *path, char *name,
     unsigned int depth, const struct ast_loc *from);
 
-/* Find an include: beside the including file, then in each -I dir. */
+/* "cannot find included file", with where it looked and a near name. */
+static void not_found(struct reader *r, const struct ast_stmt *s,
+    const char *from)
+{
+	const char *dirs[PARSE_MAX_INCDIRS + 2], *inc = s->val->str;
+	char *here = join(from, ".");
+	char near[256];
+	unsigned int i, n = 0;
+
+	if (here)
+		dirs[n++] = here;
+	for (i = 0; i < r->nincdirs; i++)
+		dirs[n++] = r->incdirs[i];
+	dirs[n++] = parse_default_incdir;
+	i = (unsigned int)parse_include_suggest(inc, dirs, n, near,
+	    sizeof(near));
+	diag_error(r->d, &s->val->loc, "cannot find included file \"%s\" "
+	    "(searched beside this file, %sin %s)%s%s%s", inc,
+	    r->nincdirs ? "in the -I directories, " : "",
+	    parse_default_incdir, i ? "; did you mean \"" : "",
+	    i ? near : "", i ? "\"?" : "");
+	free(here);
+}
+
+/* Find an include: beside the including file, then in each -I dir, then
+ * in the installed bases (parse_default_incdir). */
 static int include(struct reader *r, const struct ast_stmt *s,
     const struct parse_file *from, unsigned int depth)
 {
@@ -163,16 +188,15 @@ static int include(struct reader *r, const struct ast_stmt *s,
 		return read_one(r, path, join(from->name, inc), depth,
 		    &s->val->loc);
 	free(path);
-	for (i = 0; i < r->nincdirs; i++) {
-		path = join_dir(r->incdirs[i], inc);
+	for (i = 0; i <= r->nincdirs; i++) {
+		path = join_dir(i < r->nincdirs ? r->incdirs[i] :
+		    parse_default_incdir, inc);
 		if (path && access(path, F_OK) == 0)
 			return read_one(r, path, strdup(inc), depth,
 			    &s->val->loc);
 		free(path);
 	}
-	diag_error(r->d, &s->val->loc, "cannot find included file \"%s\"%s",
-	    inc, r->nincdirs ? " (searched beside this file and in -I "
-	    "directories)" : " (searched beside this file; add -I DIR?)");
+	not_found(r, s, from->path);
 	return 0;
 }
 

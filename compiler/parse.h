@@ -80,6 +80,15 @@ int parse_policy(struct policy *p, const char *path,
     const struct parse_define *defines, unsigned int ndefines,
     struct diag *d);
 
+/* Where includes are looked for after the -I directories: the installed
+ * shipped policies, $(PREFIX)/share/cordon/policies (incsearch.c). */
+extern const char parse_default_incdir[];
+
+/* A *.policy name near inc in dirs (and their subdirectories), into out;
+ * 1 when there is one.  For "cannot find included file". */
+int parse_include_suggest(const char *inc, const char *const *dirs,
+    unsigned int ndirs, char *out, size_t outlen);
+
 /* Parse one buffer (no includes followed); for unit tests and fuzzing. */
 struct ast_stmt *parse_buffer(const char *name, const char *text, size_t len,
     struct diag *d, struct parse_lint **lint);

@@ -264,9 +264,9 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	 * delays the child (here it waits for our CPU). */
 	sp->ooms = supervise_oom_kills();
 	sp->pid = run_start(&s->ln, &sp->pidfd, err, ERRLEN);
-	layers_fill(&r->layers, &s->ln);
 	if (sp->pid < 0)
 		return EXIT_CORDON;
+	layers_fill(&r->layers, &s->ln);   /* the child applies them */
 	bounds_started(&s->ln, &r->bounds);
 	closefd(&s->mnt_sock[1]);
 	for (i = 0; i < NPIPES; i++)
@@ -370,6 +370,10 @@ int launch(const struct opts *o, const struct cpol *p, struct report *r,
 	    bounds_prepare(o, p, &s.ln, &r->bounds, err) < 0)
 		goto cleanup;
 	rc = go(o, p, &s, r, err);
+	if (r->truncated && !o->quiet)
+		fprintf(stderr, "\ncordon: output truncated at the %llu-byte "
+		    "cap (stdout and stderr together)\n", (unsigned long long)
+		    s.sup.cap);
 	if (finish(o, &s, r, err) < 0)
 		rc = EXIT_CORDON;
 cleanup:

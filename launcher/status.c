@@ -78,8 +78,15 @@ static const char *tf(int b)
 	return b ? "true" : "false";
 }
 
-static void layers(struct out *o, const struct layers *l)
+/* Only what was applied: layers_fill() runs once the child exists.
+ * Before that (outcome "error", nothing started) the struct holds what
+ * landlock_check() found the kernel could do, which is reported as the
+ * ABI only. */
+static void layers(struct out *o, const struct layers *given)
 {
+	const struct layers none = { .landlock_abi = given->landlock_abi,
+	    .landlock_errata = given->landlock_errata };
+	const struct layers *l = given->seccomp ? given : &none;
 	static const struct { unsigned long flag; const char *name; } ns[] = {
 		{ CLONE_NEWUSER, "user" }, { CLONE_NEWNET, "net" },
 		{ CLONE_NEWNS, "mnt" }, { CLONE_NEWPID, "pid" },

@@ -24,21 +24,39 @@
 
 /* A fresh private directory under $TMPDIR (absolute) or /tmp, or the
  * caller's existing directory.  The path goes to path[]. */
+/* The caller's --workdir, made absolute against the current directory
+ * (joined, not resolved: the last name is still opened O_NOFOLLOW). */
+static int workdir_given(const char *given, char *path, size_t pathlen,
+    char *err, size_t errlen)
+{
+	char cwd[4096];
+	int n;
+
+	if (given[0] == '/')
+		n = snprintf(path, pathlen, "%s", given);
+	else if (!getcwd(cwd, sizeof(cwd))) {
+		snprintf(err, errlen, "--workdir %s: relative, and the current "
+		    "directory is unknown (%s): give an absolute path", given,
+		    strerror(errno));
+		return -1;
+	} else
+		n = snprintf(path, pathlen, "%s/%s", cwd, given);
+	if (n < 0 || (size_t)n >= pathlen) {
+		snprintf(err, errlen, "--workdir %s: the path is longer than "
+		    "%zu bytes", given, pathlen - 1);
+		return -1;
+	}
+	return 0;
+}
+
 int workdir_make(const char *given, char *path, size_t pathlen,
     char *err, size_t errlen)
 {
 	const char *tmp = getenv("TMPDIR");
 	int n;
 
-	if (given) {
-		n = snprintf(path, pathlen, "%s", given);
-		if (n < 0 || (size_t)n >= pathlen || given[0] != '/') {
-			snprintf(err, errlen, "--workdir %s: need an absolute "
-			    "path shorter than %zu bytes", given, pathlen);
-			return -1;
-		}
-		return 0;
-	}
+	if (given)
+		return workdir_given(given, path, pathlen, err, errlen);
 	if (!tmp || tmp[0] != '/')
 		tmp = "/tmp";
 	n = snprintf(path, pathlen, "%s/cordon.XXXXXX", tmp);

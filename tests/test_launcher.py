@@ -177,7 +177,7 @@ def test_output_cap_ends_the_run(cordon, blob):
             "    sys.stdout.write('x' * 4096)\n"
             "import time; time.sleep(60)\nprint('END', file=sys.stderr)")
     t = time.monotonic()
-    r = cordon(blob, code, opts=["--output", "1000"])
+    r = cordon(blob, code, opts=["--output", "1000", "--quiet"])  # no note
     assert time.monotonic() - t < 20, r
     assert r.rc == 128 + signal.SIGKILL, r
     assert r.status["outcome"] == "output_limit", r

@@ -1,26 +1,124 @@
-"""The README's first policy compiles and runs as the README says."""
+"""The README's examples run as written: the first policy (compiled,
+explained and run by the README's own command lines), getting a file back
+from the CLI, and the Python examples (through asyncio.run, with only
+build/ on PATH: no configuration)."""
 import json
+import os
 import re
 import subprocess
 
+import pytest
 
-def test_readme_first_policy(src_dir, cordonc_bin, cordon_bin, tmp_path):
-    text = (src_dir / "README.md").read_text()
-    block = re.search(r"^    # hello.policy\n((?:    .*\n)+)", text, re.M)
-    assert block, "README lost its first-policy example"
-    policy = "\n".join(line[4:] for line in block.group(0).splitlines())
-    (tmp_path / "hello.policy").write_text(policy + "\n")
-    blob = tmp_path / "hello.cpol"
-    subprocess.run([cordonc_bin, "compile", "-I", src_dir / "policies",
-                    "-o", blob, tmp_path / "hello.policy"], check=True)
-    explain = subprocess.run([cordonc_bin, "explain", blob], check=True,
-                             capture_output=True, text=True).stdout
-    assert "policy hello" in explain and "/usr/bin/python3" in explain
-    status = tmp_path / "status.json"
-    r = subprocess.run([cordon_bin, "--status-file", status, blob, "-"],
-                       input=b'print("hi")\n', capture_output=True,
-                       timeout=60)
+PYTHON = "/usr/bin/python3"
+
+
+def blocks(src_dir, name="README.md"):
+    """The README's indented code blocks, dedented, in order."""
+    text = (src_dir / name).read_text()
+    found = re.findall(r"(?:^|\n\n)((?:    .*\n|\n(?=    ))+)", text)
+    return ["\n".join(ln[4:] for ln in b.splitlines()) + "\n"
+            for b in found]
+
+
+def block(src_dir, first, name="README.md"):
+    for b in blocks(src_dir, name):
+        if b.startswith(first):
+            return b
+    pytest.fail("README lost its example starting %r" % first)
+
+
+@pytest.fixture
+def checkout(tmp_path, src_dir, build_dir):
+    """A folder that looks like the checkout's top to the README's
+    commands (build/, policies/), where they may write."""
+    (tmp_path / "build").symlink_to(build_dir)
+    (tmp_path / "policies").symlink_to(src_dir / "policies")
+    return tmp_path
+
+
+def sh(script, cwd, **env):
+    e = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", **env}
+    return subprocess.run(["sh", "-ec", script], cwd=cwd, env=e,
+                          capture_output=True, text=True, timeout=120)
+
+
+def has_matplotlib():
+    return subprocess.run([PYTHON, "-c", "import matplotlib"],
+                          capture_output=True).returncode == 0
+
+
+def test_readme_first_policy(src_dir, checkout):
+    (checkout / "hello.policy").write_text(block(src_dir, "# hello.policy"))
+    cmds = block(src_dir, "build/cordonc compile -I policies -o hello.cpol")
+    r = sh(cmds, checkout)
     assert r.returncode == 0, r.stderr
-    assert r.stdout == b"hi\n"
-    report = json.loads(status.read_text())
+    assert "policy hello" in r.stdout and "/usr/bin/python3" in r.stdout
+    assert r.stdout.endswith("hi\n")
+    report = json.loads((checkout / "status.json").read_text())
     assert report["policy"] == "hello" and report["outcome"] == "exited"
+
+
+def test_readme_files_back_cli(src_dir, checkout):
+    if not has_matplotlib():
+        pytest.skip("python3-matplotlib is not installed (make deps)")
+    r = sh(block(src_dir, "mkdir -p out"), checkout)
+    assert r.returncode == 0, r.stderr
+    assert (checkout / "out" / "plot.png").read_bytes()[:8] == \
+        b"\x89PNG\r\n\x1a\n"
+    assert not (checkout / "plot.png").exists()
+
+
+def run_python(src_dir, build_dir, cwd, code):
+    """A README Python example, verbatim, with build/ on PATH and the
+    client importable, nothing else configured."""
+    (cwd / "example.py").write_text(code)
+    env = {"PATH": "%s:/usr/bin:/bin" % build_dir, "LANG": "C.UTF-8",
+           "PYTHONPATH": str(src_dir / "clients" / "python")}
+    return subprocess.run([PYTHON, "example.py"], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_readme_python_zero_config(src_dir, build_dir, tmp_path):
+    code = block(src_dir, "import asyncio\nimport cordon\n\nasync def main")
+    assert "await" not in code.split("async def main")[0]
+    r = run_python(src_dir, build_dir, tmp_path, code)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "True 42\n", r.stdout
+
+
+def test_readme_python_files_back(src_dir, build_dir, tmp_path):
+    if not has_matplotlib():
+        pytest.skip("python3-matplotlib is not installed (make deps)")
+    code = block(src_dir, "import asyncio\nimport cordon\n\nPLOT =")
+    r = run_python(src_dir, build_dir, tmp_path, code)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "plot.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_client_readme_first_example(src_dir, build_dir, tmp_path):
+    code = re.search(r"```python\n(.*?)```", (
+        src_dir / "clients" / "python" / "README.md").read_text(),
+        re.S).group(1)
+    assert "asyncio.run(" in code
+    r = run_python(src_dir, build_dir, tmp_path, code)
+    assert r.returncode == 0, r.stderr
+    assert "42" in r.stdout
+
+
+def test_zero_config_errors_say_where(src_dir, tmp_path):
+    """No launcher anywhere: the error names what it looked for."""
+    code = "import cordon\ncordon.Client()\n"
+    env = {"PATH": str(tmp_path), "PYTHONPATH":
+           str(src_dir / "clients" / "python")}
+    r = subprocess.run([PYTHON, "-c", code], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode != 0
+    assert "CORDON_BIN" in r.stderr and str(tmp_path) in r.stderr
+    # A launcher with no policies beside it: the folders tried are named.
+    fake = tmp_path / "cordon"
+    fake.write_text("#!/bin/sh\n")
+    os.chmod(fake, 0o755)
+    r = subprocess.run([PYTHON, "-c", code], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert str(tmp_path / "policies") in r.stderr
+    assert "share/cordon/policies" in r.stderr

@@ -9,12 +9,11 @@ import json
 import logging
 import os
 import re
-import shutil
 import time
 import weakref
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
-from . import _fs
+from . import _discover, _fs
 from ._proc import (Priority, Process, complete, priority_options,
                     read_pipe, spawner, uncancellable)
 from .blob import BlobInfo
@@ -46,13 +45,6 @@ WORKDIR_NAME = "work"
 EXIT_LAUNCHER = 125
 
 
-def _find_binary(name: str, env_var: str) -> str | None:
-    v = os.environ.get(env_var)
-    if v:
-        return v
-    return shutil.which(name)
-
-
 def _parse_status(raw: bytes) -> dict[str, Any] | None:
     line = raw.strip().split(b"\n", 1)[0] if raw.strip() else b""
     if not line:
@@ -82,9 +74,12 @@ def _snippet_copy(code: bytes) -> Any:
 class Client:
     """Runs snippets under cordon, one sandboxed process tree per call.
 
-    policy_dir:   folder of compiled policies, ``TOOL.cpol``
-                  (default $CORDON_POLICY_DIR).
+    policy_dir:   folder of compiled policies, ``TOOL.cpol`` (default
+                  $CORDON_POLICY_DIR, else the one beside the launcher:
+                  build/policies next to build/cordon, or
+                  PREFIX/share/cordon/policies next to PREFIX/bin/cordon).
     cordon:       the launcher (default $CORDON_BIN, then PATH).
+    Every path given is made absolute (cordon runs in another folder).
     source_dir:   folder of policy sources ``TOOL.policy``; when set, a blob
                   compiled from an older source raises PolicyStale.
     cordonc:      the compiler, to confirm staleness (default $CORDONC_BIN,
@@ -123,21 +118,18 @@ class Client:
                  env_keep: Sequence[str] = DEFAULT_ENV_KEEP,
                  check_kernel: bool = True,
                  priority: Priority = DEFAULT_PRIORITY) -> None:
-        pdir = policy_dir or os.environ.get("CORDON_POLICY_DIR")
-        if not pdir:
-            raise ConfigError("no policy folder: pass policy_dir or set "
-                              "CORDON_POLICY_DIR")
-        launcher = cordon or _find_binary("cordon", "CORDON_BIN")
-        if not launcher:
-            raise ConfigError("cordon launcher not found: pass cordon= or "
-                              "set CORDON_BIN")
-        self.cordon = os.path.abspath(os.fspath(launcher))
-        if not os.access(self.cordon, os.X_OK):
-            raise ConfigError(f"{self.cordon} is not an executable")
-        if source_dir and not cordonc:
-            cordonc = _find_binary("cordonc", "CORDONC_BIN")
+        self.cordon = _discover.binary("cordon", "CORDON_BIN", cordon,
+                                       "cordon launcher")
+        pdir = _discover.policy_dir(policy_dir, self.cordon)
+        if source_dir:
+            source_dir = _discover.absolute(source_dir)
+            cordonc = _discover.binary("cordonc", "CORDONC_BIN", cordonc,
+                                       "cordonc compiler", required=False)
+        elif cordonc:
+            cordonc = _discover.absolute(cordonc)
         self.policies = PolicyStore(pdir, source_dir=source_dir,
-                                    include_dirs=include_dirs,
+                                    include_dirs=_discover.absolutes(
+                                        include_dirs),
                                     cordonc=cordonc, cordon=self.cordon)
         if isinstance(concurrency, int):
             self._limits: dict[str, int] = {"*": concurrency}
@@ -146,7 +138,8 @@ class Client:
             self._limits.setdefault("*", DEFAULT_CONCURRENCY)
         if any(n < 1 for n in self._limits.values()):
             raise ConfigError("concurrency limits must be >= 1")
-        self.work_root = os.fspath(work_root) if work_root else None
+        self.work_root = _discover.absolute(work_root) if work_root \
+            else None
         self.output_limits = output_limits
         self.stream_cap = stream_cap
         self.grace = grace

@@ -67,11 +67,13 @@ class PolicyStore:
                  include_dirs: Sequence[StrPath] = (),
                  cordonc: StrPath | None = None,
                  cordon: StrPath | None = None) -> None:
-        self.blob_dir = os.fspath(blob_dir)
-        self.source_dir = os.fspath(source_dir) if source_dir else None
-        self.include_dirs = tuple(os.fspath(d) for d in include_dirs)
-        self.cordonc = os.fspath(cordonc) if cordonc else None
-        self.cordon = os.fspath(cordon) if cordon else None
+        # Absolute: cordon and cordonc run in other folders.
+        self.blob_dir = os.path.abspath(blob_dir)
+        self.source_dir = os.path.abspath(source_dir) if source_dir \
+            else None
+        self.include_dirs = tuple(os.path.abspath(d) for d in include_dirs)
+        self.cordonc = os.path.abspath(cordonc) if cordonc else None
+        self.cordon = os.path.abspath(cordon) if cordon else None
         self._lock = threading.Lock()
         self._check_lock = threading.Lock()
         self._cache: dict[str, tuple[StatKey | None,
