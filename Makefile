@@ -72,7 +72,8 @@ deps:
 		python3-numpy python3-pandas python3-matplotlib python3-nibabel \
 		python3-pydicom python3-scipy python3-torch python3-yaml dcm2niix \
 		python3-pip python3-setuptools python3-wheel python3-all \
-		debhelper dh-python dpkg-dev fakeroot lintian bash-completion
+		debhelper dh-python dpkg-dev fakeroot lintian bash-completion \
+		python3-venv pybuild-plugin-pyproject
 
 clean:
 	rm -rf $(BUILD) build-san build-fuzz $(CLEAN)
