@@ -134,10 +134,40 @@ static void close_sect(struct buf *b, size_t at)
 	b->p[at + 3] = (uint8_t)(n >> 24);
 }
 
-static void body(struct buf *b, const struct cpol *p)
+/* RULES: the table explain and diff read (the kernel gets SECCOMP). */
+static void rules_sect(struct buf *b, const struct cpol *p)
 {
 	size_t at;
 	uint32_t i, j;
+
+	at = open_sect(b, CPOL_S_RULES);
+	u32(b, p->default_action);
+	cap(b, p->nrules, 0, CPOL_MAX_RULES, "syscall rules");
+	for (i = 0; i < p->nrules; i++) {
+		const struct cpol_rule *r = &p->rules[i];
+
+		u32(b, r->nr);
+		str(b, r->name);
+		u32(b, r->action);
+		if (r->ncond > CPOL_MAX_CONDS)
+			fail(b, "rule for %s: too many conditions", r->name);
+		u8(b, r->ncond);
+		for (j = 0; j < r->ncond && j < CPOL_MAX_CONDS; j++) {
+			u8(b, r->cond[j].arg);
+			u8(b, r->cond[j].op);
+			u8(b, r->cond[j].width);
+			u64(b, r->cond[j].mask);
+			u64(b, r->cond[j].value);
+		}
+		str(b, r->origin);
+	}
+	close_sect(b, at);
+}
+
+static void body(struct buf *b, const struct cpol *p)
+{
+	size_t at;
+	uint32_t i;
 
 	at = open_sect(b, CPOL_S_META);
 	str(b, p->name);
@@ -204,28 +234,7 @@ static void body(struct buf *b, const struct cpol *p)
 		str(b, p->argv[i]);
 	close_sect(b, at);
 
-	at = open_sect(b, CPOL_S_RULES);
-	u32(b, p->default_action);
-	cap(b, p->nrules, 0, CPOL_MAX_RULES, "syscall rules");
-	for (i = 0; i < p->nrules; i++) {
-		const struct cpol_rule *r = &p->rules[i];
-
-		u32(b, r->nr);
-		str(b, r->name);
-		u32(b, r->action);
-		if (r->ncond > CPOL_MAX_CONDS)
-			fail(b, "rule for %s: too many conditions", r->name);
-		u8(b, r->ncond);
-		for (j = 0; j < r->ncond && j < CPOL_MAX_CONDS; j++) {
-			u8(b, r->cond[j].arg);
-			u8(b, r->cond[j].op);
-			u8(b, r->cond[j].width);
-			u64(b, r->cond[j].mask);
-			u64(b, r->cond[j].value);
-		}
-		str(b, r->origin);
-	}
-	close_sect(b, at);
+	rules_sect(b, p);
 }
 
 int cpol_write(const struct cpol *p, uint8_t **bufp, size_t *lenp,

@@ -68,6 +68,53 @@ static int parse_limit(const char *s, struct opts *o)
 	return -1;
 }
 
+/* A plain decimal count no larger than max: no sign, suffix or space. */
+static int parse_count(const char *s, uint64_t max, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	*v = strtoull(s, &end, 10);
+	return errno || *end || *v > max ? -1 : 0;
+}
+
+/* --status-fd: 3 or above, and open.  0, -1 (bad value), or an exit
+ * status after a message. */
+static int parse_status_fd(const char *s, struct opts *o)
+{
+	uint64_t v;
+
+	if (parse_count(s, INT32_MAX, &v) < 0)
+		return -1;
+	o->status_fd = (int)v;
+	if (v <= 2) {
+		fprintf(stderr, "cordon: --status-fd %d: 0, 1 and 2 carry the "
+		    "snippet's input and output; use 3 or above (e.g. "
+		    "3>status.json)\n", o->status_fd);
+		return EXIT_CORDON;
+	}
+	/* Else a pipe cordon makes could land on it. */
+	if (fcntl(o->status_fd, F_GETFD) < 0) {
+		fprintf(stderr, "cordon: --status-fd %d: not an open "
+		    "descriptor\n", o->status_fd);
+		return EXIT_CORDON;
+	}
+	return 0;
+}
+
+static int parse_timeout(const char *s, struct opts *o)
+{
+	char *end;
+	double d = strtod(s, &end);
+
+	if (*end || !(d > 0 && d < 1e9))
+		return -1;
+	o->timeout_ms = (uint64_t)(d * 1000) ? (uint64_t)(d * 1000) : 1;
+	return 0;
+}
+
 /* Returns -1 to go on, or an exit status (help, version, bad usage). */
 static int opts_parse(int argc, char **argv, struct opts *o)
 {
@@ -82,9 +129,7 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 		{ "cgroup", 1, NULL, 'C' }, { NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
-	char *end;
-	double d;
-	int c, i, li = 0;
+	int c, i, li = 0, rc;
 
 	memset(o, 0, sizeof(*o));
 	o->status_fd = -1;
@@ -100,8 +145,7 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 		case 'q': o->quiet = 1; break;
 		case 'I': o->idle = 1; break;
 		case 'N':       /* an increment, 0..19: lower only */
-			if (parse_size(optarg, &v) < 0 || v > 19 ||
-			    strspn(optarg, "0123456789") != strlen(optarg))
+			if (parse_count(optarg, 19, &v) < 0)
 				goto bad;
 			o->nice = (int)v;
 			break;
@@ -110,11 +154,8 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 		case 'V': printf("cordon %s\n", CORDON_VERSION); return 0;
 		case 'h': fputs(usage_text, stdout); return 0;
 		case 't':
-			d = strtod(optarg, &end);
-			if (*end || !(d > 0 && d < 1e9))
+			if (parse_timeout(optarg, o) < 0)
 				goto bad;
-			o->timeout_ms = (uint64_t)(d * 1000) ? (uint64_t)(d *
-			    1000) : 1;
 			break;
 		case 'o':
 			if (parse_size(optarg, &o->output_cap) < 0)
@@ -125,22 +166,10 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 				goto bad;
 			break;
 		case 'f':
-			if (parse_size(optarg, &v) < 0 || v > INT32_MAX)
+			if ((rc = parse_status_fd(optarg, o)) < 0)
 				goto bad;
-			o->status_fd = (int)v;
-			if (v <= 2) {
-				fprintf(stderr, "cordon: --status-fd %d: 0, 1 "
-				    "and 2 carry the snippet's input and output;"
-				    " use 3 or above (e.g. 3>status.json)\n",
-				    o->status_fd);
-				return EXIT_CORDON;
-			}
-			/* Else a pipe cordon makes could land on it. */
-			if (fcntl(o->status_fd, F_GETFD) < 0) {
-				fprintf(stderr, "cordon: --status-fd %d: not "
-				    "an open descriptor\n", o->status_fd);
-				return EXIT_CORDON;
-			}
+			if (rc)
+				return rc;
 			break;
 		default:
 			goto bad;

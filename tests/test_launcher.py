@@ -117,6 +117,14 @@ def test_status_fd_stdio_refused(tmp_path, blob):
                         str(tmp_path / "s.py")], capture_output=True,
                        text=True)
     assert p.returncode == 125 and "not an open descriptor" in p.stderr, p
+    # A descriptor is a number, not a size: "1K" is not fd 1024, nor is
+    # "3 " or "+3" fd 3 (cordon's own fd 3 would be taken otherwise).
+    for fd in ("1K", "3 ", "+3", "0x3", ""):
+        p = subprocess.run([CORDON, "--status-fd", fd, str(blob),
+                            str(tmp_path / "s.py")], capture_output=True,
+                           text=True)
+        assert p.returncode == 125 and "bad value for --status-fd" in \
+            p.stderr, (fd, p)
 
 
 def test_timeout(cordon, blob):
