@@ -131,11 +131,16 @@ def test_flood_past_the_cap_ends_quickly(cordon, blob):
 
 def test_truncate_keeps_the_run_going(cordon, launcher_blobs):
     b = launcher_blobs("launcher-truncate")       # output 1000 truncate;
-    r = cordon(b, "import sys\nsys.stdout.write('x' * 100000)\n"
-               "sys.stdout.flush()\nprint('END', file=sys.stderr)\n")
+    code = ("import sys\nsys.stdout.write('x' * 100000)\n"
+            "sys.stdout.flush()\nprint('END', file=sys.stderr)\n")
+    r = cordon(b, code, opts=["--quiet"])     # no truncation note
     assert r.rc == 0 and r.status["outcome"] == "exited", r
     assert r.status["output_truncated"] and len(r.out) + len(r.err) == 1000
     assert r.status["stdout_bytes"] == 100000 and r.status["stderr_bytes"] == 4
+    # without --quiet, cordon says so on its own stderr, after the run's
+    r = cordon(b, code)
+    assert r.err.endswith("cordon: output truncated at the 1000-byte cap "
+                          "(stdout and stderr together)\n"), r
 
 
 def test_status_fd_never_read_is_bounded(tmp_path, blob):
