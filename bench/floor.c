@@ -38,14 +38,6 @@
 #define FLOOR_EXIT_FAIL 125
 #define FLOOR_EXIT_NOEXEC 126
 
-static const int rlim_map[CPOL_RLIM_MAX + 1] = {
-	[CPOL_RLIM_CPU] = RLIMIT_CPU, [CPOL_RLIM_AS] = RLIMIT_AS,
-	[CPOL_RLIM_DATA] = RLIMIT_DATA, [CPOL_RLIM_FSIZE] = RLIMIT_FSIZE,
-	[CPOL_RLIM_NPROC] = RLIMIT_NPROC, [CPOL_RLIM_NOFILE] = RLIMIT_NOFILE,
-	[CPOL_RLIM_CORE] = RLIMIT_CORE, [CPOL_RLIM_STACK] = RLIMIT_STACK,
-	[CPOL_RLIM_MEMLOCK] = RLIMIT_MEMLOCK,
-	[CPOL_RLIM_SIGPENDING] = RLIMIT_SIGPENDING,
-};
 
 static int set_limits(const struct cpol *p)
 {
@@ -55,12 +47,16 @@ static int set_limits(const struct cpol *p)
 		struct rlimit rl;
 		uint8_t r = p->limits[i].resource;
 
-		if (r == 0 || r > CPOL_RLIM_MAX)
+		/* The whole-run bounds are cordon's (cgroup, run tmpfs):
+		 * the floor has none of them. */
+		if (r > CPOL_RLIM_KERNEL_MAX)
+			continue;
+		if (r == 0)
 			return -1;
 		rl.rlim_cur = p->limits[i].value == CPOL_RLIM_INFINITY ?
 		    RLIM_INFINITY : p->limits[i].value;
 		rl.rlim_max = rl.rlim_cur;
-		if (setrlimit(rlim_map[r], &rl) < 0)
+		if (setrlimit((__rlimit_resource_t)cpol_rlim_kernel(r), &rl) < 0)
 			return -1;
 	}
 	return 0;

@@ -278,6 +278,8 @@ void cpol_free(struct cpol *p);
 /* Names, for explain and diagnostics; NULL when out of range.  The one
  * table of limit names: the compiler, explain and cordon --limit use it. */
 const char *cpol_rlim_name(unsigned int resource);
+/* The kernel's RLIMIT_* for a per-process limit; -1 for a whole-run one. */
+int cpol_rlim_kernel(unsigned int resource);
 /* The policy flag that makes a whole-run bound required, or 0. */
 uint32_t cpol_rlim_required_flag(unsigned int resource);
 const char *cpol_op_name(unsigned int op);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cpol.h"
 #include "sha256.h"
@@ -599,6 +600,23 @@ const char *cpol_rlim_name(unsigned int r)
 	};
 
 	return r <= CPOL_RLIM_MAX ? names[r] : NULL;
+}
+
+int cpol_rlim_kernel(unsigned int r)
+{
+	static const int kernel[CPOL_RLIM_KERNEL_MAX + 1] = {
+		[CPOL_RLIM_CPU] = RLIMIT_CPU, [CPOL_RLIM_AS] = RLIMIT_AS,
+		[CPOL_RLIM_DATA] = RLIMIT_DATA,
+		[CPOL_RLIM_FSIZE] = RLIMIT_FSIZE,
+		[CPOL_RLIM_NPROC] = RLIMIT_NPROC,
+		[CPOL_RLIM_NOFILE] = RLIMIT_NOFILE,
+		[CPOL_RLIM_CORE] = RLIMIT_CORE,
+		[CPOL_RLIM_STACK] = RLIMIT_STACK,
+		[CPOL_RLIM_MEMLOCK] = RLIMIT_MEMLOCK,
+		[CPOL_RLIM_SIGPENDING] = RLIMIT_SIGPENDING,
+	};
+
+	return r >= 1 && r <= CPOL_RLIM_KERNEL_MAX ? kernel[r] : -1;
 }
 
 uint32_t cpol_rlim_required_flag(unsigned int r)

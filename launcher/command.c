@@ -12,16 +12,6 @@
 
 #include "cordon.h"
 
-/* The kernel's number for each per-process limit (names: cpol_rlim_name). */
-static const int kernel_rlim[CPOL_RLIM_KERNEL_MAX + 1] = {
-	[CPOL_RLIM_CPU] = RLIMIT_CPU, [CPOL_RLIM_AS] = RLIMIT_AS,
-	[CPOL_RLIM_DATA] = RLIMIT_DATA, [CPOL_RLIM_FSIZE] = RLIMIT_FSIZE,
-	[CPOL_RLIM_NPROC] = RLIMIT_NPROC, [CPOL_RLIM_NOFILE] = RLIMIT_NOFILE,
-	[CPOL_RLIM_CORE] = RLIMIT_CORE, [CPOL_RLIM_STACK] = RLIMIT_STACK,
-	[CPOL_RLIM_MEMLOCK] = RLIMIT_MEMLOCK,
-	[CPOL_RLIM_SIGPENDING] = RLIMIT_SIGPENDING,
-};
-
 /* word with every "$SNIPPET" and "$WORKDIR" replaced; a heap copy. */
 static char *expand(const char *word, const char *workdir,
     const char *snippet)
@@ -144,7 +134,7 @@ int command_rlimits(const struct cpol *p, const uint64_t *cli,
 			set |= p->limits[i].resource == r;
 		if (!set)
 			continue;
-		out[n].resource = kernel_rlim[r];
+		out[n].resource = cpol_rlim_kernel(r);
 		out[n++].value = command_limit(p, cli, r);
 	}
 	return n;
