@@ -34,17 +34,9 @@
 static int ctl_put(const char *dir, const char *file, const char *text)
 {
 	char path[CGROUP_PATH_MAX + 64];
-	ssize_t len = (ssize_t)strlen(text), n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, (size_t)len);
-	if (close(fd) < 0 || n != len)
-		return -1;
-	return 0;
+	return file_put(path, text);
 }
 
 static int ctl_get(const char *dir, const char *file, char *buf,

@@ -207,6 +207,7 @@ int command_rlimits(const struct cpol *p, const uint64_t *cli,
 void command_free(char **v);
 
 /* run.c */
+int file_put(const char *file, const char *text);
 unsigned long run_ns_wanted(const struct cpol *p, const uint64_t *cli);
 pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen);
 int run_probe_ns(unsigned long flags);

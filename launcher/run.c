@@ -82,9 +82,10 @@ unsigned long run_ns_wanted(const struct cpol *p, const uint64_t *cli)
 	return f;
 }
 
-static int put(const char *file, const char *text)
+/* Write text to an existing file (a /proc or cgroup control file). */
+int file_put(const char *file, const char *text)
 {
-	int fd = open(file, O_WRONLY | O_CLOEXEC);
+	int fd = open(file, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 	ssize_t len = (ssize_t)strlen(text), n;
 
 	if (fd < 0)
@@ -187,10 +188,10 @@ static void ns_setup(const struct launch *ln)
 	 * owned by root; init() makes the child non-dumpable again. */
 	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
 		fail(ln, "PR_SET_DUMPABLE");
-	if (put("/proc/self/uid_map", ln->uid_map) < 0 ||
-	    put("/proc/self/setgroups", "deny") < 0)
+	if (file_put("/proc/self/uid_map", ln->uid_map) < 0 ||
+	    file_put("/proc/self/setgroups", "deny") < 0)
 		fail(ln, "uid_map");
-	if (put("/proc/self/gid_map", ln->gid_map) < 0)
+	if (file_put("/proc/self/gid_map", ln->gid_map) < 0)
 		fail(ln, "gid_map");
 	if (ln->ns_flags & CLONE_NEWNS)
 		mounts(ln);

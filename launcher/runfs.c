@@ -240,7 +240,8 @@ int runfs_statfs(int mnt, uint64_t own, uint64_t *bytes, uint64_t *inodes)
 static int tree_usage(int fd, int depth, uint64_t *bytes, uint64_t *inodes);
 
 /* One entry's blocks; a directory's contents too.  A tree deeper than
- * RUNFS_DEPTH_MAX cannot be watched: reported as over every bound. */
+ * RUNFS_DEPTH_MAX, or a directory the watch cannot read, cannot be
+ * watched: reported as over every bound. */
 static int entry_usage(int dirfd, const char *name, int depth,
     uint64_t *bytes, uint64_t *inodes)
 {
@@ -258,8 +259,12 @@ static int entry_usage(int dirfd, const char *name, int depth,
 		return 0;
 	}
 	fd = subdir(dirfd, name);
-	if (fd < 0)   /* unreadable or gone: its blocks are counted */
-		return errno == ENOENT || errno == EACCES ? 0 : -1;
+	if (fd < 0 && errno == EACCES) {   /* made unreadable (mkdir 0300): */
+		*bytes = *inodes = UINT64_MAX;  /* what it hides is unknown */
+		return 0;
+	}
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;   /* gone meanwhile */
 	return tree_usage(fd, depth + 1, bytes, inodes);
 }
 

@@ -188,6 +188,24 @@ print("all", n)
     assert r.status["bounds"]["files"]["by"] == "watch"
 
 
+def test_watch_refuses_directories_it_cannot_read(cordon, bounds):
+    # mkdir with mode 0300: the snippet can fill it, a reader cannot list
+    # it (cordon as root could; as any other uid it cannot).
+    r = cordon(bounds, """
+import os
+os.mkdir("d", 0o300)
+for i in range(50):
+    open("d/f%d" % i, "w").close()
+import time; time.sleep(5)
+print("hidden")
+""", opts=["--no-namespaces"])
+    if ROOT:
+        assert r.status["outcome"] == "exited", r   # root reads it all
+    else:
+        assert r.status["outcome"] == "disk_limit", r
+        assert "hidden" not in r.out
+
+
 def test_watch_refuses_trees_it_cannot_see(cordon, bounds):
     r = cordon(bounds, """
 import os
