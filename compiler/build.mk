@@ -12,8 +12,8 @@ COMPILER_DIRS := front check names backend explain query audit oci io
 CPPFLAGS += $(addprefix -Icompiler/,$(COMPILER_DIRS))
 
 COMPILER_SRCS := $(addprefix compiler/front/,ast.c diag.c parse.c incsearch.c)
-COMPILER_SRCS += $(addprefix compiler/check/,check.c checkfs.c checkexp.c \
-	rules.c value.c)
+COMPILER_SRCS += $(addprefix compiler/check/,check.c merge.c checkfs.c \
+	checkexp.c rules.c value.c)
 COMPILER_SRCS += $(addprefix compiler/names/,tables_syscalls.c \
 	tables_groups.c tables_consts.c tables_args.c)
 COMPILER_SRCS += $(addprefix compiler/backend/,emit.c validate.c)
@@ -25,7 +25,7 @@ COMPILER_SRCS += $(addprefix compiler/oci/,oci_report.c oci_export.c \
 COMPILER_SRCS += compiler/input.c
 COMPILER_SRCS += $(addprefix compiler/query/,pathq.c sysq.c)
 COMPILER_SRCS += $(addprefix compiler/audit/,finding.c lint.c expect.c \
-	diff.c diffsys.c verify.c audit.c auditfmt.c sarif.c auditcmd.c)
+	diff.c difflist.c diffsys.c verify.c audit.c auditfmt.c sarif.c auditcmd.c)
 GRAMMAR_OBJS := $(BUILD)/grammar/parser.o $(BUILD)/grammar/lexer.o
 COMPILER_LIB_OBJS := $(COMPILER_SRCS:%.c=$(BUILD)/%.o) $(GRAMMAR_OBJS)
 COMPILER_LIBS := -lseccomp
