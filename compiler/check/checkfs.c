@@ -8,52 +8,20 @@
 
 #include "checkctx.h"
 #include "landlock_compat.h"
+#include "tables.h"
 
-static const struct right {
-	const char *name;
-	uint64_t bits;
-} rights[] = {
-	{ "execute", CORDON_LL_FS_EXECUTE },
-	{ "write-file", CORDON_LL_FS_WRITE_FILE },
-	{ "read-file", CORDON_LL_FS_READ_FILE },
-	{ "read-dir", CORDON_LL_FS_READ_DIR },
-	{ "remove-dir", CORDON_LL_FS_REMOVE_DIR },
-	{ "remove-file", CORDON_LL_FS_REMOVE_FILE },
-	{ "make-char", CORDON_LL_FS_MAKE_CHAR },
-	{ "make-dir", CORDON_LL_FS_MAKE_DIR },
-	{ "make-reg", CORDON_LL_FS_MAKE_REG },
-	{ "make-sock", CORDON_LL_FS_MAKE_SOCK },
-	{ "make-fifo", CORDON_LL_FS_MAKE_FIFO },
-	{ "make-block", CORDON_LL_FS_MAKE_BLOCK },
-	{ "make-sym", CORDON_LL_FS_MAKE_SYM },
-	{ "refer", CORDON_LL_FS_REFER },
-	{ "truncate", CORDON_LL_FS_TRUNCATE },
-	{ "ioctl-dev", CORDON_LL_FS_IOCTL_DEV },
-	{ "read", CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR },
-	{ "write", CORDON_LL_FS_WRITE_FILE | CORDON_LL_FS_TRUNCATE },
-	{ "create", CORDON_LL_FS_MAKE_REG | CORDON_LL_FS_MAKE_DIR },
-	{ "remove", CORDON_LL_FS_REMOVE_FILE | CORDON_LL_FS_REMOVE_DIR },
-	{ "ro", CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR },
-	{ "rx", CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR |
-	    CORDON_LL_FS_EXECUTE },
-	{ "rw", CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR |
-	    CORDON_LL_FS_WRITE_FILE | CORDON_LL_FS_TRUNCATE |
-	    CORDON_LL_FS_MAKE_REG | CORDON_LL_FS_MAKE_DIR |
-	    CORDON_LL_FS_REMOVE_FILE | CORDON_LL_FS_REMOVE_DIR },
-};
-#define NRIGHTS (sizeof(rights) / sizeof(rights[0]))
 
 static uint64_t right_bits(struct check_ctx *c, const struct ast_item *it)
 {
-	const char *names[NRIGHTS + 1], *s;
-	size_t i;
+	const char *names[64], *s;
+	uint64_t bits;
+	unsigned int i;
 
-	for (i = 0; i < NRIGHTS; i++) {
-		if (strcmp(rights[i].name, it->name) == 0)
-			return rights[i].bits;
-		names[i] = rights[i].name;
-	}
-	names[NRIGHTS] = NULL;
+	if (tables_right(it->name, &bits) == 0)
+		return bits;
+	for (i = 0; i < 63 && (names[i] = tables_right_at(i, NULL)); i++)
+		;
+	names[i] = NULL;
 	s = check_suggest(it->name, names);
 	diag_error(c->d, &it->loc, "unknown right %s%s%s%s", it->name,
 	    s ? "; did you mean " : "", s ? s : "", s ? "?" : "");

@@ -5,7 +5,6 @@
 
 #include "bpf.h"
 #include "explain_fmt.h"
-#include "landlock_compat.h"
 #include "tables.h"
 
 /* Append to buf[0..len) without overflowing; output is cut at len-1. */
@@ -215,54 +214,10 @@ const char *explain_rule(const struct cpol_rule *r, char *buf, size_t len)
 	return buf;
 }
 
-static const char *const right_names[] = {
-	"execute", "write-file", "read-file", "read-dir", "remove-dir",
-	"remove-file", "make-char", "make-dir", "make-reg", "make-sock",
-	"make-fifo", "make-block", "make-sym", "refer", "truncate",
-	"ioctl-dev",
-};
-#define NRIGHTS (sizeof(right_names) / sizeof(right_names[0]))
-
-#define RT_READ (CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR)
-#define RT_WRITE (CORDON_LL_FS_WRITE_FILE | CORDON_LL_FS_TRUNCATE)
-#define RT_CREATE (CORDON_LL_FS_MAKE_REG | CORDON_LL_FS_MAKE_DIR)
-#define RT_REMOVE (CORDON_LL_FS_REMOVE_FILE | CORDON_LL_FS_REMOVE_DIR)
-
-struct shorthand {
-	const char *name;
-	uint64_t bits;
-};
-
-/* The language's shorthands (HACKING.md), whole ones first. */
-static const struct shorthand shorthands[] = {
-	{ "rw", RT_READ | RT_WRITE | RT_CREATE | RT_REMOVE },
-	{ "rx", RT_READ | CORDON_LL_FS_EXECUTE },
-	{ "ro", RT_READ },
-};
-static const struct shorthand pairs[] = {
-	{ "read", RT_READ }, { "write", RT_WRITE }, { "create", RT_CREATE },
-	{ "remove", RT_REMOVE },
-};
-
-const char *explain_right_name(unsigned int bit)
-{
-	return bit < NRIGHTS ? right_names[bit] : NULL;
-}
-
-const char *explain_rights_shorthand(uint64_t access)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(shorthands) / sizeof(shorthands[0]); i++)
-		if (access == shorthands[i].bits)
-			return shorthands[i].name;
-	return NULL;
-}
-
 const char *explain_rights(uint64_t access, char *buf, size_t len)
 {
-	const char *s = explain_rights_shorthand(access);
-	uint64_t rest = access;
+	const char *s = tables_rights_shorthand(access);
+	uint64_t rest = access, bits;
 	unsigned int i;
 
 	buf[0] = '\0';
@@ -270,16 +225,17 @@ const char *explain_rights(uint64_t access, char *buf, size_t len)
 		snprintf(buf, len, "%s", s ? s : "none");
 		return buf;
 	}
-	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
-		if ((rest & pairs[i].bits) == pairs[i].bits) {
-			add(buf, len, "%s%s", buf[0] ? ", " : "", pairs[i].name);
-			rest &= ~pairs[i].bits;
+	for (i = 0; (s = tables_rights_pair(i, &bits)) != NULL; i++)
+		if ((rest & bits) == bits) {
+			add(buf, len, "%s%s", buf[0] ? ", " : "", s);
+			rest &= ~bits;
 		}
 	for (i = 0; i < 64; i++) {
 		if (!(rest >> i & 1))
 			continue;
-		if (i < NRIGHTS)
-			add(buf, len, "%s%s", buf[0] ? ", " : "", right_names[i]);
+		if (i < TABLES_NRIGHTS)
+			add(buf, len, "%s%s", buf[0] ? ", " : "",
+			    tables_right_name(i));
 		else
 			add(buf, len, "%sbit%u", buf[0] ? ", " : "", i);
 	}

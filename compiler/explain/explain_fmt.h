@@ -34,10 +34,6 @@ const char *explain_rule(const struct cpol_rule *r, char *buf, size_t len);
 /* Landlock rights: a shorthand when exact ("rx"), else names joined by
  * ", " (with read/write/create/remove for complete pairs); "none". */
 const char *explain_rights(uint64_t access, char *buf, size_t len);
-/* The shorthand that equals access exactly, or NULL. */
-const char *explain_rights_shorthand(uint64_t access);
-/* Name of Landlock right bit i (0..15), or NULL. */
-const char *explain_right_name(unsigned int bit);
 /* "4G", "256M", "1000" (bytes not a power-of-1024 multiple) */
 const char *explain_size(uint64_t bytes, char *buf, size_t len);
 /* "60s", "5m", "1500ms" */

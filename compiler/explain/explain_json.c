@@ -214,7 +214,7 @@ static void paths(FILE *f, const struct cpol *p, int *top)
 		json_key(f, "rights");
 		fputc('[', f);
 		for (bit = 0; bit < 64; bit++) {
-			const char *n = explain_right_name(bit);
+			const char *n = tables_right_name(bit);
 
 			if (!(p->fs[i].access >> bit & 1))
 				continue;
@@ -228,7 +228,7 @@ static void paths(FILE *f, const struct cpol *p, int *top)
 		}
 		fputc(']', f);
 		kv_str(f, &first, "shorthand",
-		    explain_rights_shorthand(p->fs[i].access));
+		    tables_rights_shorthand(p->fs[i].access));
 		kv_str(f, &first, "text",
 		    explain_rights(p->fs[i].access, b, sizeof(b)));
 		fputc('}', f);

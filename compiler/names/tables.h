@@ -48,4 +48,17 @@ const char *tables_arg_name(const char *syscall, unsigned int index);
  * 'e' errno. */
 const char *tables_suggest(char kind, const char *word);
 
+/* Landlock filesystem rights (tables_rights.c).  The i-th of every right
+ * name the language takes, singles then shorthands (NULL past the end;
+ * *bits set when bits is not NULL); the name of single right bit (NULL
+ * past TABLES_NRIGHTS); a name's bits (0, or -1 when unknown); the whole
+ * shorthand (ro, rx, rw) that is exactly access, or NULL; the i-th pair
+ * shorthand (read, write, create, remove), or NULL past the end. */
+#define TABLES_NRIGHTS 16u
+const char *tables_right_at(unsigned int i, uint64_t *bits);
+const char *tables_right_name(unsigned int bit);
+int tables_right(const char *name, uint64_t *bits);
+const char *tables_rights_shorthand(uint64_t access);
+const char *tables_rights_pair(unsigned int i, uint64_t *bits);
+
 #endif

@@ -2,13 +2,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "explain_fmt.h"
 #include "landlock_compat.h"
 #include "pathq.h"
+#include "tables.h"
 
 /* Landlock's filesystem rights are bits 0..NRIGHTS-1; their names are
- * explain's (one table for the whole compiler). */
-#define NRIGHTS 16u
+ * names/'s (one table for the whole compiler). */
+#define NRIGHTS TABLES_NRIGHTS
 
 struct shorthand {
 	const char *name;
@@ -65,7 +65,7 @@ int pathq_right(const char *name, uint64_t *need, uint64_t *deny)
 			return 0;
 		}
 	for (size_t i = 0; i < NRIGHTS; i++)
-		if (strcmp(name, explain_right_name((unsigned int)i)) == 0) {
+		if (strcmp(name, tables_right_name((unsigned int)i)) == 0) {
 			*need = *deny = 1ull << i;
 			return 0;
 		}
@@ -85,7 +85,7 @@ void pathq_format(uint64_t mask, char *buf, size_t len)
 		if (!(mask & (1ull << i)))
 			continue;
 		n = snprintf(buf + used, len - used, "%s%s", used ? "," : "",
-		    explain_right_name((unsigned int)i));
+		    tables_right_name((unsigned int)i));
 		if (n < 0 || (size_t)n >= len - used)
 			return;
 		used += (size_t)n;
