@@ -17,7 +17,9 @@
  * unchanged.  This is exact and small: the alternative (ENOSYS as the
  * filter default plus one default-action rule for every known syscall the
  * policy does not name) costs hundreds of instructions.  clone3 and
- * io_uring_* answer ENOSYS unless the policy names them (emit_fixed).
+ * io_uring_* answer ENOSYS unless the policy names them
+ * (tables_fixed_action: check/rules.c writes those rules for every policy
+ * it compiles; this covers a struct cpol built by other means).
  * validate.c re-checks the result against the rules with the interpreter.
  */
 #include <errno.h>
@@ -50,42 +52,6 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return -1;
-}
-
-static const char *const fixed_enosys[] = {
-	"clone3", "io_uring_setup", "io_uring_enter", "io_uring_register",
-};
-
-/* Is nr one of fixed_enosys?  (Numbers resolved once: this is called
- * for every probe of the translation validation.) */
-static int is_fixed(uint32_t nr)
-{
-	static int nrs[sizeof(fixed_enosys) / sizeof(fixed_enosys[0])];
-	static int loaded;
-	size_t i;
-
-	if (!loaded) {
-		for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
-			nrs[i] = tables_syscall_nr(fixed_enosys[i]);
-		loaded = 1;
-	}
-	for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
-		if (nrs[i] >= 0 && (uint32_t)nrs[i] == nr)
-			return 1;
-	return 0;
-}
-
-int emit_fixed(const struct cpol *p, uint32_t nr, uint32_t *action)
-{
-	uint32_t r;
-
-	if (!is_fixed(nr))
-		return 0;
-	for (r = 0; r < p->nrules; r++)
-		if (p->rules[r].nr == nr)
-			return 0;
-	*action = BPF_ACT_ERRNO | ENOSYS;
-	return 1;
 }
 
 static struct cpol_insn insn(uint16_t code, uint8_t jt, uint8_t jf,
@@ -249,7 +215,7 @@ static scmp_filter_ctx make_ctx(const struct cpol *p, char *err,
 		return NULL;
 	}
 	for (nr = 0; nr <= (uint32_t)tables_syscall_max(); nr++)
-		if (emit_fixed(p, nr, &a) && a != p->default_action &&
+		if (tables_fixed_action(p, nr, &a) && a != p->default_action &&
 		    seccomp_rule_add_exact(ctx, a, (int)nr, 0) < 0) {
 			seccomp_release(ctx);
 			fail(err, errlen, "libseccomp refused ENOSYS for %u",

@@ -18,15 +18,6 @@
 int emit_seccomp(struct cpol *p, char *err, size_t errlen);
 
 /*
- * emit_fixed: the fixed lowering of a syscall the policy does not name.
- * Returns 1 and sets *action (ERRNO(ENOSYS)) for clone3 and io_uring_*
- * when no rule of p names nr; 0 otherwise (the default action applies).
- * Numbers outside the table answer ENOSYS and x32/ia32 are killed before
- * any of this (see emit.c).
- */
-int emit_fixed(const struct cpol *p, uint32_t nr, uint32_t *action);
-
-/*
  * validate_seccomp: translation validation.  Run p->insns through the BPF
  * interpreter for every syscall number of the arch (and the x32 range and
  * out-of-range numbers) and for the boundary values of every condition in

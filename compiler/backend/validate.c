@@ -97,7 +97,7 @@ static uint32_t expect(const struct vctx *v, const struct bpf_input *in,
 		return BPF_ACT_ERRNO | ENOSYS;
 	i = v->first[in->nr];
 	if (i == NO_RULE)
-		return emit_fixed(p, in->nr, &a) ? a : p->default_action;
+		return tables_fixed_action(p, in->nr, &a) ? a : p->default_action;
 	for (; i < p->nrules && p->rules[i].nr == in->nr; i++) {
 		if (!rule_holds(&p->rules[i], in->args))
 			continue;

@@ -92,7 +92,7 @@ static unsigned int limit_resource(struct check_ctx *c,
 			return r;
 	}
 	names[CPOL_RLIM_MAX] = NULL;
-	sug = check_suggest(s->name, names);
+	sug = tables_suggest_among(s->name, names);
 	diag_error(c->d, &s->name_loc, "unknown limit %s%s%s%s", s->name,
 	    sug ? "; did you mean " : "", sug ? sug : "", sug ? "?" : "");
 	return 0;

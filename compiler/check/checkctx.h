@@ -55,8 +55,6 @@ int value_action(struct check_ctx *c, const struct ast_action *a,
     uint32_t *out);
 const char *value_action_name(uint32_t action, char *buf, size_t len);
 
-/* Closest candidate (edit distance <= 2), or NULL. */
-const char *check_suggest(const char *word, const char *const *cands);
 
 /* check.c: merge helpers */
 int mentions_add(struct mentions *ms, const char *key,

@@ -64,7 +64,7 @@ static void one(struct check_ctx *c, const struct ast_stmt *s,
 				e.right = *k;
 				break;
 			}
-			sug = check_suggest(s->name, path_kinds);
+			sug = tables_suggest_among(s->name, path_kinds);
 			diag_error(c->d, &s->name_loc, "unknown expectation %s"
 			    "%s%s%s", s->name, sug ? "; did you mean " : "",
 			    sug ? sug : "", sug ? "?" : "");

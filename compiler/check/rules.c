@@ -39,9 +39,6 @@ struct rules {
 	unsigned int outcap;
 };
 
-static const char *const builtin_enosys[] = { "clone3", "io_uring_setup",
-	"io_uring_enter", "io_uring_register", NULL };
-
 static int in_list(const char *name, const char *const *l)
 {
 	for (; *l; l++)
@@ -118,7 +115,7 @@ static int arg_of(struct check_ctx *c, const char *sys, const struct ast_cond
 		if ((names[n] = tables_arg_name(sys, i)))
 			n++;
 	names[n] = NULL;
-	s = check_suggest(k->arg, names);
+	s = tables_suggest_among(k->arg, names);
 	diag_error(c->d, &k->arg_loc, "%s has no argument named %s%s%s%s "
 	    "(arg0 to arg5 always work)", sys, k->arg,
 	    s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
@@ -503,7 +500,7 @@ static int one_syscall(struct rules *r, struct entry *e, unsigned int n,
 			if (!l[i]->via)
 				l[j++] = l[i];
 		k = j;
-	} else if (in_list(e[0].name, builtin_enosys)) {
+	} else if (in_list(e[0].name, tables_fixed_enosys)) {
 		return 0;
 	}
 	for (i = 0; i < k; i++)
@@ -662,7 +659,7 @@ int rules_lower(struct check_ctx *c, struct cpol *out)
 	struct rules r = { .c = c, .out = out };
 	struct entry **l;
 	unsigned int i, j, k;
-	int named[4] = { 0, 0, 0, 0 };
+	unsigned long long named = 0;   /* bit k: tables_fixed_enosys[k] */
 
 	collect(&r);
 	if (r.n > 0)
@@ -674,13 +671,13 @@ int rules_lower(struct check_ctx *c, struct cpol *out)
 		for (j = i; j < r.n && r.e[j].nr == r.e[i].nr; j++)
 			;
 		if (one_syscall(&r, &r.e[i], j - i, l))
-			for (k = 0; builtin_enosys[k]; k++)
-				named[k] |= !strcmp(r.e[i].name,
-				    builtin_enosys[k]);
+			for (k = 0; tables_fixed_enosys[k]; k++)
+				if (!strcmp(r.e[i].name, tables_fixed_enosys[k]))
+					named |= 1ull << k;
 	}
-	for (k = 0; builtin_enosys[k]; k++)
-		if (!named[k])
-			gen(&r, builtin_enosys[k], SECCOMP_RET_ERRNO | ENOSYS,
+	for (k = 0; tables_fixed_enosys[k]; k++)
+		if (!(named >> k & 1))
+			gen(&r, tables_fixed_enosys[k], SECCOMP_RET_ERRNO | ENOSYS,
 			    NULL, 0, NULL);
 	network(&r);
 	if (out->nrules > 0)

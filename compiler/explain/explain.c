@@ -6,7 +6,6 @@
 #include <stdio.h>
 
 #include "bpf.h"
-#include "emit.h"
 #include "explain.h"
 #include "explain_fmt.h"
 #include "tables.h"
@@ -55,13 +54,10 @@ static void layers(FILE *f, const struct cpol *p)
 		    "unless a path rule grants it)\n");
 }
 
-/* Fixed lowering that applies to this policy (see emit.c). */
+/* Fixed lowering that applies to this policy (see emit.c, tables.h). */
 static void fixed(FILE *f, const struct cpol *p)
 {
-	const char *names[] = {
-		"clone3", "io_uring_setup", "io_uring_enter",
-		"io_uring_register",
-	};
+	const char *const *names = tables_fixed_enosys;
 	char a[64];
 	size_t i;
 	uint32_t act;
@@ -69,10 +65,10 @@ static void fixed(FILE *f, const struct cpol *p)
 	fprintf(f, "  other architectures, ia32, x32: kill\n");
 	fprintf(f, "  syscall numbers above %d or unknown: errno(ENOSYS)\n",
 	    tables_syscall_max());
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; names[i]; i++) {
 		int nr = tables_syscall_nr(names[i]);
 
-		if (nr >= 0 && emit_fixed(p, (uint32_t)nr, &act))
+		if (nr >= 0 && tables_fixed_action(p, (uint32_t)nr, &act))
 			fprintf(f, "  %s: %s (not named by the policy)\n",
 			    names[i], explain_action(act, a, sizeof(a)));
 	}

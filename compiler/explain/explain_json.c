@@ -7,7 +7,6 @@
 #include <stdio.h>
 
 #include "bpf.h"
-#include "emit.h"
 #include "explain.h"
 #include "explain_fmt.h"
 #include "jsonout.h"
@@ -163,7 +162,7 @@ static void fixed(FILE *f, const struct cpol *p, int *outer)
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		int nr = tables_syscall_nr(names[i]);
 
-		if (nr >= 0 && emit_fixed(p, (uint32_t)nr, &act))
+		if (nr >= 0 && tables_fixed_action(p, (uint32_t)nr, &act))
 			kv_str(f, &first, names[i],
 			    explain_action(act, a, sizeof(a)));
 	}

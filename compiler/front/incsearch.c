@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkctx.h"
 #include "parse.h"
+#include "tables.h"
 
 #ifndef CORDON_POLICY_DIR
 #define CORDON_POLICY_DIR "/usr/local/share/cordon/policies"
@@ -20,7 +20,7 @@ const char parse_default_incdir[] = CORDON_POLICY_DIR;
 #define MAX_CANDS 256
 
 struct cands {
-	const char *v[MAX_CANDS + 1];   /* NULL-terminated for check_suggest */
+	const char *v[MAX_CANDS + 1];   /* NULL-terminated for tables_suggest_among */
 	unsigned int n;
 };
 
@@ -65,7 +65,7 @@ int parse_include_suggest(const char *inc, const char *const *dirs,
 	memset(&c, 0, sizeof(c));
 	for (i = 0; i < ndirs; i++)
 		collect(&c, dirs[i], "", 0);
-	best = check_suggest(inc, c.v);
+	best = tables_suggest_among(inc, c.v);
 	found = best && snprintf(out, outlen, "%s", best) < (int)outlen;
 	for (i = 0; i < c.n; i++)
 		free((void *)c.v[i]);

@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+struct cpol;
+
 /* The one target architecture of this build (AUDIT_ARCH_X86_64 on x86-64). */
 uint32_t tables_arch(void);
 
@@ -47,6 +49,17 @@ const char *tables_arg_name(const char *syscall, unsigned int index);
  * NULL if nothing is close.  kind: 's' syscall, 'g' group, 'c' constant,
  * 'e' errno. */
 const char *tables_suggest(char kind, const char *word);
+/* The closest of a NULL-terminated list of candidates (at most two plain
+ * edits, case counting), or NULL: for names the tables do not hold
+ * (statements, arguments, rights, include files). */
+const char *tables_suggest_among(const char *word, const char *const *cands);
+
+/* The syscalls that answer ENOSYS unless a policy names them (clone3,
+ * io_uring_*), NULL-terminated; check/rules.c lowers them to rules.
+ * tables_fixed_action: 1 and *action set when nr is one of them and p
+ * has no rule for it (a struct cpol not built by check/), else 0. */
+extern const char *const tables_fixed_enosys[];
+int tables_fixed_action(const struct cpol *p, uint32_t nr, uint32_t *action);
 
 /* Landlock filesystem rights (tables_rights.c).  The i-th of every right
  * name the language takes, singles then shorthands (NULL past the end;

@@ -8,10 +8,13 @@
  * and probed on the running kernel (470 and up answer ENOSYS there).
  */
 #include <ctype.h>
+#include <errno.h>
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf.h"
+#include "cpol.h"
 #include "tables.h"
 
 #if !defined(__x86_64__)
@@ -130,10 +133,10 @@ static int same(char x, char y)
 	return tolower((unsigned char)x) == tolower((unsigned char)y);
 }
 
-/* Edit distance counting a swap of neighbours as one edit (optimal
- * string alignment): "sokcet" is 1 from socket.  Strings longer than 63
- * never match. */
-static unsigned int distance(const char *a, const char *b)
+/* Edit distance; loose: case does not count and a swap of neighbours is
+ * one edit (optimal string alignment: "sokcet" is 1 from socket), else
+ * plain Levenshtein.  Strings longer than 63 never match. */
+static unsigned int distance(const char *a, const char *b, int loose)
 {
 	unsigned int r0[64], r1[64], r2[64], *pp = r0, *p = r1, *c = r2, *t;
 	unsigned int i, j, la, lb;
@@ -147,13 +150,15 @@ static unsigned int distance(const char *a, const char *b)
 	for (i = 1; i <= la; i++) {
 		c[0] = i;
 		for (j = 1; j <= lb; j++) {
-			unsigned int best = p[j - 1] + !same(a[i - 1], b[j - 1]);
+			unsigned int best = p[j - 1] + !(loose ?
+			    same(a[i - 1], b[j - 1]) : a[i - 1] == b[j - 1]);
 
 			if (p[j] + 1 < best)
 				best = p[j] + 1;
 			if (c[j - 1] + 1 < best)
 				best = c[j - 1] + 1;
-			if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) &&
+			if (loose && i > 1 && j > 1 &&
+			    same(a[i - 1], b[j - 2]) &&
 			    same(a[i - 2], b[j - 1]) && pp[j - 2] + 1 < best)
 				best = pp[j - 2] + 1;
 			c[j] = best;
@@ -213,11 +218,64 @@ const char *tables_suggest(char kind, const char *word)
 	for (i = 0; (n = name_at(kind, i)) != NULL; i++) {
 		if (!*n || strcmp(n, word) == 0)
 			continue;
-		d = distance(word, n);
+		d = distance(word, n, 1);
 		if (d < bestd) {
 			bestd = d;
 			best = n;
 		}
 	}
 	return bestd <= limit ? best : NULL;
+}
+
+const char *tables_suggest_among(const char *word, const char *const *cands)
+{
+	const char *best = NULL;
+	unsigned int d, bestd = 3;
+
+	for (; *cands; cands++) {
+		d = distance(word, *cands, 0);
+		if (d < bestd)
+			bestd = d, best = *cands;
+	}
+	return best;
+}
+
+const char *const tables_fixed_enosys[] = {
+	"clone3", "io_uring_setup", "io_uring_enter", "io_uring_register",
+	NULL,
+};
+#define NFIXED (sizeof(tables_fixed_enosys) / sizeof(tables_fixed_enosys[0]) - 1)
+/* check/rules.c keeps one bit per entry in an unsigned long long. */
+_Static_assert(NFIXED < 64, "tables_fixed_enosys fits a 64-bit mask");
+
+/* Is nr one of tables_fixed_enosys?  (Numbers resolved once: this is called
+ * for every probe of the translation validation.) */
+static int is_fixed(uint32_t nr)
+{
+	static int nrs[NFIXED];
+	static int loaded;
+	size_t i;
+
+	if (!loaded) {
+		for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
+			nrs[i] = tables_syscall_nr(tables_fixed_enosys[i]);
+		loaded = 1;
+	}
+	for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
+		if (nrs[i] >= 0 && (uint32_t)nrs[i] == nr)
+			return 1;
+	return 0;
+}
+
+int tables_fixed_action(const struct cpol *p, uint32_t nr, uint32_t *action)
+{
+	uint32_t r;
+
+	if (!is_fixed(nr))
+		return 0;
+	for (r = 0; r < p->nrules; r++)
+		if (p->rules[r].nr == nr)
+			return 0;
+	*action = BPF_ACT_ERRNO | ENOSYS;
+	return 1;
 }

@@ -29,7 +29,6 @@
 #include <string.h>
 
 #include "bpf.h"
-#include "emit.h"
 #include "input.h"
 #include "oci.h"
 #include "sysq.h"
@@ -81,7 +80,7 @@ static void entry_unconditional(struct exp *e, uint32_t action)
 			if (p->rules[r].nr == nr && p->rules[r].ncond == 0 &&
 			    p->rules[r].action == action)
 				hit = 1;
-		if (!hit && emit_fixed(p, nr, &a) && a == action)
+		if (!hit && tables_fixed_action(p, nr, &a) && a == action)
 			hit = 1;
 		if (!hit)
 			continue;
