@@ -63,3 +63,13 @@ $(BUILD)/grammar/%.o: $(BUILD)/grammar/%.c
 # Objects that include the generated headers must wait for them.
 $(COMPILER_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/compiler/main.o: \
     $(BUILD)/grammar/parser.h $(BUILD)/grammar/lexer.h
+
+# make layering: the rules the tree keeps (HACKING.md), part of make check:
+# folders use only the folders and public headers tools/layering.py
+# allows, no include or call circle among compiler files (calls read from
+# the objects with nm), no function over 80 lines in compiler/, common/
+# or launcher/, libseccomp only in backend/ (and names/'s syscall table).
+layering: $(BUILD)/compiler/main.o $(COMPILER_SRCS:%.c=$(BUILD)/%.o)
+	$(PYTHON) tools/layering.py $^
+check: layering
+.PHONY: layering

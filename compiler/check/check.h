@@ -9,7 +9,6 @@
 #include <stdint.h>
 
 #include "cpol.h"
-#include "diag.h"
 #include "parse.h"
 
 #define CHECK_COMPILER_VERSION "cordonc 0.1"

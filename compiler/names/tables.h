@@ -17,6 +17,9 @@ uint32_t tables_arch(void);
 int tables_syscall_nr(const char *name);
 /* Name of a syscall number, or NULL (static storage). */
 const char *tables_syscall_name(int nr);
+/* Whether the libseccomp this build links resolves name (OCI export
+ * notes the names an older runtime's libseccomp may lack). */
+int tables_libseccomp_knows(const char *name);
 /* Highest syscall number the table knows (numbers above it are "unknown"). */
 int tables_syscall_max(void);
 

@@ -279,3 +279,8 @@ int tables_fixed_action(const struct cpol *p, uint32_t nr, uint32_t *action)
 	*action = BPF_ACT_ERRNO | ENOSYS;
 	return 1;
 }
+
+int tables_libseccomp_knows(const char *name)
+{
+	return seccomp_syscall_resolve_name(name) != __NR_SCMP_ERROR;
+}

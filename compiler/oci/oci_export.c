@@ -23,7 +23,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,8 +265,7 @@ static void notes_seccomp(struct exp *e)
 	for (uint32_t r = 0; r < p->nrules; r++) {
 		if (r > 0 && p->rules[r - 1].nr == p->rules[r].nr)
 			continue;
-		if (seccomp_syscall_resolve_name(p->rules[r].name) !=
-		    __NR_SCMP_ERROR)
+		if (tables_libseccomp_knows(p->rules[r].name))
 			continue;
 		e->exact = 0;
 		oci_note_add(&e->notes, 1, "name", "%s (number %u) is "
