@@ -2,7 +2,7 @@
  * lint.c - the lint rules (see lint.h).  Each check reads the compiled
  * policy and reports at the statement that caused the finding: syscall
  * rules carry their origin "file:line"; other statements are located
- * through input_where().  lintcmd.c has the command line.
+ * through input_where().  auditcmd.c has the command line.
  */
 #include <linux/seccomp.h>
 #include <stdlib.h>

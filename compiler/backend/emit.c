@@ -36,7 +36,7 @@
 #include "emit.h"
 #include "tables.h"
 
-/* Largest prologue: 4 fixed + 2 per hole run + 2 returns. */
+/* Largest prologue: 5 fixed + 2 per hole run + 2 returns. */
 #define PRO_MAX 64
 /* Bytes per exported sock_filter. */
 #define INSN_BYTES 8

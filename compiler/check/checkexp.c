@@ -123,15 +123,8 @@ int check_expectations(const struct policy *p, struct diag *d,
 		if (s->kind == AST_DEFINE && mentions_add(&c.defs, s->name, s,
 		    NULL, s->val) < 0)
 			diag_error(d, NULL, "out of memory");
-	{
-		/* quiet merge: check_policy reports duplicate definitions */
-		struct diag *quiet = diag_new(NULL);
-
-		c.d = quiet;
-		mentions_merge(&c, &c.defs, 1, "");
-		c.d = d;
-		diag_free(quiet);
-	}
+	/* multi: reports nothing (check_policy reports duplicate defines) */
+	mentions_merge(&c, &c.defs, 1, "");
 	if (value_init(&c) < 0)
 		diag_error(d, NULL, "out of memory");
 	for (s = p->stmts; s; s = s->next)

@@ -186,7 +186,3 @@ unsigned int diag_errors(const struct diag *d)
 	return d->errors;
 }
 
-unsigned int diag_warnings(const struct diag *d)
-{
-	return d->warnings;
-}

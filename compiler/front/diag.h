@@ -38,6 +38,5 @@ void diag_note(struct diag *d, const struct ast_loc *loc,
 
 /* Errors so far, warnings counted when -Werror is on. */
 unsigned int diag_errors(const struct diag *d);
-unsigned int diag_warnings(const struct diag *d);
 
 #endif

@@ -475,10 +475,3 @@ const struct json_val *json_get(const struct json_val *v, const char *key)
 	return NULL;
 }
 
-const char *json_type_name(int type)
-{
-	static const char *const names[] = { "?", "null", "boolean",
-		"number", "string", "array", "object" };
-
-	return type >= JSON_NULL && type <= JSON_OBJ ? names[type] : "?";
-}

@@ -47,7 +47,5 @@ void json_free(struct json_val *v);
 
 /* Member key of object v, or NULL (also when v is not an object). */
 const struct json_val *json_get(const struct json_val *v, const char *key);
-/* Name of a type, for messages. */
-const char *json_type_name(int type);
 
 #endif

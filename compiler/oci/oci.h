@@ -56,8 +56,4 @@ void oci_report_json(FILE *f, const char *policy, int exact,
  * (-1 if none).  NULL if OCI has no such action. */
 const char *oci_action_name(uint32_t action, int *errno_ret);
 
-/* Write buf to path atomically (temp file beside it, then rename);
- * "-" is stdout.  0, or -1 with a message on stderr. */
-int oci_write_out(const char *path, const char *buf, size_t len);
-
 #endif

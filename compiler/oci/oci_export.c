@@ -30,6 +30,7 @@
 #include "bpf.h"
 #include "input.h"
 #include "oci.h"
+#include "outfile.h"
 #include "sysq.h"
 #include "tables.h"
 
@@ -382,7 +383,7 @@ static int emit_report(const struct eopts *o, struct exp *e)
 		free(buf);
 		return -1;
 	}
-	r = oci_write_out(o->report, buf, len);
+	r = outfile_write(o->report, buf, len);
 	free(buf);
 	return r;
 }
@@ -422,7 +423,7 @@ int oci_export_cmd(int argc, char **argv)
 		    "mean what the blob means; nothing written\n", argv[i]);
 		goto out;
 	}
-	if (oci_write_out(o.out, buf, len) == 0 && emit_report(&o, &e) == 0)
+	if (outfile_write(o.out, buf, len) == 0 && emit_report(&o, &e) == 0)
 		ret = 0;
 out:
 	free(buf);

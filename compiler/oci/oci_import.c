@@ -20,6 +20,7 @@
 #include "cpol.h"
 #include "json_read.h"
 #include "oci_import.h"
+#include "outfile.h"
 #include "tables.h"
 
 #define EXIT_POLICY 1
@@ -415,7 +416,7 @@ int oci_import_cmd(int argc, char **argv)
 	r = oci_import_write(&im, f);
 	if (fclose(f) != 0 || r < 0 || im.notes.oom)
 		fprintf(stderr, "cordonc: import: out of memory\n");
-	else if (oci_write_out(out, buf, len) == 0)
+	else if (outfile_write(out, buf, len) == 0)
 		ret = 0;
 out:
 	free(buf);

@@ -1,8 +1,7 @@
 /*
  * oci_report.c - what an exported OCI profile does not carry: notes
  * collected by the exporter, the other layers of the blob, and their
- * text and JSON forms.  Also the atomic output writer export and import
- * share.
+ * text and JSON forms.  (Output files are written by io/outfile.c.)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,9 +17,7 @@
 #include "cpol.h"
 #include "explain_fmt.h"
 #include "jsonout.h"
-#include "outfile.h"
 #include "oci.h"
-#include "outfile.h"
 
 void oci_note_add(struct oci_notes *ns, int seccomp, const char *kind,
     const char *fmt, ...)
@@ -193,9 +190,4 @@ const char *oci_action_name(uint32_t action, int *errno_ret)
 	default:
 		return NULL;
 	}
-}
-
-int oci_write_out(const char *path, const char *buf, size_t len)
-{
-	return outfile_write(path, buf, len);
 }
