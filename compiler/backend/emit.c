@@ -38,6 +38,8 @@
 
 /* Largest prologue: 5 fixed + 2 per hole run + 2 returns. */
 #define PRO_MAX 64
+#define PRO_FIXED 5
+#define PRO_MAX_HOLES ((PRO_MAX - PRO_FIXED - 2) / 2)
 /* Bytes per exported sock_filter. */
 #define INSN_BYTES 8
 
@@ -79,7 +81,7 @@ static int prologue(struct cpol_insn *out, uint32_t *np, char *err,
 			hi[nholes - 1] = (uint32_t)nr;
 			continue;
 		}
-		if (nholes == (PRO_MAX - 6) / 2)
+		if (nholes == PRO_MAX_HOLES)
 			return fail(err, errlen, "syscall table has too many "
 			    "holes for the prologue");
 		lo[nholes] = hi[nholes] = (uint32_t)nr;
