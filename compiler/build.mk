@@ -1,18 +1,31 @@
 # compiler/: cordonc, the policy compiler, and its grammar (grammar/).
-# Generated lexer and parser go to $(BUILD)/grammar/, never committed.
-# Every compiler object but main.o forms the library the unit tests link.
-# A new subcommand adds its files here and one line to main.c's table.
-COMPILER_SRCS := compiler/ast.c compiler/diag.c compiler/parse.c \
-	compiler/incsearch.c \
-	compiler/check.c compiler/checkfs.c compiler/checkexp.c \
-	compiler/rules.c compiler/value.c \
-	compiler/tables_syscalls.c compiler/tables_groups.c \
-	compiler/tables_consts.c compiler/tables_args.c \
-	compiler/emit.c compiler/validate.c \
-	compiler/explain.c compiler/explain_fmt.c compiler/explain_json.c \
-	compiler/jsonout.c compiler/outfile.c
-COMPILER_SRCS += $(addprefix compiler/,json_read.c oci_report.c oci_export.c oci_import.c oci_import_out.c)
-COMPILER_SRCS += $(addprefix compiler/,input.c finding.c pathq.c sysq.c lint.c expect.c diff.c diffsys.c verify.c audit.c auditfmt.c sarif.c auditcmd.c)
+# One folder per step of the pipeline (HACKING.md): front/ -> check/ ->
+# backend/, with names/ (the tables) below them, and explain/, query/,
+# audit/, oci/ reading the struct cpol they produce; io/ is shared output
+# and JSON.  Every folder is on the include path, so an #include names a
+# header by its base name; `make layering` (tools/layering.py) keeps the
+# arrows one way.  Generated lexer and parser go to $(BUILD)/grammar/,
+# never committed.  Every compiler object but main.o forms the library the
+# unit tests link.  A new subcommand adds its files here and one line to
+# main.c's table.
+COMPILER_DIRS := front check names backend explain query audit oci io
+CPPFLAGS += $(addprefix -Icompiler/,$(COMPILER_DIRS))
+
+COMPILER_SRCS := $(addprefix compiler/front/,ast.c diag.c parse.c incsearch.c)
+COMPILER_SRCS += $(addprefix compiler/check/,check.c merge.c checkfs.c \
+	checkexp.c rules.c value.c)
+COMPILER_SRCS += $(addprefix compiler/names/,tables_syscalls.c tables_rights.c \
+	tables_groups.c tables_consts.c tables_args.c)
+COMPILER_SRCS += $(addprefix compiler/backend/,emit.c validate.c)
+COMPILER_SRCS += $(addprefix compiler/explain/,explain.c explain_fmt.c \
+	explain_json.c)
+COMPILER_SRCS += $(addprefix compiler/io/,jsonout.c outfile.c json_read.c)
+COMPILER_SRCS += $(addprefix compiler/oci/,oci_report.c oci_export.c \
+	oci_import.c oci_import_out.c)
+COMPILER_SRCS += compiler/input.c
+COMPILER_SRCS += $(addprefix compiler/query/,pathq.c sysq.c)
+COMPILER_SRCS += $(addprefix compiler/audit/,finding.c lint.c expect.c \
+	diff.c difflist.c diffsys.c verify.c audit.c auditfmt.c sarif.c auditcmd.c)
 GRAMMAR_OBJS := $(BUILD)/grammar/parser.o $(BUILD)/grammar/lexer.o
 COMPILER_LIB_OBJS := $(COMPILER_SRCS:%.c=$(BUILD)/%.o) $(GRAMMAR_OBJS)
 COMPILER_LIBS := -lseccomp
@@ -22,8 +35,8 @@ PROGRAMS += $(BUILD)/cordonc
 # The installed bases, searched after the -I directories: PREFIX is
 # compiled in (a stamp rebuilds incsearch.o when PREFIX changes).
 POLICY_DIR ?= $(PREFIX)/share/cordon/policies
-$(BUILD)/compiler/incsearch.o: CPPFLAGS += -DCORDON_POLICY_DIR='"$(POLICY_DIR)"'
-$(BUILD)/compiler/incsearch.o: $(BUILD)/policy-dir.stamp
+$(BUILD)/compiler/front/incsearch.o: CPPFLAGS += -DCORDON_POLICY_DIR='"$(POLICY_DIR)"'
+$(BUILD)/compiler/front/incsearch.o: $(BUILD)/policy-dir.stamp
 $(BUILD)/policy-dir.stamp: FORCE
 	@mkdir -p $(@D)
 	@echo '$(POLICY_DIR)' | cmp -s - $@ || echo '$(POLICY_DIR)' > $@
@@ -50,3 +63,13 @@ $(BUILD)/grammar/%.o: $(BUILD)/grammar/%.c
 # Objects that include the generated headers must wait for them.
 $(COMPILER_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/compiler/main.o: \
     $(BUILD)/grammar/parser.h $(BUILD)/grammar/lexer.h
+
+# make layering: the rules the tree keeps (HACKING.md), part of make check:
+# folders use only the folders and public headers tools/layering.py
+# allows, no include or call circle among compiler files (calls read from
+# the objects with nm), no function over 80 lines in compiler/, common/
+# or launcher/, libseccomp only in backend/ (and names/'s syscall table).
+layering: $(BUILD)/compiler/main.o $(COMPILER_SRCS:%.c=$(BUILD)/%.o)
+	$(PYTHON) tools/layering.py $^
+check: layering
+.PHONY: layering

@@ -3,6 +3,7 @@
 #           compiler's library objects (COMPILER_LIB_OBJS, from
 #           compiler/build.mk)
 #   golden: tests/golden/run.sh (diagnostics and round trips)
+#   corpus: tests/corpus/run.sh (every policy in the tree: the same bytes)
 #   pytest: tests/run-pytest.sh (as root, then as uid 65534)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
@@ -14,6 +15,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(COMMON_OBJS) $(COMPILER_LIB_OBJS)
 check: all $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 	@echo "== golden"; BUILD=$(BUILD) sh tests/golden/run.sh
+	@echo "== corpus"; BUILD=$(BUILD) sh tests/corpus/run.sh
 	@echo "== pytest"; BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run-pytest.sh
 
 # OCI export/import equivalence helper (tests/oci/build.mk).

@@ -52,7 +52,7 @@ FUZZ_NAMES += policy
 endif
 FUZZ_OBJ := $(BUILD)/tests/fuzz
 # explain.c (back end) is optional until it lands.
-FUZZ_EXPLAIN := $(filter %/compiler/explain.o,$(COMPILER_LIB_OBJS))
+FUZZ_EXPLAIN := $(filter %/compiler/explain/explain.o,$(COMPILER_LIB_OBJS))
 ifneq ($(FUZZ_EXPLAIN),)
 EXTRA_CFLAGS_tests/fuzz/fuzz_blob.c := -DFUZZ_HAVE_EXPLAIN
 FUZZ_DEPS_blob := $(COMMON_OBJS) $(COMPILER_LIB_OBJS)
@@ -164,9 +164,10 @@ fuzz: all
 # tools/cppcheck.supp) and clang-tidy (.clang-tidy) over hand-written C;
 # the bison/flex output in $(BUILD)/grammar is generated and not linted.
 
-LINT_SRCS = $(sort $(wildcard common/*.c compiler/*.c launcher/*.c \
+LINT_SRCS = $(sort $(wildcard common/*.c compiler/*.c compiler/*/*.c launcher/*.c \
 	grammar/*.c tests/*/*.c bench/*.c))
-LINT_CPPFLAGS = -D_GNU_SOURCE -Icommon -Icompiler -Ilauncher -I$(BUILD)/grammar
+LINT_CPPFLAGS = -D_GNU_SOURCE -Icommon -Icompiler \
+	$(addprefix -Icompiler/,$(COMPILER_DIRS)) -Ilauncher -I$(BUILD)/grammar
 CPPCHECK := cppcheck
 CLANG_TIDY := clang-tidy
 # clang-tidy runs one process per file, LINT_JOBS at a time.

@@ -1,0 +1,340 @@
+/*
+ * check.c - the semantic pass: every section of the policy (the merge
+ * rule in merge.c) but the syscall rules (rules.c) and the BPF (emit.c).
+ * No system calls: it reads the tree and writes a struct cpol.
+ */
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkctx.h"
+#include "landlock_compat.h"
+#include "tables.h"
+
+/* The one statement of a kind left after merging (key: its keyword). */
+static const struct ast_stmt *single(struct check_ctx *c, enum ast_kind kind,
+    const char *key)
+{
+	const struct ast_stmt *s, *found = NULL;
+	struct mentions ms = { 0 };
+
+	for (s = c->p->stmts; s; s = s->next)
+		if (s->kind == kind && mentions_add(&ms, key, s, NULL,
+		    s->val) < 0)
+			diag_error(c->d, NULL, "out of memory");
+	mentions_merge(c, &ms, 0, "");
+	if (ms.n > 0)
+		found = ms.m[0].s;
+	mentions_free(&ms);
+	return found;
+}
+
+static int name_ok(const char *n)
+{
+	size_t len = strspn(n, "abcdefghijklmnopqrstuvwxyz0123456789_-");
+
+	return len > 0 && len <= 64 && n[len] == '\0';
+}
+
+static void meta(struct check_ctx *c, struct cpol *out)
+{
+	const struct ast_stmt *s;
+	uint64_t n;
+	int neg;
+
+	s = single(c, AST_POLICY, "policy");
+	if (!s)
+		diag_error(c->d, NULL, "%s: no policy statement (policy "
+		    "\"NAME\";)", c->p->files[0].name);
+	else if (value_str(c, s->val, &out->name) == 0 &&
+	    !name_ok(out->name))
+		diag_error(c->d, &s->val->loc, "policy name \"%s\" must be 1 "
+		    "to 64 of a-z, 0-9, _ and -", out->name);
+	s = single(c, AST_DESCRIPTION, "description");
+	if (s)
+		value_str(c, s->val, &out->description);
+	else
+		out->description = strdup("");
+	out->compiler_version = strdup(CHECK_COMPILER_VERSION);
+	memcpy(out->source_digest, c->p->digest, 32);
+	out->arch = tables_arch();
+	out->landlock_abi_min = CHECK_DEFAULT_LANDLOCK;
+	s = single(c, AST_LANDLOCK, "landlock");
+	if (s && value_num(c, s->val, &n, &neg) == 0) {
+		if (neg || n < 1 || n > CHECK_MAX_LANDLOCK)
+			diag_error(c->d, &s->val->loc, "Landlock ABI must be "
+			    "1 to %d", CHECK_MAX_LANDLOCK);
+		else
+			out->landlock_abi_min = (uint32_t)n;
+	}
+	if (single(c, AST_BEST_EFFORT, "best-effort landlock"))
+		out->flags |= CPOL_F_BEST_EFFORT_LANDLOCK;
+	c->default_action = SECCOMP_RET_KILL_PROCESS;
+	s = single(c, AST_DEFAULT, "default");
+	if (s)
+		value_action(c, &s->action, &c->default_action);
+	out->default_action = c->default_action;
+}
+
+/* The resource a limit name stands for (cpol_rlim_name is the one table),
+ * or 0 after a diagnostic. */
+static unsigned int limit_resource(struct check_ctx *c,
+    const struct ast_stmt *s)
+{
+	const char *names[CPOL_RLIM_MAX + 1];
+	const char *sug;
+	unsigned int r;
+
+	for (r = 1; r <= CPOL_RLIM_MAX; r++) {
+		names[r - 1] = cpol_rlim_name(r);
+		if (strcmp(names[r - 1], s->name) == 0)
+			return r;
+	}
+	names[CPOL_RLIM_MAX] = NULL;
+	sug = tables_suggest_among(s->name, names);
+	diag_error(c->d, &s->name_loc, "unknown limit %s%s%s%s", s->name,
+	    sug ? "; did you mean " : "", sug ? sug : "", sug ? "?" : "");
+	return 0;
+}
+
+static enum value_unit limit_unit(unsigned int r)
+{
+	switch (r) {
+	case CPOL_RLIM_CPU:
+		return VALUE_TIME;
+	case CPOL_RLIM_NPROC: case CPOL_RLIM_NOFILE: case CPOL_RLIM_PIDS:
+	case CPOL_RLIM_FILES: case CPOL_RLIM_SIGPENDING:
+		return VALUE_COUNT;
+	default:
+		return VALUE_SIZE;
+	}
+}
+
+/* "limit NAME required;": a whole-run bound the launcher must enforce
+ * with its kernel mechanism (cgroup, run tmpfs), never a fallback. */
+static void limits_required(struct check_ctx *c, struct cpol *out)
+{
+	const struct ast_stmt *s;
+	unsigned int r;
+	uint32_t i, flag;
+
+	for (s = c->p->stmts; s; s = s->next) {
+		if (s->kind != AST_LIMIT || s->val ||
+		    !(r = limit_resource(c, s)))
+			continue;
+		flag = cpol_rlim_required_flag(r);
+		if (!flag) {
+			diag_error(c->d, &s->name_loc, "only memory, pids, "
+			    "disk and files can be required, not %s", s->name);
+			continue;
+		}
+		for (i = 0; out->limits && i < out->nlimits; i++)
+			if (out->limits[i].resource == r)
+				break;
+		if (out->limits && (i == out->nlimits ||
+		    out->limits[i].value == CPOL_RLIM_INFINITY))
+			diag_error(c->d, &s->name_loc, "limit %s required, "
+			    "but no limit %s is set", s->name, s->name);
+		out->flags |= flag;
+	}
+}
+
+static void limits(struct check_ctx *c, struct cpol *out)
+{
+	struct mentions ms = { 0 };
+	const struct ast_stmt *s;
+	unsigned int i, r;
+	uint64_t v;
+	enum value_unit unit;
+
+	for (s = c->p->stmts; s; s = s->next)
+		if (s->kind == AST_LIMIT && s->val && mentions_add(&ms,
+		    s->name, s, NULL, s->val) < 0)
+			diag_error(c->d, NULL, "out of memory");
+	mentions_merge(c, &ms, 0, "limit");
+	out->limits = calloc(CPOL_RLIM_MAX, sizeof(*out->limits));
+	if (!out->limits)
+		diag_error(c->d, NULL, "out of memory");
+	for (i = 0; out->limits && i < ms.n; i++) {
+		s = ms.m[i].s;
+		if (!(r = limit_resource(c, s)))
+			continue;
+		unit = limit_unit(r);
+		if (value_qty(c, s->val, unit, 1, &v) < 0)
+			continue;
+		if (unit == VALUE_TIME && v != CPOL_RLIM_INFINITY) {
+			if (v % 1000) {
+				diag_error(c->d, &s->val->loc, "the cpu limit "
+				    "counts whole seconds");
+				continue;
+			}
+			v /= 1000;
+		}
+		out->limits[out->nlimits++] = (struct cpol_limit){
+		    (uint8_t)r, v };
+	}
+	mentions_free(&ms);
+	/* resources in increasing order, as the blob wants */
+	for (i = 1; out->limits && i < out->nlimits; i++)
+		for (r = i; r > 0 && out->limits[r - 1].resource >
+		    out->limits[r].resource; r--) {
+			struct cpol_limit t = out->limits[r];
+
+			out->limits[r] = out->limits[r - 1];
+			out->limits[r - 1] = t;
+		}
+	limits_required(c, out);
+}
+
+static void run_limits(struct check_ctx *c, struct cpol *out)
+{
+	const struct ast_stmt *s;
+
+	out->timeout_ms = CHECK_DEFAULT_TIMEOUT_MS;
+	s = single(c, AST_TIMEOUT, "timeout");
+	if (s && value_qty(c, s->val, VALUE_TIME, 0, &out->timeout_ms) == 0 &&
+	    out->timeout_ms == 0)
+		diag_error(c->d, &s->val->loc, "timeout must be positive");
+	if (out->timeout_ms == 0)
+		out->timeout_ms = CHECK_DEFAULT_TIMEOUT_MS;
+	out->output_cap = CHECK_DEFAULT_OUTPUT_CAP;
+	s = single(c, AST_OUTPUT, "output");
+	if (s)
+		value_qty(c, s->val, VALUE_SIZE, 0, &out->output_cap);
+	/* "output SIZE truncate;": past the cap, drop and keep running
+	 * (the default ends the run). */
+	if (s && s->name && strcmp(s->name, "truncate") != 0)
+		diag_error(c->d, &s->name_loc, "unknown output mode '%s' "
+		    "(expected truncate)", s->name);
+	else if (s && s->name)
+		out->flags |= CPOL_F_OUTPUT_TRUNCATE;
+}
+
+static void command(struct check_ctx *c, struct cpol *out)
+{
+	const struct ast_stmt *s = single(c, AST_COMMAND, "command");
+	const struct ast_val *w;
+	unsigned int n = 0;
+
+	if (!s) {
+		diag_error(c->d, NULL, "%s: no command statement (command "
+		    "\"/usr/bin/python3\" \"$SNIPPET\";)", c->p->files[0].name);
+		return;
+	}
+	for (w = s->val; w; w = w->next)
+		n++;
+	if (n > CPOL_MAX_ARGV) {
+		diag_error(c->d, &s->loc, "more than %d command words",
+		    CPOL_MAX_ARGV);
+		return;
+	}
+	out->argv = calloc(n + 1, sizeof(*out->argv));
+	for (w = s->val; out->argv && w; w = w->next)
+		if (value_str(c, w, &out->argv[out->nargv]) == 0)
+			out->nargv++;
+	/* The grammar gives a command at least one word, so n >= 1 and
+	 * argv[0] was set when nargv == n. */
+	/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference) */
+	if (out->nargv == n && out->argv[0][0] != '/')
+		diag_error(c->d, &s->val->loc, "the command must be an "
+		    "absolute path (there is no PATH search in the sandbox)");
+}
+
+static int env_name_ok(const char *s)
+{
+	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
+	    "vwxyz0123456789_");
+
+	return n > 0 && s[n] == '\0' && !(s[0] >= '0' && s[0] <= '9');
+}
+
+static int by_env(const void *a, const void *b)
+{
+	return strcmp(((const struct cpol_env *)a)->name,
+	    ((const struct cpol_env *)b)->name);
+}
+
+static void env(struct check_ctx *c, struct cpol *out)
+{
+	struct mentions ms = { 0 };
+	const struct ast_stmt *s;
+	const struct ast_item *it;
+	struct cpol_env *e;
+	unsigned int i;
+
+	for (s = c->p->stmts; s; s = s->next)
+		for (it = s->items; (s->kind == AST_ENV_KEEP ||
+		    s->kind == AST_ENV_SET) && it; it = it->next)
+			if (mentions_add(&ms, it->name, s, it, it->value) < 0)
+				diag_error(c->d, NULL, "out of memory");
+	mentions_merge(c, &ms, 0, "environment variable");
+	if (ms.n > CPOL_MAX_ENV) {
+		diag_error(c->d, &ms.m[CPOL_MAX_ENV].it->loc, "more than %d "
+		    "environment variables", CPOL_MAX_ENV);
+		goto done;
+	}
+	out->env = calloc(ms.n ? ms.n : 1, sizeof(*out->env));
+	for (i = 0; out->env && i < ms.n; i++) {
+		it = ms.m[i].it;
+		if (!env_name_ok(it->name)) {
+			diag_error(c->d, &it->loc, "bad environment variable "
+			    "name %s", it->name);
+			continue;
+		}
+		e = &out->env[out->nenv];
+		e->name = strdup(it->name);
+		e->kind = it->value ? CPOL_ENV_SET : CPOL_ENV_KEEP;
+		if (it->value ? value_str(c, it->value, &e->value) < 0 :
+		    !(e->value = strdup(""))) {
+			free(e->name);
+			continue;
+		}
+		out->nenv++;
+	}
+	if (out->env && out->nenv > 0)
+		qsort(out->env, out->nenv, sizeof(*out->env), by_env);
+done:
+	mentions_free(&ms);
+}
+
+static void defines(struct check_ctx *c)
+{
+	const struct ast_stmt *s;
+
+	for (s = c->p->stmts; s; s = s->next)
+		if (s->kind == AST_DEFINE && mentions_add(&c->defs, s->name, s,
+		    NULL, s->val) < 0)
+			diag_error(c->d, NULL, "out of memory");
+	mentions_merge(c, &c->defs, 0, "definition of");
+}
+
+int check_policy(const struct policy *p, struct diag *d, struct cpol *out)
+{
+	struct check_ctx c = { .p = p, .d = d };
+	struct check_expect *e = NULL;
+	unsigned int ne = 0;
+	unsigned int before = diag_errors(d);
+
+	memset(out, 0, sizeof(*out));
+	defines(&c);
+	if (value_init(&c) < 0)
+		diag_error(d, NULL, "out of memory");
+	meta(&c, out);
+	check_paths(&c, out);
+	limits(&c, out);
+	run_limits(&c, out);
+	env(&c, out);
+	command(&c, out);
+	check_network(&c, out);
+	rules_lower(&c, out);
+	check_expectations(p, d, &e, &ne);
+	check_expect_free(e, ne);
+	value_fini(&c);
+	mentions_free(&c.defs);
+	if (diag_errors(d) != before) {
+		cpol_free(out);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,693 @@
+/*
+ * rules.c - the syscall rules of a policy: @groups expanded, argument
+ * conditions lowered to what libseccomp takes (HACKING.md,
+ * "Comparisons"), the merge rule applied per syscall, network and the
+ * fixed ENOSYS rules added, and the table sorted for the blob.
+ */
+#include <linux/seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <errno.h>
+
+#include "checkctx.h"
+#include "tables.h"
+
+#define MASK32 0xffffffffull
+
+/* One (syscall, action, conditions) a statement asks for. */
+struct entry {
+	const char *name;
+	int nr;
+	uint32_t action;
+	const struct ast_cond *conds;
+	const struct ast_stmt *s;
+	const struct ast_loc *loc;
+	const char *via;             /* the @group it came from, or NULL */
+	unsigned int seq;
+	int ok;                      /* conditions lowered into r */
+	struct cpol_rule r;
+};
+
+struct rules {
+	struct check_ctx *c;
+	struct entry *e;
+	unsigned int n, cap;
+	struct mentions groups;      /* user groups, merged */
+	struct cpol *out;
+	unsigned int outcap;
+};
+
+static int in_list(const char *name, const char *const *l)
+{
+	for (; *l; l++)
+		if (strcmp(*l, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Syscalls the network statement owns. */
+static int net_owned(const struct rules *r, const char *name)
+{
+	static const char *const always[] = { "socket", "socketpair", NULL };
+	static const char *const tcp[] = { "sendto", "sendmsg", "sendmmsg",
+		NULL };
+
+	return in_list(name, always) || (r->c->net_tcp && in_list(name, tcp));
+}
+
+/* The merge rule for network-owned syscalls: the network statement
+ * replaces rules on them from files read before its own; a rule in its
+ * own file or a later one is an error. */
+static int net_replaces(const struct rules *r, const struct ast_stmt *s)
+{
+	const struct ast_stmt *net = r->c->net_stmt, *x;
+
+	if (!net || s->file == net->file)
+		return 0;
+	for (x = s->next; x; x = x->next)
+		if (x == net)
+			return 1;
+	return 0;
+}
+
+/* Sign-extend or check a value for an argument of width bits. */
+static int fit(struct check_ctx *c, const struct ast_val *v, unsigned width,
+    uint64_t *out)
+{
+	uint64_t mag;
+	int neg;
+
+	if (value_num(c, v, &mag, &neg) < 0)
+		return -1;
+	if (width == 32 && (neg ? mag > 0x80000000ull : mag > MASK32)) {
+		diag_error(c->d, &v->loc, "value does not fit the 32-bit "
+		    "argument");
+		return -1;
+	}
+	if (neg && mag > 0x8000000000000000ull) {
+		diag_error(c->d, &v->loc, "value does not fit in 64 bits");
+		return -1;
+	}
+	*out = neg ? 0 - mag : mag;
+	if (width == 32)
+		*out &= MASK32;
+	return 0;
+}
+
+/* Argument index and width; *known 0 for argN of an unlisted syscall. */
+static int arg_of(struct check_ctx *c, const char *sys, const struct ast_cond
+    *k, unsigned int *idx, unsigned int *width)
+{
+	const char *names[7], *s;
+	unsigned int i, n = 0;
+
+	if (strlen(k->arg) == 4 && !strncmp(k->arg, "arg", 3) &&
+	    k->arg[3] >= '0' && k->arg[3] <= '5') {
+		*idx = (unsigned)(k->arg[3] - '0');
+		*width = tables_arg_width(sys, *idx);
+		return 0;
+	}
+	if (tables_arg(sys, k->arg, idx, width) == 0)
+		return 0;
+	for (i = 0; i < 6; i++)
+		if ((names[n] = tables_arg_name(sys, i)))
+			n++;
+	names[n] = NULL;
+	s = tables_suggest_among(k->arg, names);
+	diag_error(c->d, &k->arg_loc, "%s has no argument named %s%s%s%s "
+	    "(arg0 to arg5 always work)", sys, k->arg,
+	    s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
+	return -1;
+}
+
+static const char *const op_text[] = { "", "==", "!=", "<", "<=", ">",
+	">=" };
+
+/* Lower one condition; see HACKING.md "Comparisons". */
+static int lower_cond(struct check_ctx *c, const struct entry *e,
+    const struct ast_cond *k, struct cpol_cond *out)
+{
+	unsigned int idx, width;
+
+	if (arg_of(c, e->name, k, &idx, &width) < 0)
+		return -1;
+	if (width == 0 && e->action != SECCOMP_RET_ALLOW) {
+		diag_error(c->d, &k->arg_loc, "the width of %s's %s is unknown:"
+		    " a refusal on it could be bypassed through the upper 32 "
+		    "bits (use allow, or a named argument)", e->name, k->arg);
+		return -1;
+	}
+	if (width == 0)
+		width = 64;
+	*out = (struct cpol_cond){ (uint8_t)idx, CPOL_OP_EQ, (uint8_t)width,
+	    0, 0 };
+	if (width == 32 && k->op != AST_OP_EQ) {
+		diag_error(c->d, &k->loc, "'%s' on the 32-bit argument %s of "
+		    "%s cannot be expressed exactly (only == and & ... == "
+		    "can)", op_text[k->op], k->arg, e->name);
+		return -1;
+	}
+	if (fit(c, k->value, width, &out->value) < 0)
+		return -1;
+	if (k->mask) {
+		if (fit(c, k->mask, 64, &out->mask) < 0)
+			return -1;
+		if (width == 32)
+			out->mask &= MASK32;
+		if (out->value & ~out->mask) {
+			diag_error(c->d, &k->loc, "this condition can never be "
+			    "true (the value has bits outside the mask)");
+			return -1;
+		}
+		out->op = CPOL_OP_MASKED_EQ;
+	} else if (width == 32) {
+		out->op = CPOL_OP_MASKED_EQ;
+		out->mask = MASK32;
+	} else {
+		out->op = (uint8_t)k->op;
+	}
+	return 0;
+}
+
+static int by_cond(const void *a, const void *b)
+{
+	const struct cpol_cond *x = a, *y = b;
+
+	return x->arg - y->arg;
+}
+
+/* Lower the conditions of an entry into e->r. */
+static void lower_entry(struct check_ctx *c, struct entry *e)
+{
+	const struct ast_cond *k;
+	unsigned int i, n = 0;
+	int bad = 0;
+
+	e->r.nr = (uint32_t)e->nr;
+	e->r.action = e->action;
+	for (k = e->conds; k; k = k->next, n++) {
+		if (n == CPOL_MAX_CONDS) {
+			diag_error(c->d, &k->loc, "more than %d conditions",
+			    CPOL_MAX_CONDS);
+			return;
+		}
+		if (lower_cond(c, e, k, &e->r.cond[n]) < 0) {
+			bad = 1;
+			continue;
+		}
+		for (i = 0; i < n; i++)
+			if (e->r.cond[i].arg == e->r.cond[n].arg) {
+				diag_error(c->d, &k->loc, "a second condition "
+				    "on argument %u of %s (libseccomp takes one"
+				    " per argument per rule; write two rules)",
+				    e->r.cond[n].arg, e->name);
+				bad = 1;
+			}
+	}
+	e->r.ncond = (uint8_t)n;
+	qsort(e->r.cond, n, sizeof(e->r.cond[0]), by_cond);
+	e->ok = !bad;
+}
+
+static int add_entry(struct rules *r, const char *name, int nr,
+    uint32_t action, const struct ast_cond *conds, const struct ast_stmt *s,
+    const struct ast_loc *loc, const char *via)
+{
+	struct entry *ne;
+
+	if (r->n == r->cap) {
+		ne = realloc(r->e, (r->cap ? r->cap * 2 : 64) * sizeof(*ne));
+		if (!ne)
+			return -1;
+		r->e = ne;
+		r->cap = r->cap ? r->cap * 2 : 64;
+	}
+	ne = &r->e[r->n];
+	*ne = (struct entry){ .name = name, .nr = nr, .action = action,
+	    .conds = conds, .s = s, .loc = loc, .via = via, .seq = r->n };
+	lower_entry(r->c, ne);
+	r->n++;
+	return 0;
+}
+
+static const struct ast_stmt *user_group(struct rules *r, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->groups.n; i++)
+		if (strcmp(r->groups.m[i].key, name) == 0)
+			return r->groups.m[i].s;
+	return NULL;
+}
+
+static void expand(struct rules *r, const char *group, uint32_t action,
+    const struct ast_stmt *s, const struct ast_loc *loc, const char *via,
+    unsigned int depth);
+
+/* One member of a group or a rule: a syscall or a nested group. */
+static void member(struct rules *r, const char *name, int is_group,
+    const struct ast_cond *conds, uint32_t action, const struct ast_stmt *s,
+    const struct ast_loc *loc, const char *via, int builtin,
+    unsigned int depth)
+{
+	const char *sug;
+	int nr;
+
+	if (is_group) {
+		expand(r, name, action, s, loc, via, depth + 1);
+		return;
+	}
+	nr = tables_syscall_nr(name);
+	if (nr < 0) {
+		if (builtin)
+			return;   /* a group member this libseccomp lacks */
+		sug = tables_suggest('s', name);
+		diag_error(r->c->d, loc, "unknown syscall %s%s%s%s", name,
+		    sug ? "; did you mean " : "", sug ? sug : "",
+		    sug ? "?" : "");
+		return;
+	}
+	if (add_entry(r, name, nr, action, conds, s, loc, via) < 0)
+		diag_error(r->c->d, NULL, "out of memory");
+}
+
+static void expand(struct rules *r, const char *group, uint32_t action,
+    const struct ast_stmt *s, const struct ast_loc *loc, const char *via,
+    unsigned int depth)
+{
+	const struct ast_stmt *g = user_group(r, group);
+	const char *const *m;
+	const struct ast_item *it;
+	const char *sug;
+
+	if (depth > CHECK_MAX_GROUP_DEPTH) {
+		diag_error(r->c->d, loc, "groups nest deeper than %d (a group "
+		    "that contains itself?)", CHECK_MAX_GROUP_DEPTH);
+		return;
+	}
+	if (g) {
+		for (it = g->items; it; it = it->next)
+			member(r, it->name, it->is_group, it->conds, action,
+			    s, it->is_group ? loc : &it->loc, via, 0, depth);
+		return;
+	}
+	m = tables_group(group);
+	if (!m) {
+		sug = tables_suggest('g', group);
+		diag_error(r->c->d, loc, "unknown group @%s%s%s%s", group,
+		    sug ? "; did you mean @" : "", sug ? sug : "",
+		    sug ? "?" : "");
+		return;
+	}
+	for (; *m; m++)
+		member(r, (*m)[0] == '@' ? *m + 1 : *m, (*m)[0] == '@', NULL,
+		    action, s, loc, via, 1, depth);
+}
+
+static void collect(struct rules *r)
+{
+	struct check_ctx *c = r->c;
+	const struct ast_stmt *s;
+	const struct ast_item *it;
+	uint32_t action;
+	unsigned int n;
+
+	for (s = c->p->stmts; s; s = s->next)
+		if (s->kind == AST_GROUP) {
+			if (tables_group(s->name))
+				diag_error(c->d, &s->name_loc, "@%s is a "
+				    "built-in group", s->name);
+			else if (mentions_add(&r->groups, s->name, s, NULL,
+			    NULL) < 0)
+				diag_error(c->d, NULL, "out of memory");
+		}
+	mentions_merge(c, &r->groups, 0, "group");
+	for (s = c->p->stmts; s; s = s->next) {
+		if (s->kind != AST_RULE || value_action(c, &s->action,
+		    &action) < 0)
+			continue;
+		for (it = s->items, n = 0; it; it = it->next, n++) {
+			if (n == CHECK_MAX_LIST) {
+				diag_error(c->d, &it->loc, "more than %d "
+				    "members in one statement", CHECK_MAX_LIST);
+				break;
+			}
+			member(r, it->name, it->is_group, it->conds, action, s,
+			    &it->loc, it->is_group ? it->name : NULL, 0, 0);
+		}
+	}
+}
+
+static int emit_rule(struct rules *r, const struct cpol_rule *src,
+    const char *name, const struct ast_loc *loc)
+{
+	struct cpol_rule *nr;
+
+	if (r->out->nrules == r->outcap) {
+		nr = realloc(r->out->rules, (r->outcap ? r->outcap * 2 : 64) *
+		    sizeof(*nr));
+		if (!nr)
+			return -1;
+		r->out->rules = nr;
+		r->outcap = r->outcap ? r->outcap * 2 : 64;
+	}
+	nr = &r->out->rules[r->out->nrules];
+	*nr = *src;
+	nr->name = strdup(name);
+	nr->origin = check_origin(loc);
+	if (!nr->name || !nr->origin) {
+		free(nr->name);
+		free(nr->origin);
+		return -1;
+	}
+	r->out->nrules++;
+	return 0;
+}
+
+/* Provably disjoint: some argument has equalities that cannot both hold. */
+static int disjoint(const struct cpol_rule *a, const struct cpol_rule *b)
+{
+	unsigned int i, j;
+	uint64_t ma, mb;
+
+	for (i = 0; i < a->ncond; i++)
+		for (j = 0; j < b->ncond; j++) {
+			const struct cpol_cond *x = &a->cond[i], *y = &b->cond[j];
+
+			if (x->arg != y->arg || (x->op != CPOL_OP_EQ &&
+			    x->op != CPOL_OP_MASKED_EQ) || (y->op != CPOL_OP_EQ
+			    && y->op != CPOL_OP_MASKED_EQ))
+				continue;
+			ma = x->op == CPOL_OP_EQ ? ~0ull : x->mask;
+			mb = y->op == CPOL_OP_EQ ? ~0ull : y->mask;
+			if ((x->value & ma & mb) != (y->value & ma & mb))
+				return 1;
+		}
+	return 0;
+}
+
+static void two_places(struct rules *r, const struct entry *a,
+    const struct entry *b, const char *msg)
+{
+	char b1[32], b2[32];
+
+	diag_error(r->c->d, b->loc, "%s: %s %s here and %s at %s:%d", msg,
+	    b->name, value_action_name(b->action, b1, sizeof(b1)),
+	    value_action_name(a->action, b2, sizeof(b2)), a->loc->file,
+	    a->loc->first_line);
+	diag_note(r->c->d, a->loc, "%s%s%s", value_action_name(a->action, b2,
+	    sizeof(b2)), a->via ? " through @" : " here", a->via ? a->via : "");
+}
+
+/* Check one syscall's entries (all from one file, group entries already
+ * resolved away or alone); 0 if they may all be emitted. */
+static int consistent(struct rules *r, struct entry **e, unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++) {
+			int ui = e[i]->conds == NULL, uj = e[j]->conds == NULL;
+
+			if (ui && uj && e[i]->action == e[j]->action &&
+			    !e[i]->via && !e[j]->via) {
+				two_places(r, e[j], e[i], "duplicate rule");
+				return -1;
+			}
+			if (e[i]->action != e[j]->action && (ui || uj ||
+			    !disjoint(&e[i]->r, &e[j]->r))) {
+				two_places(r, e[j], e[i], ui && uj ?
+				    "allowed and denied in one file" :
+				    "rules on one syscall that overlap with "
+				    "different actions");
+				return -1;
+			}
+			if (ui != uj && e[i]->action == e[j]->action) {
+				two_places(r, e[j], e[i], "an unconditional "
+				    "rule next to a conditional one");
+				return -1;
+			}
+		}
+	return 0;
+}
+
+static int same_rule(const struct cpol_rule *a, const struct cpol_rule *b)
+{
+	unsigned int i;
+
+	if (a->action != b->action || a->ncond != b->ncond)
+		return 0;
+	/* Field by field: memcmp would compare the padding after width,
+	 * which struct assignment from a compound literal leaves
+	 * unspecified. */
+	for (i = 0; i < a->ncond; i++) {
+		const struct cpol_cond *p = &a->cond[i], *q = &b->cond[i];
+
+		if (p->arg != q->arg || p->op != q->op ||
+		    p->width != q->width || p->mask != q->mask ||
+		    p->value != q->value)
+			return 0;
+	}
+	return 1;
+}
+
+/* Warn when an explicit rule repeats what a group in its file says. */
+static void shadowed(struct rules *r, struct entry **l, unsigned int n)
+{
+	char buf[32];
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; l[i]->via && j < n; j++)
+			if (!l[j]->via && !l[j]->conds && !l[i]->conds &&
+			    l[j]->action == l[i]->action) {
+				diag_warning(r->c->d, l[j]->loc, "%s %s is "
+				    "shadowed by @%s", value_action_name(
+				    l[j]->action, buf, sizeof(buf)),
+				    l[j]->name, l[i]->via);
+				diag_note(r->c->d, l[i]->loc, "@%s here",
+				    l[i]->via);
+				return;
+			}
+}
+
+/* Apply the merge rule to the entries of one syscall (reading order);
+ * returns 1 if explicit rules were emitted. */
+static int one_syscall(struct rules *r, struct entry *e, unsigned int n,
+    struct entry **l)
+{
+	unsigned int i, j, k = 0, ex = 0;
+	unsigned int owner = e[n - 1].s->file;
+
+	if (net_owned(r, e[0].name)) {
+		for (i = 0; i < n; i++)
+			if (!e[i].via && !net_replaces(r, e[i].s))
+				diag_error(r->c->d, e[i].loc, "%s is controlled "
+				    "by the network statement; rules on it are "
+				    "not allowed", e[i].name);
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		if (e[i].s->file == owner) {
+			l[k++] = &e[i];
+			ex += !e[i].via;
+		}
+	if (ex) {
+		shadowed(r, l, k);
+		for (i = j = 0; i < k; i++)
+			if (!l[i]->via)
+				l[j++] = l[i];
+		k = j;
+	} else if (in_list(e[0].name, tables_fixed_enosys)) {
+		return 0;
+	}
+	for (i = 0; i < k; i++)
+		if (!l[i]->ok)
+			return 0;
+	if (consistent(r, l, k) < 0)
+		return 0;
+	for (i = 0; i < k; i++) {
+		for (j = 0; j < i && !same_rule(&l[i]->r, &l[j]->r); j++)
+			;
+		if (j == i && emit_rule(r, &l[i]->r, l[i]->name,
+		    &l[i]->s->loc) < 0)
+			diag_error(r->c->d, NULL, "out of memory");
+	}
+	return ex > 0;
+}
+
+static int by_entry(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->nr != y->nr)
+		return x->nr < y->nr ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* A rule generated by the compiler (network, builtin ENOSYS). */
+static void gen(struct rules *r, const char *name, uint32_t action,
+    const struct cpol_cond *conds, unsigned int n, const struct ast_loc *loc)
+{
+	struct cpol_rule rule = { 0 };
+	int nr = tables_syscall_nr(name);
+
+	if (nr < 0)
+		return;
+	rule.nr = (uint32_t)nr;
+	rule.action = action;
+	rule.ncond = (uint8_t)n;
+	if (n > 0)  /* conds is NULL for none, and memcpy's may not be */
+		memcpy(rule.cond, conds, n * sizeof(*conds));
+	if (emit_rule(r, &rule, name, loc) < 0)
+		diag_error(r->c->d, NULL, "out of memory");
+}
+
+static struct cpol_cond eq32(unsigned int arg, uint64_t mask, uint64_t v)
+{
+	return (struct cpol_cond){ (uint8_t)arg, CPOL_OP_MASKED_EQ, 32, mask,
+	    v };
+}
+
+/* Everything outside {x : x & mask == v} as disjoint masked equalities:
+ * one rule per mask bit, that bit differing from v.  (cs holds the
+ * conditions the rules share; the new one goes at index n.) */
+static void complement(struct rules *r, const char *name, uint32_t action,
+    struct cpol_cond *cs, unsigned int n, unsigned int arg, uint64_t mask,
+    uint64_t v, const struct ast_loc *loc)
+{
+	unsigned int b;
+	uint64_t bit;
+
+	for (b = 0; b < 32; b++) {
+		bit = 1ull << b;
+		if (!(mask & bit))
+			continue;
+		cs[n] = eq32(arg, bit, (v & bit) ^ bit);
+		gen(r, name, action, cs, n + 1, loc);
+	}
+}
+
+/* socket() in tcp mode: AF_INET/AF_INET6 (differ in bit 3), type & 0xf
+ * == SOCK_STREAM, protocol 0 or IPPROTO_TCP allowed; everything else
+ * errno(EAFNOSUPPORT), written as disjoint rules libseccomp can take. */
+static void tcp_socket(struct rules *r, const struct ast_loc *loc)
+{
+	const uint32_t no = SECCOMP_RET_ERRNO | EAFNOSUPPORT;
+	const uint64_t dmask = MASK32 & ~(uint64_t)(AF_INET ^ AF_INET6);
+	static const int fam[2] = { AF_INET, AF_INET6 };
+	static const int proto[2] = { 0, IPPROTO_TCP };
+	struct cpol_cond cs[3];
+	unsigned int i, j;
+
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 2; j++) {
+			cs[0] = eq32(0, MASK32, (uint64_t)fam[i]);
+			cs[1] = eq32(1, 0xf, SOCK_STREAM);
+			cs[2] = eq32(2, MASK32, (uint64_t)proto[j]);
+			gen(r, "socket", SECCOMP_RET_ALLOW, cs, 3, loc);
+		}
+	complement(r, "socket", no, cs, 0, 0, dmask, AF_INET, loc);
+	cs[0] = eq32(0, dmask, AF_INET);
+	complement(r, "socket", no, cs, 1, 1, 0xf, SOCK_STREAM, loc);
+	cs[1] = eq32(1, 0xf, SOCK_STREAM);
+	/* protocol not in {0, 6}: a bit outside 0b110 set, or 2, or 4 */
+	complement(r, "socket", no, cs, 2, 2, MASK32 & ~6ull, 0, loc);
+	cs[2] = eq32(2, MASK32, 2);
+	gen(r, "socket", no, cs, 3, loc);
+	cs[2] = eq32(2, MASK32, 4);
+	gen(r, "socket", no, cs, 3, loc);
+}
+
+static void network(struct rules *r)
+{
+	static const char *const send[] = { "sendto", "sendmsg", "sendmmsg" };
+	static const unsigned int flags_arg[] = { 3, 2, 3 };
+	const struct ast_loc *loc = r->c->net_stmt ? &r->c->net_stmt->loc :
+	    NULL;
+	struct cpol_cond k;
+	unsigned int i, idx, width;
+
+	k = eq32(0, MASK32, AF_UNIX);
+	gen(r, "socketpair", SECCOMP_RET_ALLOW, &k, 1, loc);
+	if (!r->c->net_tcp) {
+		gen(r, "socket", SECCOMP_RET_ERRNO | EAFNOSUPPORT, NULL, 0,
+		    loc);
+		return;
+	}
+	tcp_socket(r, loc);
+	for (i = 0; i < 3; i++) {
+		if (tables_arg(send[i], "flags", &idx, &width) < 0)
+			idx = flags_arg[i];
+		k = eq32(idx, MSG_FASTOPEN, 0);
+		gen(r, send[i], SECCOMP_RET_ALLOW, &k, 1, loc);
+		k = eq32(idx, MSG_FASTOPEN, MSG_FASTOPEN);
+		gen(r, send[i], SECCOMP_RET_ERRNO | EOPNOTSUPP, &k, 1, loc);
+	}
+}
+
+static int by_rule(const void *a, const void *b)
+{
+	const struct cpol_rule *x = a, *y = b;
+	unsigned int i;
+
+	if (x->nr != y->nr)
+		return x->nr < y->nr ? -1 : 1;
+	if (x->action != y->action)
+		return x->action < y->action ? -1 : 1;
+	if (x->ncond != y->ncond)
+		return x->ncond < y->ncond ? -1 : 1;
+	for (i = 0; i < x->ncond; i++) {
+		const struct cpol_cond *p = &x->cond[i], *q = &y->cond[i];
+
+		if (p->arg != q->arg)
+			return p->arg < q->arg ? -1 : 1;
+		if (p->op != q->op)
+			return p->op < q->op ? -1 : 1;
+		if (p->mask != q->mask)
+			return p->mask < q->mask ? -1 : 1;
+		if (p->value != q->value)
+			return p->value < q->value ? -1 : 1;
+	}
+	return 0;
+}
+
+int rules_lower(struct check_ctx *c, struct cpol *out)
+{
+	struct rules r = { .c = c, .out = out };
+	struct entry **l;
+	unsigned int i, j, k;
+	unsigned long long named = 0;   /* bit k: tables_fixed_enosys[k] */
+
+	collect(&r);
+	if (r.n > 0)
+		qsort(r.e, r.n, sizeof(*r.e), by_entry);
+	/* An array of pointers: sizeof(*l) is sizeof(struct entry *). */
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression) */
+	l = calloc(r.n ? r.n : 1, sizeof(*l));
+	for (i = 0; l && i < r.n; i = j) {
+		for (j = i; j < r.n && r.e[j].nr == r.e[i].nr; j++)
+			;
+		if (one_syscall(&r, &r.e[i], j - i, l))
+			for (k = 0; tables_fixed_enosys[k]; k++)
+				if (!strcmp(r.e[i].name, tables_fixed_enosys[k]))
+					named |= 1ull << k;
+	}
+	for (k = 0; tables_fixed_enosys[k]; k++)
+		if (!(named >> k & 1))
+			gen(&r, tables_fixed_enosys[k], SECCOMP_RET_ERRNO | ENOSYS,
+			    NULL, 0, NULL);
+	network(&r);
+	if (out->nrules > 0)
+		qsort(out->rules, out->nrules, sizeof(*out->rules),
+		    by_rule);
+	if (out->nrules > CPOL_MAX_RULES)
+		diag_error(c->d, NULL, "more than %d syscall rules",
+		    CPOL_MAX_RULES);
+	free(l);
+	free(r.e);
+	mentions_free(&r.groups);
+	return 0;
+}

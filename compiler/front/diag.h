@@ -1,0 +1,42 @@
+/*
+ * diag.h - compiler diagnostics: "file:line:col: error: message", the
+ * source line, a caret under the column.  Every error is reported (up to
+ * DIAG_MAX_ERRORS); any error means no output.
+ */
+#ifndef CORDON_DIAG_H
+#define CORDON_DIAG_H
+
+#include <stdio.h>
+
+#include "ast.h"
+
+/* After this many errors the rest are counted but not printed: a broken
+ * file should not scroll its first, most useful, errors away. */
+#define DIAG_MAX_ERRORS 50
+
+struct diag;
+
+/* Messages go to out (stderr in cordonc, a memory stream in tests). */
+struct diag *diag_new(FILE *out);
+void diag_free(struct diag *d);
+/* Treat warnings as errors. */
+void diag_set_werror(struct diag *d, int on);
+
+/* Remember a file's text so that messages can quote its lines.  name is
+ * the display name used in locations; text must outlive d. */
+int diag_source(struct diag *d, const char *name, const char *text,
+    size_t len);
+
+/* loc may be NULL (a message about the whole run). */
+void diag_error(struct diag *d, const struct ast_loc *loc,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_warning(struct diag *d, const struct ast_loc *loc,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A note attached to the previous message (e.g. "first defined here"). */
+void diag_note(struct diag *d, const struct ast_loc *loc,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Errors so far, warnings counted when -Werror is on. */
+unsigned int diag_errors(const struct diag *d);
+
+#endif

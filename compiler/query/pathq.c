@@ -1,0 +1,157 @@
+/* pathq.c - Landlock rule coverage (see pathq.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "landlock_compat.h"
+#include "pathq.h"
+#include "tables.h"
+
+/* Landlock's filesystem rights are bits 0..NRIGHTS-1; their names are
+ * names/'s (one table for the whole compiler). */
+#define NRIGHTS TABLES_NRIGHTS
+
+struct shorthand {
+	const char *name;
+	uint64_t need;
+	uint64_t deny;
+};
+
+#define R_READ (CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR)
+#define R_WRITE (CORDON_LL_FS_WRITE_FILE | CORDON_LL_FS_TRUNCATE)
+#define R_CREATE (CORDON_LL_FS_MAKE_REG | CORDON_LL_FS_MAKE_DIR)
+#define R_REMOVE (CORDON_LL_FS_REMOVE_FILE | CORDON_LL_FS_REMOVE_DIR)
+
+static const struct shorthand shorthands[] = {
+	{ "read", CORDON_LL_FS_READ_FILE, R_READ },
+	{ "write", CORDON_LL_FS_WRITE_FILE, PATHQ_MODIFY },
+	{ "exec", CORDON_LL_FS_EXECUTE, CORDON_LL_FS_EXECUTE },
+	{ "ro", R_READ, R_READ },
+	{ "rx", R_READ | CORDON_LL_FS_EXECUTE, R_READ | CORDON_LL_FS_EXECUTE },
+	{ "rw", R_READ | R_WRITE | R_CREATE | R_REMOVE,
+	  R_READ | PATHQ_MODIFY },
+	{ "create", R_CREATE, R_CREATE },
+	{ "remove", R_REMOVE, R_REMOVE },
+};
+
+int pathq_covers(const char *rule, const char *path)
+{
+	size_t n = strlen(rule);
+
+	if (n == 1 && rule[0] == '/')
+		return path[0] == '/';
+	while (n > 1 && rule[n - 1] == '/')
+		n--;
+	if (strncmp(rule, path, n) != 0)
+		return 0;
+	return path[n] == '\0' || path[n] == '/';
+}
+
+uint64_t pathq_rights(const struct cpol *p, const char *path)
+{
+	uint64_t r = 0;
+
+	for (uint32_t i = 0; i < p->nfs; i++)
+		if (pathq_covers(p->fs[i].path, path))
+			r |= p->fs[i].access;
+	return r;
+}
+
+int pathq_right(const char *name, uint64_t *need, uint64_t *deny)
+{
+	for (size_t i = 0; i < sizeof(shorthands) / sizeof(shorthands[0]); i++)
+		if (strcmp(name, shorthands[i].name) == 0) {
+			*need = shorthands[i].need;
+			*deny = shorthands[i].deny;
+			return 0;
+		}
+	for (size_t i = 0; i < NRIGHTS; i++)
+		if (strcmp(name, tables_right_name((unsigned int)i)) == 0) {
+			*need = *deny = 1ull << i;
+			return 0;
+		}
+	return -1;
+}
+
+void pathq_format(uint64_t mask, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; i < NRIGHTS; i++) {
+		int n;
+
+		if (!(mask & (1ull << i)))
+			continue;
+		n = snprintf(buf + used, len - used, "%s%s", used ? "," : "",
+		    tables_right_name((unsigned int)i));
+		if (n < 0 || (size_t)n >= len - used)
+			return;
+		used += (size_t)n;
+	}
+	if (mask >> NRIGHTS)
+		snprintf(buf + used, len - used, "%s0x%llx", used ? "," : "",
+		    (unsigned long long)mask >> NRIGHTS << NRIGHTS);
+	else if (used == 0)
+		snprintf(buf, len, "none");
+}
+
+int pathq_in_workdir(const char *path)
+{
+	return pathq_covers("$WORKDIR", path);
+}
+
+static const char *const harmless_writes[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "$SNIPPET",
+};
+
+int pathq_write_ok(const struct cpol *p, const char *path)
+{
+	int ns = !(p->flags & CPOL_F_BEST_EFFORT_NS);
+
+	if (pathq_in_workdir(path))
+		return 1;
+	for (size_t i = 0; i < sizeof(harmless_writes) /
+	    sizeof(harmless_writes[0]); i++)
+		if (strcmp(path, harmless_writes[i]) == 0)
+			return 1;
+	if (ns && (p->flags & CPOL_F_PRIVATE_TMP) &&
+	    pathq_covers("/tmp", path))
+		return 1;
+	if (ns && (p->flags & CPOL_F_PRIVATE_SHM) &&
+	    pathq_covers("/dev/shm", path))
+		return 1;
+	return 0;
+}
+
+/* Sensitive as a whole: a rule on one of these or an ancestor of one. */
+static const char *const sensitive[] = {
+	"/", "/home", "/root", "/etc", "/proc", "/run", "/var/run",
+	"/var/run/docker.sock", "/run/docker.sock", "/etc/shadow",
+	"/etc/gshadow", "/etc/sudoers", "/etc/ssh", "/var/lib/docker",
+	"/boot", "/sys/firmware",
+};
+/* Credential stores wherever they are (path components). */
+static const char *const secret_dirs[] = {
+	".ssh", ".aws", ".gnupg", ".kube", ".docker", ".netrc", ".env",
+	".git-credentials", ".pgpass", ".config/gcloud",
+};
+
+const char *pathq_sensitive(const char *path)
+{
+	for (size_t i = 0; i < sizeof(sensitive) / sizeof(sensitive[0]); i++)
+		if (pathq_covers(path, sensitive[i]))
+			return sensitive[i];
+	for (size_t i = 0; i < sizeof(secret_dirs) / sizeof(secret_dirs[0]);
+	    i++) {
+		const char *s = strstr(path, secret_dirs[i]);
+		size_t n = strlen(secret_dirs[i]);
+
+		if (s && s > path && s[-1] == '/' &&
+		    (s[n] == '\0' || s[n] == '/'))
+			return secret_dirs[i];
+	}
+	return NULL;
+}
+

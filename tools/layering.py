@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""layering.py - the rules the compiler's tree keeps (HACKING.md), checked.
+
+usage: layering.py OBJECT...   (the compiler's objects, for call edges)
+
+Fails (exit 1, one line per breach) when:
+  - a compiler file includes a header of a folder its folder may not use
+    (DEPENDS), or a header of another folder that is not that folder's
+    public face (PUBLIC);
+  - the compiler's headers include each other in a circle;
+  - the compiler's objects call each other in a circle (file level, from
+    nm: a defines what b uses and b defines what a uses, or longer);
+  - <seccomp.h> is included outside backend/ and names/tables_syscalls.c;
+  - a function in compiler/, common/ or launcher/ is over 80 lines.
+Reads files and runs nm; writes nothing.
+"""
+import os
+import re
+import subprocess
+import sys
+
+ROOT = 'compiler'
+# folder -> the folders it may include from (common/ and the generated
+# grammar headers are open to all).  "top" is compiler/*.[ch]: the driver
+# (input.c) and main.c.
+DEPENDS = {
+    'names': [],
+    'io': [],
+    'front': ['names'],
+    'check': ['front', 'names'],
+    'backend': ['names'],
+    'explain': ['names', 'io'],
+    'query': ['names'],
+    'top': ['front', 'check', 'backend', 'names', 'io', 'explain',
+            'audit', 'oci'],
+    'audit': ['top', 'query', 'explain', 'names', 'io', 'check', 'front'],
+    'oci': ['top', 'query', 'explain', 'names', 'io', 'check', 'front'],
+}
+# folder -> its public headers: all another folder may include.
+PUBLIC = {
+    'front': {'parse.h'},
+    'check': {'check.h'},
+    'names': {'tables.h'},
+    'backend': {'emit.h'},
+    'explain': {'explain.h', 'explain_fmt.h'},
+    'query': {'sysq.h', 'pathq.h'},
+    'audit': {'auditcmd.h'},
+    'oci': {'oci.h'},
+    'io': {'outfile.h', 'jsonout.h', 'json_read.h'},
+    'top': {'input.h'},
+}
+SECCOMP_OK = ('compiler/backend/', 'compiler/names/tables_syscalls.c')
+MAX_FUNCTION_LINES = 80
+INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^">]+)[">]', re.M)
+
+
+def folder(path):
+    parts = path.split('/')
+    return parts[1] if len(parts) > 2 else 'top'
+
+
+def sources(dirs, exts):
+    out = []
+    for d in dirs:
+        for base, _, files in os.walk(d):
+            out += [os.path.join(base, f) for f in files if f.endswith(exts)]
+    return sorted(out)
+
+
+def includes(path):
+    with open(path, encoding='utf-8') as f:
+        return INCLUDE.findall(f.read())
+
+
+def check_includes(files, errors):
+    where = {os.path.basename(f): f for f in files if f.endswith('.h')}
+    graph = {}
+    for f in files:
+        mine = folder(f)
+        graph[f] = []
+        for kind, name in includes(f):
+            if kind == '<':
+                if name == 'seccomp.h' and not f.startswith(SECCOMP_OK):
+                    errors.append(f'{f}: <seccomp.h> outside backend/')
+                continue
+            h = where.get(name)
+            if not h:
+                continue        # common/ or generated
+            graph[f].append(h)
+            theirs = folder(h)
+            if theirs == mine:
+                continue
+            if theirs not in DEPENDS.get(mine, []):
+                errors.append(f'{f}: includes {h}: {mine}/ may not use '
+                              f'{theirs}/')
+            elif name not in PUBLIC.get(theirs, set()):
+                errors.append(f'{f}: includes {h}: not the public face '
+                              f'of {theirs}/')
+    for cyc in circles({k: v for k, v in graph.items() if k.endswith('.h')}):
+        errors.append('include circle: ' + ' -> '.join(cyc))
+
+
+def circles(graph):
+    """Strongly connected components with more than one node (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, []):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def check_calls(objects, errors):
+    defs, uses = {}, {}
+    for o in objects:
+        out = subprocess.run(['nm', o], capture_output=True, text=True,
+                             check=True).stdout
+        defs[o], uses[o] = set(), set()
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) == 3 and f[1] in 'TDBR':
+                defs[o].add(f[2])
+            elif len(f) == 2 and f[0] == 'U':
+                uses[o].add(f[1])
+    owner = {s: o for o, d in defs.items() for s in d}
+    graph = {o: sorted({owner[s] for s in uses[o] if s in owner} - {o})
+             for o in objects}
+    for cyc in circles(graph):
+        errors.append('call circle: ' + ' -> '.join(cyc))
+
+
+def check_lengths(files, errors):
+    for f in files:
+        with open(f, encoding='utf-8') as fh:
+            lines = fh.read().split('\n')
+        start = None
+        for i, line in enumerate(lines):
+            if line == '{':
+                start = i
+            elif line.startswith('}') and start is not None:
+                if i - start - 1 > MAX_FUNCTION_LINES:
+                    errors.append(f'{f}:{start}: function of {i - start - 1}'
+                                  f' lines (over {MAX_FUNCTION_LINES})')
+                start = None
+
+
+def main(argv):
+    errors = []
+    check_includes(sources([ROOT], ('.c', '.h')), errors)
+    check_calls([o for o in argv[1:] if '/compiler/' in o], errors)
+    check_lengths(sources([ROOT, 'common', 'launcher'], ('.c',)), errors)
+    for e in errors:
+        print('layering: ' + e)
+    if errors:
+        return 1
+    print('layering: ok (folders, public headers, no include or call '
+          'circle, functions within %d lines)' % MAX_FUNCTION_LINES)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
