@@ -154,10 +154,12 @@ static void relay_read(struct relay *rl, int i, int drain)
 		return;
 	}
 	*s->count += (uint64_t)n;
-	keep = (uint64_t)n < left ? (uint64_t)n : left;
-	rl->taken += keep;
-	if (keep < (uint64_t)n)
+	keep = (uint64_t)n;
+	if (keep > left) {             /* past the cap: the rest dropped */
+		keep = left;
 		rl->r->truncated = rl->over = 1;
+	}
+	rl->taken += keep;
 	if (to == scratch)
 		rl->r->output_dropped += keep;
 	else
