@@ -228,7 +228,7 @@ int landlock_build(const struct cpol *p, int abi, char *err,
 		    strerror(errno));
 		return -1;
 	}
-	if (add_paths(rs, p, attr.handled_access_fs, -1, NULL, err,
+	if (add_paths(rs, p, attr.handled_access_fs, -1, "", err,
 	    errlen) < 0 || (abi >= 4 && add_ports(rs, p, err,
 	    errlen) < 0)) {
 		close(rs);

@@ -42,8 +42,10 @@ static void collect(struct cands *c, const char *dir, const char *prefix,
 		    prefix, e->d_name) >= (int)sizeof(rel))
 			continue;
 		if (n > 7 && !strcmp(e->d_name + n - 7, ".policy")) {
-			c->v[c->n] = strdup(rel);
-			c->n += c->v[c->n] != NULL;
+			char *name = strdup(rel);
+
+			if (name)
+				c->v[c->n++] = name;
 		} else if (depth == 0 && (e->d_type == DT_DIR ||
 		    e->d_type == DT_UNKNOWN) && snprintf(sub, sizeof(sub),
 		    "%s/%s", dir, e->d_name) < (int)sizeof(sub)) {
