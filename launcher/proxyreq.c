@@ -51,53 +51,73 @@ static int token_char(int ch)
 	return ch > 0x20 && ch < 0x7f && !strchr("()<>@,;:\\\"/[]?={}", ch);
 }
 
-/* host, [v6] or v4 literal, into out->host; then ':' port. */
+/* The port after the last ':' of t[0..n): 1..65535, no leading 0. */
+static unsigned long port_of(const char *t, size_t n)
+{
+	unsigned long port = 0;
+	size_t i;
+
+	if (n == 0 || n > 5 || (t[0] == '0'))
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (t[i] < '0' || t[i] > '9')
+			return 0;
+		port = port * 10 + (unsigned long)(t[i] - '0');
+	}
+	return port <= 65535 ? port : 0;
+}
+
+/* The target up to the next space: host:port, [v6]:port, or v6:port
+ * (Python's http.client sends an IPv6 address without brackets).  The
+ * host goes to out->host in lower case; a literal is marked. */
 static void target(struct cur *c, struct proxyreq *out)
 {
-	size_t n = 0;
-	unsigned long port = 0;
-	int ch, bracket = peek(c) == '[', digits = 0;
+	char t[CPOL_MAX_HOSTNAME + 9];
 	unsigned char a[16];
+	const char *colon, *h;
+	size_t n = 0, hn, i;
+	int ch;
 
-	if (bracket)
+	while ((ch = peek(c)) > ' ' && ch < 0x7f && n < sizeof(t) - 1) {
 		take(c);
-	while ((ch = peek(c)) >= 0 && ch != (bracket ? ']' : ':')) {
-		take(c);
-		if (ch >= 'A' && ch <= 'Z')
-			ch += 'a' - 'A';
-		if (n == CPOL_MAX_HOSTNAME || !(ch == '.' || ch == '-' ||
-		    (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
-		    (bracket && ch == ':'))) {
+		t[n++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 'a' - 'A' : ch);
+	}
+	t[n] = '\0';
+	colon = strrchr(t, ':');
+	if (c->err || !colon || !(out->port = (uint16_t)port_of(colon + 1,
+	    n - (size_t)(colon + 1 - t)))) {
+		c->err = PROXYREQ_BAD_TARGET;
+		return;
+	}
+	h = t;
+	hn = (size_t)(colon - t);
+	if (t[0] == '[') {
+		if (hn < 2 || t[hn - 1] != ']') {
 			c->err = PROXYREQ_BAD_TARGET;
 			return;
 		}
-		out->host[n++] = (char)ch;
+		h++;
+		hn -= 2;
 	}
-	out->host[n] = '\0';
-	if (bracket)
-		expect(c, "]", PROXYREQ_BAD_TARGET);
-	expect(c, ":", PROXYREQ_BAD_TARGET);
-	while (!c->err && (ch = peek(c)) >= '0' && ch <= '9') {
-		take(c);
-		port = port * 10 + (unsigned long)(ch - '0');
-		if (++digits > 5 || (digits == 2 && port < 10)) {
-			c->err = PROXYREQ_BAD_TARGET;   /* long, or a leading 0 */
-			return;
-		}
-	}
-	if (c->err)
-		return;
-	if (n > 0 && out->host[n - 1] == '.')
-		out->host[--n] = '\0';           /* the root's dot */
-	if (n == 0 || digits == 0 || port < 1 || port > 65535)
+	if (hn > 0 && h[hn - 1] == '.')
+		hn--;                            /* the root's dot */
+	for (i = 0; i < hn; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789.-:", h[i]))
+			break;
+	if (hn == 0 || hn > CPOL_MAX_HOSTNAME || i < hn) {
 		c->err = PROXYREQ_BAD_TARGET;
-	else if (bracket)
+		return;
+	}
+	memcpy(out->host, h, hn);
+	out->host[hn] = '\0';
+	if (memchr(out->host, ':', hn))
 		out->literal = inet_pton(AF_INET6, out->host, a) == 1 ? 6 : -1;
+	else if (t[0] == '[')
+		out->literal = -1;
 	else
 		out->literal = inet_pton(AF_INET, out->host, a) == 1 ? 4 : 0;
-	if (!c->err && out->literal < 0)
+	if (out->literal < 0)
 		c->err = PROXYREQ_BAD_TARGET;
-	out->port = (uint16_t)port;
 }
 
 /* Header lines up to the empty line: names are tokens, values text; the
