@@ -343,7 +343,10 @@ static void serve(int fd, const struct egress_conf *c,
 	enum egress_why why;
 	static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 	size_t len = 0;
-	int n, out;
+	int n, out, one = 1;
+
+	/* Small writes both ways go out at once (TLS handshakes). */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 
 	if (head_read(fd, buf, &len, &rq, sh) < 0)
 		return;
