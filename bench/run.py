@@ -11,6 +11,7 @@ that a machine that slows down during the bench slows every column.
 """
 
 import argparse
+import json
 import os
 import platform
 import random
@@ -694,6 +695,88 @@ def environment(ctx):
     return "\n".join("- " + x for x in lines) + "\n"
 
 
+PROXY_SNIPPET = r'''
+import json, socket, sys, time
+port, n = int(sys.argv[1]), int(sys.argv[2])
+t = []
+for _ in range(n):
+    t0 = time.perf_counter()
+    s = socket.create_connection(("127.0.0.1", 3128))
+    s.sendall(b"CONNECT bench.example.org:%d HTTP/1.1\r\n\r\n" % port)
+    r = b""
+    while not r.endswith(b"\r\n\r\n"):
+        r += s.recv(1)
+    s.sendall(b"x")
+    s.recv(1)
+    t.append(time.perf_counter() - t0)
+    s.close()
+print(json.dumps(t))
+'''
+
+
+def proxy_table(b, n):
+    """Connection set-up through the run's egress proxy (named hosts)
+    against a direct loopback connection, same echo server, same run:
+    connect, (CONNECT and its answer), one byte there and back.  n stays
+    under EGRESS_MAX_CONNS (256 per run)."""
+    import socket
+    import tempfile
+    import threading
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(64)
+    port = srv.getsockname()[1]
+
+    def echo():
+        while True:
+            try:
+                c, _ = srv.accept()
+            except OSError:
+                return
+            with c:
+                d = c.recv(1)
+                if d:
+                    c.sendall(d)
+    threading.Thread(target=echo, daemon=True).start()
+    direct = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(b"x")
+        s.recv(1)
+        direct.append(time.perf_counter() - t0)
+        s.close()
+    with tempfile.TemporaryDirectory() as d:
+        pol = os.path.join(d, "p.policy")
+        with open(pol, "w") as f:
+            f.write('include "%s/policies/base/python.policy";\n'
+                    'policy "bench_proxy";\nallow connect;\n'
+                    'network connect "bench.example.org":%d;\n'
+                    % (os.getcwd(), port))
+        blob = os.path.join(d, "p.cpol")
+        subprocess.run([os.path.join(b, "cordonc"), "compile", "-o", blob,
+                        pol], check=True)
+        snip = os.path.join(d, "s.py")
+        with open(snip, "w") as f:
+            f.write(PROXY_SNIPPET)
+        p = subprocess.run([os.path.join(b, "cordon"), "--resolve",
+                            "bench.example.org:127.0.0.1", blob, snip,
+                            str(port), str(n)], capture_output=True,
+                           text=True, timeout=300)
+    srv.close()
+    if p.returncode != 0:
+        raise RuntimeError("proxy bench run failed: %s" % p.stderr[-2000:])
+    proxied = json.loads(p.stdout.strip().splitlines()[-1])
+    dm, pm = median_ms(direct), median_ms(proxied)
+    verdict = "ok" if pm - dm < 1.0 else "OVER 1 ms"
+    return ("Egress proxy: connection set-up (median of %d)" % n,
+            ["path", "median", "added by the proxy", "ratio", "target"],
+            [["direct loopback", fmt(dm, " ms", 3), "", "", ""],
+             ["through the proxy", fmt(pm, " ms", 3),
+              fmt(pm - dm, " ms", 3), fmt(pm / dm, "x"),
+              "< 1 ms: " + verdict]])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build")
@@ -708,8 +791,8 @@ def main():
                     help="fewer rounds everywhere, for a smoke test")
     ap.add_argument("--policy", help="shipped policy NAME for the python "
                     "launch and throughput (default: the first python one)")
-    ap.add_argument("--only", default="1234",
-                    help="sections to run, e.g. 12 (default 1234)")
+    ap.add_argument("--only", default="12345",
+                    help="sections to run, e.g. 12 (default 12345)")
     ap.add_argument("--out", help="report path (default BUILD/bench.md)")
     args = ap.parse_args()
     b = args.build
@@ -746,6 +829,9 @@ def main():
     if "4" in args.only:
         progress("throughput, %g s per launcher" % args.duration)
         parts.append(table(*throughput_table(ctx, args.duration)))
+    if "5" in args.only:
+        progress("egress proxy connection set-up")
+        parts.append(table(*proxy_table(b, 50 if args.quick else 200)))
     parts.append("Total bench time %.0f s.  How to read this: "
                  "bench/README.md.\n" % (time.perf_counter() - t_start))
     report = "\n".join(parts)

@@ -49,6 +49,8 @@
 #define CPOL_MAX_INSNS 4096        /* BPF_MAXINSNS: the kernel's own limit */
 #define CPOL_MAX_FS 512            /* Landlock rules; ~1 open fd each */
 #define CPOL_MAX_NET 64            /* TCP port rules */
+#define CPOL_MAX_HOSTS 64          /* named-host rules: each a proxy match */
+#define CPOL_MAX_HOSTNAME 253      /* RFC 1035: the longest DNS name */
 #define CPOL_MAX_ENV 128           /* environment entries */
 #define CPOL_MAX_ARGV 64           /* command-line words */
 #define CPOL_MAX_RULES 8192        /* explain table: ~450 syscalls x conds */
@@ -64,7 +66,8 @@ enum cpol_section {
 	CPOL_S_ENV = 7,      /* environment allowlist and fixed values */
 	CPOL_S_ARGV = 8,     /* the command line to exec */
 	CPOL_S_RULES = 9,    /* the syscall rules, for explain/diff/audit */
-	CPOL_S_MAX = 9,
+	CPOL_S_HOSTS = 10,   /* named hosts the run's egress proxy reaches */
+	CPOL_S_MAX = 10,
 };
 #define CPOL_SECT_CRITICAL 0x0001u
 
@@ -85,8 +88,14 @@ enum cpol_section {
 #define CPOL_F_REQUIRE_PIDS 0x0100u   /* limit pids required: a controller */
 #define CPOL_F_REQUIRE_DISK 0x0200u   /* limit disk required: a run tmpfs */
 #define CPOL_F_REQUIRE_FILES 0x0400u  /* limit files required: a run tmpfs */
-#define CPOL_F_ALL 0x07ffu
-/* Exactly one of NET_OFF and NET_TCP is set: "network on" is not a mode. */
+#define CPOL_F_NET_HOSTS 0x0800u  /* with NET_TCP: named hosts, by a proxy */
+#define CPOL_F_ALL 0x0fffu
+/* Exactly one of NET_OFF and NET_TCP is set: "network on" is not a mode.
+ * NET_HOSTS comes with NET_TCP and a HOSTS section, and only then: the
+ * run gets a network namespace with loopback alone, its TCP (the NET
+ * section) reaches only CPOL_PROXY_PORT there, and cordon's egress proxy
+ * listens on that port and connects to the named hosts alone.  A reader
+ * that predates it refuses the flag and the critical section. */
 
 /*
  * SECCOMP: u32 count (1..CPOL_MAX_INSNS), then count instructions, each
@@ -112,6 +121,31 @@ struct cpol_insn {
  * NET: u32 count, then per rule: u8 kind (CPOL_NET_*), u16 port (1..65535).
  */
 enum cpol_net_kind { CPOL_NET_CONNECT = 1, CPOL_NET_BIND = 2 };
+
+/*
+ * HOSTS: u32 count (1..CPOL_MAX_HOSTS), then per rule: str host, u16 port
+ *        (1..65535).  Sorted by (host, port), no repeats.  host is a DNS
+ *        name in lower case (labels of [a-z0-9-], 1..63 bytes, not
+ *        starting or ending with '-', at most CPOL_MAX_HOSTNAME bytes), or
+ *        "*." then such a name (any name below it, not the name itself),
+ *        or an IPv4 literal (dotted decimal) or an IPv6 literal (no
+ *        brackets) in the canonical form inet_ntop gives.  Present if and
+ *        only if CPOL_F_NET_HOSTS is set.  The run reaches its proxy at
+ *        127.0.0.1:CPOL_PROXY_PORT inside its own network namespace.
+ */
+#define CPOL_PROXY_PORT 3128
+struct cpol_host {
+	char *host;
+	uint16_t port;
+};
+enum cpol_host_kind {
+	CPOL_HOST_BAD = 0, CPOL_HOST_NAME, CPOL_HOST_WILDCARD, CPOL_HOST_IPV4,
+	CPOL_HOST_IPV6,
+};
+/* What kind of host rule s is (CPOL_HOST_BAD: none).  No system call. */
+enum cpol_host_kind cpol_host_kind(const char *s);
+/* Does the rule pattern match the (lower-case, canonical) host name? */
+int cpol_host_match(const char *pattern, const char *host);
 
 /*
  * LIMITS: u64 timeout_ms (0 < t), u64 output_cap (bytes, stdout+stderr),
@@ -241,6 +275,8 @@ struct cpol {
 	uint32_t default_action;
 	struct cpol_rule *rules;
 	uint32_t nrules;
+	struct cpol_host *hosts;
+	uint32_t nhosts;
 	uint8_t blob_digest[32];   /* filled by the reader: the header's sum */
 };
 

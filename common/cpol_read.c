@@ -278,6 +278,31 @@ static void net(struct cur *c, struct cpol *p)
 	}
 }
 
+static void hosts(struct cur *c, struct cpol *p)
+{
+	uint32_t i;
+
+	p->nhosts = count(c, 1, CPOL_MAX_HOSTS, 4, "host rules");
+	p->hosts = alloc(c, p->nhosts, sizeof(*p->hosts));
+	for (i = 0; i < p->nhosts && !c->bad; i++) {
+		struct cpol_host *h = &p->hosts[i];
+
+		h->host = str(c, "host");
+		h->port = u16(c, "host port");
+		if (c->bad)
+			break;
+		if (cpol_host_kind(h->host) == CPOL_HOST_BAD)
+			fail(c, "host rule %u: \"%s\" is not a lower-case "
+			    "name, *.name or address literal", i, h->host);
+		else if (h->port == 0)
+			fail(c, "host rule %u: port 0", i);
+		else if (i > 0 && (strcmp(h->host, p->hosts[i - 1].host) < 0 ||
+		    (strcmp(h->host, p->hosts[i - 1].host) == 0 &&
+		    h->port <= p->hosts[i - 1].port)))
+			fail(c, "host rules out of order or repeated");
+	}
+}
+
 static void limits(struct cur *c, struct cpol *p)
 {
 	uint32_t i;
@@ -423,7 +448,7 @@ static const char *const section_names[CPOL_S_MAX + 1] = {
 	[CPOL_S_SECCOMP] = "seccomp", [CPOL_S_FS] = "fs",
 	[CPOL_S_NET] = "net", [CPOL_S_LIMITS] = "limits",
 	[CPOL_S_ENV] = "env", [CPOL_S_ARGV] = "argv",
-	[CPOL_S_RULES] = "rules",
+	[CPOL_S_RULES] = "rules", [CPOL_S_HOSTS] = "hosts",
 };
 
 static void section(struct cur *c, struct cpol *p, unsigned int type,
@@ -446,6 +471,7 @@ static void section(struct cur *c, struct cpol *p, unsigned int type,
 	case CPOL_S_ENV: env(&s, p); break;
 	case CPOL_S_ARGV: argv(&s, p); break;
 	case CPOL_S_RULES: rules(&s, p, flags); break;
+	case CPOL_S_HOSTS: hosts(&s, p); break;
 	default: return;
 	}
 	if (!s.bad && s.left != 0)
@@ -549,6 +575,13 @@ int cpol_read_flags(const uint8_t *buf, size_t len, unsigned int flags,
 		fail(&c, "%zu stray bytes after the last section", c.left);
 	if (!c.bad && (seen & REQUIRED) != REQUIRED)
 		fail(&c, "a required section is missing (have 0x%x)", seen);
+	if (!c.bad && !(out->flags & CPOL_F_NET_HOSTS) !=
+	    !(seen & (1u << CPOL_S_HOSTS)))
+		fail(&c, "host rules without the named-hosts flag, or the "
+		    "flag without host rules");
+	if (!c.bad && (out->flags & CPOL_F_NET_HOSTS) &&
+	    !(out->flags & CPOL_F_NET_TCP))
+		fail(&c, "named hosts without network tcp");
 	if (c.bad) {
 		cpol_free(out);
 		return -1;
@@ -582,6 +615,9 @@ void cpol_free(struct cpol *p)
 		free(p->rules[i].origin);
 	}
 	free(p->rules);
+	for (i = 0; p->hosts && i < p->nhosts; i++)
+		free(p->hosts[i].host);
+	free(p->hosts);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -235,6 +235,16 @@ static void body(struct buf *b, const struct cpol *p)
 	close_sect(b, at);
 
 	rules_sect(b, p);
+
+	if (!p->nhosts)
+		return;
+	at = open_sect(b, CPOL_S_HOSTS);
+	cap(b, p->nhosts, 1, CPOL_MAX_HOSTS, "host rules");
+	for (i = 0; i < p->nhosts; i++) {
+		str(b, p->hosts[i].host);
+		u16(b, p->hosts[i].port);
+	}
+	close_sect(b, at);
 }
 
 int cpol_write(const struct cpol *p, uint8_t **bufp, size_t *lenp,
@@ -251,7 +261,9 @@ int cpol_write(const struct cpol *p, uint8_t **bufp, size_t *lenp,
 	u16(&b, CPOL_HEADER_LEN);
 	u32(&b, p->arch);
 	u32(&b, 0);                   /* size, patched below */
-	u32(&b, CPOL_S_MAX);
+	/* The HOSTS section only with host rules: other blobs stay as they
+	 * were, and readable by readers that predate it. */
+	u32(&b, p->nhosts ? CPOL_S_HOSTS : CPOL_S_RULES);
 	u32(&b, 0);
 	u32(&b, 0);
 	put(&b, zero, sizeof(zero));  /* checksum, patched below */

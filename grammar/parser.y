@@ -82,7 +82,7 @@ static struct ast_stmt *st_items(enum ast_kind kind, const POLLTYPE *loc,
 %token <val> NUMBER "number" QUANTITY "number with a unit"
 
 %type <str> sysname
-%type <val> scalar scalars pathval word words atom valexpr pattern patterns
+%type <val> scalar scalars dest dests pathval word words atom valexpr pattern patterns
 %type <cond> cond conds
 %type <item> item items exitem exitems names assigns rights
 %type <act> action
@@ -168,7 +168,7 @@ stmt:	  "include" pathval ';'
 network:  "network" "off"
 		{ if (!($$ = st_val(AST_NETWORK, &@$, NULL))) YYNOMEM;
 		  $$->flags = AST_F_NET_OFF; }
-	| "network" "connect" scalars
+	| "network" "connect" dests
 		{ if (!($$ = st_val(AST_NETWORK, &@$, ast_val_reverse($3))))
 		      YYNOMEM;
 		  $$->flags = AST_F_NET_CONNECT; }
@@ -287,6 +287,18 @@ scalar:	  atom
 
 scalars:  scalar
 	| scalars ',' scalar	{ $$ = $3; $$->next = $1; }
+	;
+
+/* network connect: ports, or "host":port (named hosts, by the proxy). */
+dest:	  scalar
+	| STRING ':' atom
+		{ if (!($$ = val_str(&@1, AST_V_STR, $1))) {
+		      ast_val_free($3); YYNOMEM; }
+		  $$->port = $3; }
+	;
+
+dests:	  dest
+	| dests ',' dest	{ $$ = $3; $$->next = $1; }
 	;
 
 pathval:  STRING	{ if (!($$ = val_str(&@$, AST_V_STR, $1))) YYNOMEM; }

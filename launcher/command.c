@@ -104,6 +104,44 @@ fail:
 	return NULL;
 }
 
+/* Named hosts: the run's way out is its proxy; every client that reads
+ * the usual variables (urllib, requests, httpx, pip, curl) uses it.  They
+ * replace any the policy set; NO_PROXY is empty: nothing goes direct. */
+int command_proxy_env(char ***envp)
+{
+	static const char *const vars[] = {
+		"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
+		"NO_PROXY", "no_proxy",
+	};
+	char url[64], **v, *s;
+	size_t n = 0, i, j, k;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u", CPOL_PROXY_PORT);
+	while ((*envp)[n])
+		n++;
+	v = realloc(*envp, (n + 7) * sizeof(*v));
+	if (!v)
+		return -1;
+	*envp = v;
+	for (i = 0; i < 6; i++) {
+		k = strlen(vars[i]);
+		for (j = 0; j < n; j++)
+			if (strncmp(v[j], vars[i], k) == 0 && v[j][k] == '=')
+				break;
+		s = malloc(k + strlen(url) + 2);
+		if (!s)
+			return -1;
+		sprintf(s, "%s=%s", vars[i], i < 4 ? url : "");
+		if (j < n)
+			free(v[j]);
+		else
+			n++;
+		v[j] = s;
+		v[n] = NULL;
+	}
+	return 0;
+}
+
 /* Limit r: the policy's, tightened by cli[r] (UINT64_MAX: no option), or
  * the option's where the policy has none; UINT64_MAX when neither sets
  * it (which is also "unlimited": both leave the resource unbounded). */

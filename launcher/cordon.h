@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "cpol.h"
+#include "egress.h"
 
 #define CORDON_VERSION "0.1"
 
@@ -52,6 +53,8 @@ struct opts {
 	const char *cgroup;           /* --cgroup: a delegated v2 parent */
 	int check, no_namespaces, quiet;
 	int nice, idle;               /* --nice (0..19), --idle: the run's */
+	struct egress_map resolve[EGRESS_MAP_MAX];  /* --resolve NAME:ADDR */
+	int nresolve;
 };
 
 /* What was applied (the status report's "layers"). */
@@ -108,6 +111,8 @@ struct report {
 	char kept_reason[ERRLEN];     /* why it was kept; "" when removed */
 	struct layers layers;
 	struct bounds bounds;
+	int egress;                   /* named hosts: the proxy's counts */
+	struct egress_shared net;
 };
 
 struct rlim {
@@ -131,6 +136,8 @@ struct launch {
 	uint64_t disk, files;         /* run tmpfs bounds; UINT64_MAX: none */
 	uint64_t own_inodes;          /* the run tmpfs's own, on top of files */
 	int mnt_w;                    /* child -> cordon: the run tmpfs */
+	int net_w;                    /* child -> cordon: the proxy's
+	                               * listener (named hosts), or -1 */
 	int null_fd;                  /* /dev/null, the child's stdin */
 	int out_w, err_w, msg_w;      /* stdout, stderr, failure pipe */
 	int st_w;                     /* init -> cordon: the payload's status */
@@ -202,6 +209,7 @@ uint64_t command_limit(const struct cpol *p, const uint64_t *cli,
 char **command_argv(const struct cpol *p, const char *workdir,
     const char *snippet, char **args, int nargs);
 char **command_envp(const struct cpol *p, const char *workdir);
+int command_proxy_env(char ***envp);
 int command_rlimits(const struct cpol *p, const uint64_t *cli,
     struct rlim *out);
 void command_free(char **v);

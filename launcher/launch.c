@@ -41,6 +41,7 @@ struct res {
 	int mnt_sock[2];              /* the run tmpfs's way to cordon */
 	int mnt;                      /* the run tmpfs, or -1 */
 	int notify[2];                /* [0] cordon's end, [1] init's */
+	struct egress_run egress;     /* named hosts: the run's proxy */
 	struct sup sup;
 	struct launch ln;
 };
@@ -203,6 +204,10 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 		return -1;
 	}
 	ln->mnt_w = s->mnt_sock[1];
+	if (egress_prepare(&s->egress, p, o->resolve, o->nresolve, err,
+	    ERRLEN) < 0 || (s->egress.on && command_proxy_env(&ln->envp) < 0))
+		return -1;
+	ln->net_w = s->egress.sock[1];
 	ln->out_w = s->pipe[P_OUT][1];
 	ln->err_w = s->pipe[P_ERR][1];
 	ln->msg_w = s->pipe[P_MSG][1];
@@ -272,6 +277,7 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	for (i = 0; i < NPIPES; i++)
 		closefd(&s->pipe[i][1]);
 	closefd(&s->notify[1]);
+	closefd(&s->egress.sock[1]);
 	sp->notify_r = s->ln.ns_flags & CLONE_NEWPID ? s->notify[0] : -1;
 	if (supervise_exec(s->pipe[P_MSG][0], err, ERRLEN)) {
 		while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
@@ -283,6 +289,12 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	/* Sent before the exec, so here now when there is one. */
 	if (s->ln.ns_flags & CLONE_NEWNS)
 		s->mnt = fdpass_recv(s->mnt_sock[0], MSG_DONTWAIT);
+	if (egress_go(&s->egress, o->null_fd, err, ERRLEN) < 0) {
+		kill(sp->pid, SIGKILL);
+		while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
+			;
+		return EXIT_CORDON;
+	}
 	sp->cg = &s->ln.cg;
 	sp->watch_fd = -1;
 	if (r->bounds.by[B_DISK] == BY_WATCH ||
@@ -356,6 +368,8 @@ int launch(const struct opts *o, const struct cpol *p, struct report *r,
 	for (i = 0; i < NPIPES; i++)
 		s.pipe[i][0] = s.pipe[i][1] = -1;
 	s.notify[0] = s.notify[1] = s.sup.notify_r = -1;
+	s.ln.net_w = -1;
+	egress_init(&s.egress);
 	if (files_make(o, &s, err) < 0)
 		goto cleanup;
 	memcpy(r->workdir, s.workdir, sizeof(r->workdir));
@@ -403,6 +417,8 @@ cleanup:
 	}
 	closefd(&s.notify[0]);
 	closefd(&s.notify[1]);
+	r->egress = s.egress.on;
+	egress_end(&s.egress, &r->net);
 	closefd(&s.wfd);
 	closefd(&s.sup.sigfd);
 	closefd(&s.sup.pidfd);

@@ -29,7 +29,7 @@ static const char usage_text[] =
     "[--output bytes]\n"
     "              [--status-fd fd] [--status-file path] "
     "[--timeout seconds]\n"
-    "              [--workdir dir] [--cgroup dir]\n"
+    "              [--workdir dir] [--cgroup dir] [--resolve name:address]\n"
     "              policy.cpol snippet | - [arg ...]\n";
 
 /* A number with an optional K/M/G/T suffix (powers of 1024). */
@@ -126,7 +126,8 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 		{ "no-namespaces", 0, NULL, 'n' }, { "quiet", 0, NULL, 'q' },
 		{ "nice", 1, NULL, 'N' }, { "idle", 0, NULL, 'I' },
 		{ "version", 0, NULL, 'V' }, { "help", 0, NULL, 'h' },
-		{ "cgroup", 1, NULL, 'C' }, { NULL, 0, NULL, 0 },
+		{ "cgroup", 1, NULL, 'C' }, { "resolve", 1, NULL, 'R' },
+		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
 	int c, i, li = 0, rc;
@@ -151,6 +152,12 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'F': o->status_file = optarg; break;
 		case 'C': o->cgroup = optarg; break;
+		case 'R':       /* tests and local services: see cordon(1) */
+			if (o->nresolve == EGRESS_MAP_MAX ||
+			    egress_map_parse(optarg,
+			    &o->resolve[o->nresolve++]) < 0)
+				goto bad;
+			break;
 		case 'V': printf("cordon %s\n", CORDON_VERSION); return 0;
 		case 'h': fputs(usage_text, stdout); return 0;
 		case 't':

@@ -66,14 +66,15 @@ static void fail(const struct launch *ln, const char *what)
 }
 
 /* A user namespace always (so no privilege is needed), a PID namespace
- * (the run's init, below), an empty network namespace for "network off",
+ * (the run's init, below), an empty network namespace for "network off"
+ * (and one with loopback and the proxy's listener for named hosts),
  * a mount namespace for a private /tmp or /dev/shm or a disk bound (the
  * run tmpfs). */
 unsigned long run_ns_wanted(const struct cpol *p, const uint64_t *cli)
 {
 	unsigned long f = CLONE_NEWUSER | CLONE_NEWPID;
 
-	if (p->flags & CPOL_F_NET_OFF)
+	if (p->flags & (CPOL_F_NET_OFF | CPOL_F_NET_HOSTS))
 		f |= CLONE_NEWNET;
 	if ((p->flags & (CPOL_F_PRIVATE_TMP | CPOL_F_PRIVATE_SHM)) ||
 	    command_limit(p, cli, CPOL_RLIM_DISK) != UINT64_MAX ||
@@ -193,6 +194,9 @@ static void ns_setup(const struct launch *ln)
 		fail(ln, "uid_map");
 	if (file_put("/proc/self/gid_map", ln->gid_map) < 0)
 		fail(ln, "gid_map");
+	if (ln->net_w >= 0 && netns_listen(ln->net_w) < 0)
+		fail(ln, "the egress proxy's listener in the run's network "
+		    "namespace");
 	if (ln->ns_flags & CLONE_NEWNS)
 		mounts(ln);
 }
@@ -468,6 +472,15 @@ pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen)
 			snprintf(err, errlen, "clone: %s", strerror(errno));
 			return -1;
 		}
+	}
+	if (pid < 0 && ln->net_w >= 0) {
+		snprintf(err, errlen, "the policy names hosts, which needs a "
+		    "network namespace (the run's only way out is cordon's "
+		    "proxy), but the kernel refused namespaces%s. Hint: "
+		    "sysctl user.max_user_namespaces, "
+		    "kernel.apparmor_restrict_unprivileged_userns",
+		    ln->ns_flags ? "" : " (or --no-namespaces was given)");
+		return -1;
 	}
 	if (pid < 0 && ln->ns_required) {
 		snprintf(err, errlen, "the policy requires a private /tmp or "

@@ -122,6 +122,31 @@ static void num(struct out *o, const char *key, uint64_t v)
 		add(o, "\"%s\":%llu,", key, (unsigned long long)v);
 }
 
+/* Named hosts: what the proxy carried ("egress", null without named
+ * hosts) and what it refused, in order, at most EGRESS_REFUSED_MAX
+ * listed and the rest counted. */
+static void egress(struct out *o, const struct report *r)
+{
+	const struct egress_shared *n = &r->net;
+	uint32_t i, listed = n->refused < EGRESS_REFUSED_MAX ? n->refused :
+	    EGRESS_REFUSED_MAX;
+
+	if (!r->egress) {
+		add(o, "\"egress\":null,\"network_refused\":[],"
+		    "\"network_refused_dropped\":0,");
+		return;
+	}
+	add(o, "\"egress\":{\"proxy\":\"127.0.0.1:%u\",\"connections\":%u,"
+	    "\"bytes\":%llu},\"network_refused\":[", CPOL_PROXY_PORT,
+	    n->conns, (unsigned long long)n->bytes);
+	for (i = 0; i < listed; i++) {
+		add(o, "%s{", i ? "," : "");
+		str(o, "dest", n->r[i].ready ? n->r[i].dest : "?");
+		add(o, "\"why\":\"%s\"}", egress_why_name(n->r[i].why));
+	}
+	add(o, "],\"network_refused_dropped\":%u,", n->refused - listed);
+}
+
 /* "bounds": each whole-run limit, what held it, and what the run used. */
 static void bounds(struct out *o, const struct bounds *b)
 {
@@ -172,6 +197,7 @@ static void render(struct out *o, const struct report *r)
 	str(o, "workdir", r->workdir[0] ? r->workdir : NULL);
 	add(o, "\"kept_workdir\":%s,", tf(r->kept_workdir));
 	str(o, "kept_reason", r->kept_workdir ? r->kept_reason : NULL);
+	egress(o, r);
 	bounds(o, &r->bounds);
 	layers(o, &r->layers);
 }

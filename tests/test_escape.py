@@ -36,8 +36,17 @@ def policy(request, launcher_blobs, tmp_path_factory):
     return blob
 
 
+# Policies that name hosts: without namespaces cordon refuses to run them
+# (their only way out is a proxy in the run's network namespace), which
+# test_egress.py checks.
+NAMED_HOSTS = ("idc_query", "bih_query", "midrc_query")
+
+
 @pytest.fixture(params=NSMODES, ids=["ns", "no-ns"])
 def esc(request, policy, cordon):
+    if request.param and pathlib.Path(str(policy)).stem in NAMED_HOSTS:
+        pytest.skip("named hosts need a network namespace: refused "
+                    "without one (test_egress.py)")
     def run(code, *args, **kw):
         opts = list(request.param) + list(kw.pop("opts", []))
         return cordon(policy, code, *args, opts=opts, **kw)

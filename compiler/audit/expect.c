@@ -149,13 +149,26 @@ static int has_port(const struct cpol *p, int kind, unsigned int port)
 	return 0;
 }
 
+static int has_host(const struct cpol *p, const char *host,
+    unsigned int port)
+{
+	for (uint32_t i = 0; i < p->nhosts; i++)
+		if (strcmp(p->hosts[i].host, host) == 0 &&
+		    p->hosts[i].port == port)
+			return 1;
+	return 0;
+}
+
 static void check_net(const struct cpol *p, struct expect_result *r)
 {
 	const struct check_expect *e = r->e;
 	const char *what = e->net;
 	int neg = strncmp(what, "no-", 3) == 0, ok;
 
-	if (e->port)
+	if (e->host)
+		snprintf(r->text, sizeof(r->text), "network %s \"%s\":%u",
+		    what, e->host, (unsigned int)e->port);
+	else if (e->port)
 		snprintf(r->text, sizeof(r->text), "network %s %u", what,
 		    (unsigned int)e->port);
 	else
@@ -165,6 +178,9 @@ static void check_net(const struct cpol *p, struct expect_result *r)
 		ok = (p->flags & CPOL_F_NET_OFF) && !(p->flags & CPOL_F_NET_TCP);
 	else if (strcmp(what, "on") == 0 || strcmp(what, "tcp") == 0)
 		ok = !!(p->flags & CPOL_F_NET_TCP);
+	else if (e->host)
+		ok = strcmp(what, "connect") == 0 && has_host(p, e->host,
+		    e->port);
 	else if (strcmp(what, "connect") == 0 || strcmp(what, "bind") == 0)
 		ok = (p->flags & CPOL_F_NET_TCP) && has_port(p, what[0] == 'c' ?
 		    CPOL_NET_CONNECT : CPOL_NET_BIND, e->port);
@@ -175,7 +191,8 @@ static void check_net(const struct cpol *p, struct expect_result *r)
 	}
 	r->pass = neg ? !ok : ok;
 	snprintf(r->detail, sizeof(r->detail), "network is %s with %u port "
-	    "rule%s", p->flags & CPOL_F_NET_TCP ? "tcp" : "off",
+	    "rule%s", p->flags & CPOL_F_NET_HOSTS ? "named hosts" :
+	    p->flags & CPOL_F_NET_TCP ? "tcp" : "off",
 	    (unsigned int)p->nnet, p->nnet == 1 ? "" : "s");
 }
 

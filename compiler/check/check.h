@@ -52,9 +52,11 @@ struct check_expect {
 	/* path: right is read, write, exec, no-read, no-write, no-exec */
 	const char *right;
 	char *path;
-	/* network: off, connect or bind; port 0 for off */
+	/* network: off, connect or bind; port 0 for off; host (owned) for
+	 * connect "host":port, else NULL */
 	const char *net;
 	uint16_t port;
+	char *host;
 };
 
 /*

@@ -78,13 +78,18 @@ static void one(struct check_ctx *c, const struct ast_stmt *s,
 		e.kind = CHECK_EXPECT_NETWORK;
 		e.net = (s->flags & AST_F_NET_OFF) ? "off" :
 		    (s->flags & AST_F_NET_BIND) ? "bind" : "connect";
-		if (s->val && value_num(c, s->val, &port, &neg) == 0 &&
+		if (s->val && s->val->port && value_str(c, s->val,
+		    &e.host) < 0)
+			return;
+		if (s->val && value_num(c, s->val->port ? s->val->port :
+		    s->val, &port, &neg) == 0 &&
 		    (neg || port < 1 || port > 65535))
 			diag_error(c->d, &s->val->loc, "port must be 1 to "
 			    "65535");
 		else if (s->val)
 			e.port = (uint16_t)port;
-		add(out, n, &e);
+		if (add(out, n, &e) < 0)
+			free(e.host);
 		return;
 	}
 	e.kind = CHECK_EXPECT_SYSCALL;
@@ -139,7 +144,9 @@ void check_expect_free(struct check_expect *e, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		free(e[i].path);
+		free(e[i].host);
+	}
 	free(e);
 }

@@ -159,6 +159,54 @@ static int by_net(const void *a, const void *b)
 	return x->port - y->port;
 }
 
+static int by_host(const void *a, const void *b)
+{
+	const struct cpol_host *x = a, *y = b;
+	int d = strcmp(x->host, y->host);
+
+	return d ? d : x->port - y->port;
+}
+
+/* "host":port: a rule for the run's egress proxy. */
+static void host(struct check_ctx *c, struct cpol *out,
+    const struct ast_val *v)
+{
+	uint64_t port;
+	unsigned int i;
+	char *h = NULL;
+	int neg;
+
+	if (value_num(c, v->port, &port, &neg) < 0 ||
+	    value_str(c, v, &h) < 0)
+		goto done;
+	if (neg || port < 1 || port > 65535) {
+		diag_error(c->d, &v->port->loc, "port must be 1 to 65535");
+		goto done;
+	}
+	if (cpol_host_kind(h) == CPOL_HOST_BAD) {
+		diag_error(c->d, &v->loc, "\"%s\" is not a host: a lower-case "
+		    "DNS name of two labels or more, \"*.\" and such a name, "
+		    "or an IPv4 or IPv6 address as inet_ntop writes it", h);
+		goto done;
+	}
+	for (i = 0; i < out->nhosts; i++)
+		if (strcmp(out->hosts[i].host, h) == 0 &&
+		    out->hosts[i].port == port) {
+			diag_error(c->d, &v->loc, "%s:%u listed twice", h,
+			    (unsigned)port);
+			goto done;
+		}
+	if (out->nhosts == CPOL_MAX_HOSTS) {
+		diag_error(c->d, &v->loc, "more than %d hosts",
+		    CPOL_MAX_HOSTS);
+		goto done;
+	}
+	out->hosts[out->nhosts++] = (struct cpol_host){ h, (uint16_t)port };
+	h = NULL;
+done:
+	free(h);
+}
+
 static void ports(struct check_ctx *c, struct cpol *out,
     const struct ast_stmt *s)
 {
@@ -170,6 +218,15 @@ static void ports(struct check_ctx *c, struct cpol *out,
 	int neg;
 
 	for (v = s->val; v; v = v->next) {
+		if (v->port || (v != s->val && s->val->port)) {
+			if (!v->port || !s->val->port)
+				diag_error(c->d, &v->loc, "network connect "
+				    "names hosts (\"host\":port) or lists "
+				    "ports, not both");
+			else if (out->hosts)
+				host(c, out, v);
+			continue;
+		}
 		if (value_num(c, v, &port, &neg) < 0)
 			continue;
 		if (neg || port < 1 || port > 65535) {
@@ -206,6 +263,9 @@ void check_network(struct check_ctx *c, struct cpol *out)
 			diag_error(c->d, NULL, "out of memory");
 	mentions_merge(c, &ms, 1, "");
 	out->net = calloc(CPOL_MAX_NET, sizeof(*out->net));
+	out->hosts = calloc(CPOL_MAX_HOSTS, sizeof(*out->hosts));
+	if (!out->net || !out->hosts)
+		diag_error(c->d, NULL, "out of memory");
 	for (i = 0; out->net && i < ms.n; i++) {
 		s = ms.m[i].s;
 		k = (s->flags & AST_F_NET_OFF) ? 0 :
@@ -230,6 +290,13 @@ void check_network(struct check_ctx *c, struct cpol *out)
 	}
 	c->net_tcp = !seen[0] && (seen[1] || seen[2]);
 	out->flags |= c->net_tcp ? CPOL_F_NET_TCP : CPOL_F_NET_OFF;
+	if (out->nhosts > 0 && out->nnet < CPOL_MAX_NET) {
+		/* Named hosts: TCP reaches the run's proxy alone. */
+		out->flags |= CPOL_F_NET_HOSTS;
+		out->net[out->nnet++] = (struct cpol_net){ CPOL_NET_CONNECT,
+		    CPOL_PROXY_PORT };
+		qsort(out->hosts, out->nhosts, sizeof(*out->hosts), by_host);
+	}
 	if (out->net && out->nnet > 0)
 		qsort(out->net, out->nnet, sizeof(*out->net), by_net);
 	mentions_free(&ms);

@@ -40,6 +40,12 @@ static void layers(FILE *f, const struct cpol *p)
 			    p->net[i].kind == CPOL_NET_BIND ? "bind" :
 			    "connect", p->net[i].port);
 		fputc('\n', f);
+		for (i = 0; i < p->nhosts; i++)
+			fprintf(f, "%s\"%s\":%u", i ? ", " : "  named hosts "
+			    "(by cordon's proxy, in a network namespace): ",
+			    p->hosts[i].host, p->hosts[i].port);
+		if (p->nhosts)
+			fputc('\n', f);
 	} else {
 		fprintf(f, "  network: off\n");
 	}

@@ -76,6 +76,28 @@ static void ports(FILE *f, int *first, const struct cpol *p,
 	fputc(']', f);
 }
 
+static void hosts(FILE *f, int *first, const struct cpol *p)
+{
+	uint32_t i;
+	int one = 1;
+
+	if (!p->nhosts)
+		return;
+	json_sep(f, first);
+	json_key(f, "hosts");
+	fputc('[', f);
+	for (i = 0; i < p->nhosts; i++) {
+		int k = 1;
+
+		json_sep(f, &one);
+		fputc('{', f);
+		kv_str(f, &k, "host", p->hosts[i].host);
+		kv_u64(f, &k, "port", p->hosts[i].port);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
 static void layers(FILE *f, const struct cpol *p, int *top)
 {
 	int first = 1;
@@ -90,6 +112,7 @@ static void layers(FILE *f, const struct cpol *p, int *top)
 	    "off");
 	ports(f, &first, p, "connect", CPOL_NET_CONNECT);
 	ports(f, &first, p, "bind", CPOL_NET_BIND);
+	hosts(f, &first, p);
 	kv_bool(f, &first, "private_tmp", p->flags & CPOL_F_PRIVATE_TMP);
 	kv_bool(f, &first, "private_shm", p->flags & CPOL_F_PRIVATE_SHM);
 	kv_bool(f, &first, "best_effort_private",

@@ -107,6 +107,7 @@ void ast_val_free(struct ast_val *v)
 			free(a->str);
 			free(a);
 		}
+		ast_val_free(v->port);
 		free(v->str);
 		free(v);
 	}

@@ -30,7 +30,8 @@ enum ast_val_kind {
 };
 
 /* A value.  alt chains the alternatives of A|B|C (bitwise or); next
- * chains the members of a list. */
+ * chains the members of a list; port is the port of "host":port (a
+ * network connect destination), whose host is str. */
 struct ast_val {
 	enum ast_val_kind kind;
 	struct ast_loc loc;
@@ -38,6 +39,7 @@ struct ast_val {
 	int neg;
 	char *str;
 	struct ast_val *alt;
+	struct ast_val *port;
 	struct ast_val *next;
 };
 

@@ -371,7 +371,7 @@ static void test_unknown_sections(void **state)
 	(void)state;
 	for (critical = 0; critical < 2; critical++) {
 		b = copy(12);
-		b[blen] = 10;
+		b[blen] = CPOL_S_MAX + 1;
 		b[blen + 1] = 0;
 		b[blen + 2] = (uint8_t)critical;
 		b[blen + 3] = 0;
@@ -408,7 +408,9 @@ static void test_missing_section(void **state)
 	unsigned int type;
 
 	(void)state;
-	for (type = 1; type <= CPOL_S_MAX; type++) {
+	/* Every section a blob must carry (HOSTS is only there with named
+	 * hosts; the demo blob has none). */
+	for (type = 1; type <= CPOL_S_RULES; type++) {
 		uint8_t *b = copy(0);
 		size_t at = find_section(b, blen, type);
 		size_t n = 8 + get32(b, at + 4);
@@ -424,7 +426,7 @@ static void test_section_lengths(void **state)
 	unsigned int type;
 
 	(void)state;
-	for (type = 1; type <= CPOL_S_MAX; type++) {
+	for (type = 1; type <= CPOL_S_RULES; type++) {
 		uint8_t *b = copy(0);
 		size_t at = find_section(b, blen, type);
 

@@ -1,0 +1,100 @@
+/*
+ * egress.c - the named-hosts network of one run, as launch.c sees it:
+ * before the clone, a socketpair for the child's listener, the shared
+ * page for the proxy's counts and refusals, and the name files read;
+ * after the exec, the listener taken and the proxy started; after the
+ * run, the proxy ended and its counts copied for the status.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cordon.h"
+#include "egress.h"
+
+void egress_init(struct egress_run *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->sock[0] = e->sock[1] = -1;
+	e->pid = -1;
+}
+
+int egress_prepare(struct egress_run *e, const struct cpol *p,
+    const struct egress_map *map, int nmap, char *err, size_t errlen)
+{
+	void *sh;
+
+	if (!(p->flags & CPOL_F_NET_HOSTS))
+		return 0;
+	e->on = 1;
+	e->conf = calloc(1, sizeof(*e->conf));
+	if (!e->conf) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	e->conf->pol = p;
+	e->conf->map = map;
+	e->conf->nmap = nmap;
+	if (egress_conf_load(e->conf, err, errlen) < 0)
+		return -1;
+	sh = mmap(NULL, sizeof(*e->sh), PROT_READ | PROT_WRITE, MAP_SHARED |
+	    MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED || socketpair(AF_UNIX, SOCK_SEQPACKET |
+	    SOCK_CLOEXEC, 0, e->sock) < 0) {
+		snprintf(err, errlen, "egress proxy set-up: %s",
+		    strerror(errno));
+		if (sh != MAP_FAILED)
+			munmap(sh, sizeof(*e->sh));
+		return -1;
+	}
+	e->sh = sh;
+	return 0;
+}
+
+/* After the child's exec: its listener came before it. */
+int egress_go(struct egress_run *e, int null_fd, char *err, size_t errlen)
+{
+	int lfd;
+
+	if (!e->on)
+		return 0;
+	lfd = fdpass_recv(e->sock[0], MSG_DONTWAIT);
+	if (lfd < 0) {
+		snprintf(err, errlen, "the egress proxy's listener did not "
+		    "come from the run");
+		return -1;
+	}
+	e->pid = egress_start(lfd, e->conf, e->sh, null_fd);
+	close(lfd);
+	if (e->pid < 0) {
+		snprintf(err, errlen, "starting the egress proxy: %s",
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void egress_end(struct egress_run *e, struct egress_shared *out)
+{
+	if (e->pid > 0) {
+		kill(e->pid, SIGKILL);
+		while (waitpid(e->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (e->sh) {
+		memcpy(out, e->sh, sizeof(*out));
+		munmap(e->sh, sizeof(*e->sh));
+	}
+	if (e->sock[0] >= 0)
+		close(e->sock[0]);
+	if (e->sock[1] >= 0)
+		close(e->sock[1]);
+	free(e->conf);
+	egress_init(e);
+}

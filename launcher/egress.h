@@ -1,0 +1,130 @@
+/*
+ * egress.h - the run's way out under "network connect" with named hosts:
+ * a network namespace with loopback alone (netns.c), a proxy cordon
+ * starts for the run (proxy.c) that takes HTTP CONNECT requests
+ * (proxyreq.c parses them), resolves the allowed names itself (dns.c)
+ * and connects to nothing else, and what it refused (the status report).
+ */
+#ifndef CORDON_EGRESS_H
+#define CORDON_EGRESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include "cpol.h"
+
+/* The longest request head (request line and headers) the proxy reads:
+ * CONNECT needs a line and a Host header; clients send a few more. */
+#define PROXYREQ_HEAD_MAX 8192
+#define PROXYREQ_HEADERS_MAX 64     /* header lines in one head */
+
+/* Why the parser refused a head (each also the proxy's HTTP answer). */
+enum proxyreq_error {
+	PROXYREQ_OK = 0,
+	PROXYREQ_MORE,          /* no end of head yet: read on */
+	PROXYREQ_TOO_LONG,      /* no end within PROXYREQ_HEAD_MAX */
+	PROXYREQ_BAD,           /* not HTTP/1.x: 400 */
+	PROXYREQ_NOT_CONNECT,   /* another method (plain http): 405 */
+	PROXYREQ_BAD_TARGET,    /* not host:port: 400 */
+};
+
+struct proxyreq {
+	char host[CPOL_MAX_HOSTNAME + 1];  /* lower case; v6 without [] */
+	int literal;            /* 4 or 6: an address literal; 0: a name */
+	uint16_t port;
+	size_t head_len;        /* bytes of the head, CRLFCRLF included */
+};
+
+/* Parse buf[0..len): a CONNECT request head.  No system call, no
+ * allocation; touches only buf[0..len). */
+enum proxyreq_error proxyreq_parse(const char *buf, size_t len,
+    struct proxyreq *out);
+
+/* The per-run bounds of the proxy.  The run's timeout bounds its time:
+ * the proxy ends with the run. */
+#define EGRESS_MAX_CONNS 256        /* connections a run may open in all */
+#define EGRESS_MAX_OPEN 32          /* at once (one process each) */
+#define EGRESS_MAX_BYTES (2ull << 30)  /* both ways, the whole run */
+#define EGRESS_HEAD_MS 10000        /* to send a request head */
+#define EGRESS_CONNECT_MS 10000     /* to connect to an allowed host */
+#define EGRESS_DNS_MS 2000          /* per DNS query and server */
+#define EGRESS_ADDRS_MAX 16         /* addresses tried per name */
+#define EGRESS_REFUSED_MAX 16       /* refusals listed; more are counted */
+#define EGRESS_DEST_MAX 96          /* bytes of a refused destination */
+#define EGRESS_MAP_MAX 16           /* --resolve NAME:ADDR entries */
+#define EGRESS_FILE_MAX 65536       /* /etc/hosts, /etc/resolv.conf read */
+
+/* Why the proxy refused a request: the one table is in proxy.c. */
+enum egress_why {
+	EGRESS_BAD_REQUEST = 1, EGRESS_NOT_CONNECT, EGRESS_NOT_ALLOWED,
+	EGRESS_NO_ADDRESS, EGRESS_PRIVATE_ADDRESS, EGRESS_UNREACHABLE,
+	EGRESS_CONN_LIMIT, EGRESS_BYTE_LIMIT, EGRESS_TIMEOUT,
+};
+const char *egress_why_name(unsigned int why);
+
+/* Shared (MAP_SHARED) between cordon, the proxy and its connection
+ * processes: counters and refusals, read by cordon after the run.  A
+ * refusal's slot is taken with an atomic add; ready is set last. */
+struct egress_refusal {
+	char dest[EGRESS_DEST_MAX];
+	uint8_t why, ready;
+};
+struct egress_shared {
+	uint32_t conns, refused;
+	uint64_t bytes;
+	struct egress_refusal r[EGRESS_REFUSED_MAX];
+};
+
+/* A name the caller maps (--resolve), trusted as given. */
+struct egress_map {
+	char name[CPOL_MAX_HOSTNAME + 1];
+	struct sockaddr_storage addr;
+	socklen_t len;
+};
+
+/* What the proxy needs, all read before it starts (it opens nothing). */
+struct egress_conf {
+	const struct cpol *pol;
+	const struct egress_map *map;
+	int nmap;
+	char hosts[EGRESS_FILE_MAX];    /* /etc/hosts, "" if none */
+	char resolv[EGRESS_FILE_MAX];   /* /etc/resolv.conf, "" if none */
+};
+
+/* dns.c: the addresses of name (hosts file, then the resolv.conf name
+ * servers over UDP); returns how many (0: none), at most max. */
+int dns_resolve(const struct egress_conf *c, const char *name,
+    struct sockaddr_storage *out, int max);
+/* Parse a DNS answer to a query with this id and qtype: its A or AAAA
+ * records into out (port 0).  No system call; fuzzed. */
+int dns_parse(const uint8_t *msg, size_t len, uint16_t id, uint16_t qtype,
+    struct sockaddr_storage *out, int max);
+
+/* proxy.c */
+int egress_addr_public(const struct sockaddr_storage *a);
+int egress_map_parse(const char *arg, struct egress_map *m);
+int egress_conf_load(struct egress_conf *c, char *err, size_t errlen);
+pid_t egress_start(int listener, const struct egress_conf *c,
+    struct egress_shared *sh, int null_fd);
+
+/* netns.c: in the child, in its new network namespace: loopback up, the
+ * proxy's listening socket made and sent to cordon. */
+int netns_listen(int sock);
+
+/* egress.c: the run's side in launch.c.  One per run; sock[1] is the
+ * child's (struct launch net_w). */
+struct egress_run {
+	int on;                     /* the policy names hosts */
+	int sock[2];                /* the listener's way from the child */
+	struct egress_shared *sh;   /* MAP_SHARED, or NULL */
+	struct egress_conf *conf;
+	pid_t pid;                  /* the proxy, or -1 */
+};
+void egress_init(struct egress_run *e);
+int egress_prepare(struct egress_run *e, const struct cpol *p,
+    const struct egress_map *map, int nmap, char *err, size_t errlen);
+int egress_go(struct egress_run *e, int null_fd, char *err, size_t errlen);
+void egress_end(struct egress_run *e, struct egress_shared *out);
+#endif

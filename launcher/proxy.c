@@ -1,0 +1,431 @@
+/*
+ * proxy.c - the run's egress proxy.  cordon forks it after the run has
+ * started, in the host's network namespace, with the listening socket
+ * the child made on 127.0.0.1:CPOL_PROXY_PORT inside the run's own
+ * namespace (netns.c): only the run can connect to it, and it is the
+ * run's only way out.  One process per connection (at most
+ * EGRESS_MAX_OPEN at once, EGRESS_MAX_CONNS in all): read a CONNECT
+ * head (proxyreq.c), match host and port against the policy's rules,
+ * resolve the name (a --resolve mapping, or dns.c), keep only public
+ * addresses for a name found in DNS, connect, answer 200, relay bytes
+ * both ways within the run's byte budget.  Everything refused is
+ * recorded in the shared page that cordon reads into the status.
+ *
+ * The proxy opens no file: the hosts file and resolv.conf were read
+ * before it started.  It has no capability it did not have as cordon,
+ * no_new_privs, and a parent-death signal; it dies with the run.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cordon.h"
+#include "egress.h"
+#include "infile.h"
+
+/* The refusal names (the status report's "why"): the one table. */
+static const char *const whys[] = {
+	[EGRESS_BAD_REQUEST] = "bad request",
+	[EGRESS_NOT_CONNECT] = "not a CONNECT request",
+	[EGRESS_NOT_ALLOWED] = "not a host the policy names",
+	[EGRESS_NO_ADDRESS] = "no address",
+	[EGRESS_PRIVATE_ADDRESS] = "resolves to a private address",
+	[EGRESS_UNREACHABLE] = "connect failed",
+	[EGRESS_CONN_LIMIT] = "connection limit",
+	[EGRESS_BYTE_LIMIT] = "byte limit",
+	[EGRESS_TIMEOUT] = "timeout",
+};
+
+const char *egress_why_name(unsigned int why)
+{
+	return why && why < sizeof(whys) / sizeof(whys[0]) ? whys[why] :
+	    "?";
+}
+
+static void refuse(struct egress_shared *sh, const char *dest,
+    enum egress_why why)
+{
+	uint32_t i = __atomic_fetch_add(&sh->refused, 1, __ATOMIC_RELAXED);
+
+	if (i >= EGRESS_REFUSED_MAX)
+		return;
+	snprintf(sh->r[i].dest, sizeof(sh->r[i].dest), "%s", dest);
+	sh->r[i].why = (uint8_t)why;
+	__atomic_store_n(&sh->r[i].ready, 1, __ATOMIC_RELEASE);
+}
+
+/* Private, loopback, link-local, multicast, reserved: not for a name
+ * found in DNS (rebinding to the host's or the cluster's services). */
+static int v4_public(const uint8_t *a)
+{
+	return !(a[0] == 0 || a[0] == 10 || a[0] == 127 || a[0] >= 224 ||
+	    (a[0] == 100 && (a[1] & 0xc0) == 64) ||
+	    (a[0] == 169 && a[1] == 254) ||
+	    (a[0] == 172 && (a[1] & 0xf0) == 16) ||
+	    (a[0] == 192 && a[1] == 168) ||
+	    (a[0] == 192 && a[1] == 0 && (a[2] == 0 || a[2] == 2)) ||
+	    (a[0] == 198 && (a[1] & 0xfe) == 18) ||
+	    (a[0] == 198 && a[1] == 51 && a[2] == 100) ||
+	    (a[0] == 203 && a[1] == 0 && a[2] == 113));
+}
+
+int egress_addr_public(const struct sockaddr_storage *s)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	static const uint8_t nat64[12] = { 0, 0x64, 0xff, 0x9b };
+	const uint8_t *a;
+
+	if (s->ss_family == AF_INET)
+		return v4_public((const uint8_t *)
+		    &((const struct sockaddr_in *)s)->sin_addr);
+	if (s->ss_family != AF_INET6)
+		return 0;
+	a = ((const struct sockaddr_in6 *)s)->sin6_addr.s6_addr;
+	if (memcmp(a, mapped, 12) == 0 || memcmp(a, nat64, 12) == 0)
+		return v4_public(a + 12);
+	/* Global unicast only (2000::/3), less documentation 2001:db8::/32. */
+	return (a[0] & 0xe0) == 0x20 && !(a[0] == 0x20 && a[1] == 0x01 &&
+	    a[2] == 0x0d && a[3] == 0xb8);
+}
+
+int egress_map_parse(const char *arg, struct egress_map *m)
+{
+	const char *colon = strchr(arg, ':');
+	size_t n = colon ? (size_t)(colon - arg) : 0;
+	struct sockaddr_in *v4 = (struct sockaddr_in *)&m->addr;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&m->addr;
+
+	memset(m, 0, sizeof(*m));
+	if (n == 0 || n > CPOL_MAX_HOSTNAME)
+		return -1;
+	memcpy(m->name, arg, n);
+	if (cpol_host_kind(m->name) != CPOL_HOST_NAME)
+		return -1;
+	if (inet_pton(AF_INET, colon + 1, &v4->sin_addr) == 1) {
+		v4->sin_family = AF_INET;
+		m->len = sizeof(*v4);
+	} else if (inet_pton(AF_INET6, colon + 1, &v6->sin6_addr) == 1) {
+		v6->sin6_family = AF_INET6;
+		m->len = sizeof(*v6);
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* Read a small text file whole ("" when absent). */
+static int slurp(const char *path, char *buf, size_t len)
+{
+	struct stat st;
+	ssize_t n;
+	size_t got = 0;
+	int fd = infile_open(path, 0, &st);
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	while (got + 1 < len && (n = read(fd, buf + got, len - 1 - got)) > 0)
+		got += (size_t)n;
+	buf[got] = '\0';
+	return close(fd) < 0 || n < 0 ? -1 : 0;
+}
+
+int egress_conf_load(struct egress_conf *c, char *err, size_t errlen)
+{
+	if (slurp("/etc/hosts", c->hosts, sizeof(c->hosts)) < 0 ||
+	    slurp("/etc/resolv.conf", c->resolv, sizeof(c->resolv)) < 0) {
+		snprintf(err, errlen, "reading /etc/hosts or /etc/resolv.conf "
+		    "for the egress proxy: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void answer(int fd, const char *status)
+{
+	char buf[128];
+	int n = snprintf(buf, sizeof(buf), "HTTP/1.1 %s\r\nContent-Length: "
+	    "0\r\nConnection: close\r\n\r\n", status);
+
+	if (write(fd, buf, (size_t)n) < 0)
+		return;    /* the client is gone: nothing more to say */
+}
+
+/* Read the head; -1 on a refusal (answered and recorded). */
+static int head_read(int fd, char *buf, size_t *len, struct proxyreq *rq,
+    struct egress_shared *sh)
+{
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+	uint64_t end = now_ms() + EGRESS_HEAD_MS, t;
+	enum proxyreq_error e = PROXYREQ_MORE;
+	ssize_t n;
+
+	while (e == PROXYREQ_MORE) {
+		t = now_ms();
+		if (t >= end || poll(&pf, 1, (int)(end - t)) != 1) {
+			refuse(sh, "(no request)", EGRESS_TIMEOUT);
+			return -1;
+		}
+		n = read(fd, buf + *len, PROXYREQ_HEAD_MAX - *len);
+		if (n <= 0)
+			return -1;   /* closed before asking: nothing refused */
+		*len += (size_t)n;
+		e = proxyreq_parse(buf, *len, rq);
+	}
+	if (e == PROXYREQ_OK)
+		return 0;
+	answer(fd, e == PROXYREQ_NOT_CONNECT ? "405 Method Not Allowed" :
+	    "400 Bad Request");
+	refuse(sh, e == PROXYREQ_NOT_CONNECT ? "(plain http)" : "(request)",
+	    e == PROXYREQ_NOT_CONNECT ? EGRESS_NOT_CONNECT :
+	    EGRESS_BAD_REQUEST);
+	return -1;
+}
+
+/* The policy's rule for the request, if any: a name against names and
+ * wildcards, an address literal against literals. */
+static int allowed(const struct cpol *p, const struct proxyreq *rq)
+{
+	char canon[INET6_ADDRSTRLEN];
+	int af = rq->literal == 6 ? AF_INET6 : AF_INET;
+	enum cpol_host_kind k;
+	uint8_t a[16];
+	uint32_t i;
+
+	if (rq->literal && (inet_pton(af, rq->host, a) != 1 ||
+	    !inet_ntop(af, a, canon, sizeof(canon))))
+		return 0;
+	for (i = 0; i < p->nhosts; i++) {
+		if (p->hosts[i].port != rq->port)
+			continue;
+		k = cpol_host_kind(p->hosts[i].host);
+		if (rq->literal && k == (rq->literal == 4 ? CPOL_HOST_IPV4 :
+		    CPOL_HOST_IPV6) && strcmp(p->hosts[i].host, canon) == 0)
+			return 1;
+		if (!rq->literal && (k == CPOL_HOST_NAME ||
+		    k == CPOL_HOST_WILDCARD) &&
+		    cpol_host_match(p->hosts[i].host, rq->host))
+			return 1;
+	}
+	return 0;
+}
+
+/* The addresses to try: a literal itself, a --resolve mapping as given,
+ * or what DNS says with every non-public address dropped. */
+static int addresses(const struct egress_conf *c, const struct proxyreq *rq,
+    struct sockaddr_storage *out, enum egress_why *why)
+{
+	struct sockaddr_storage all[EGRESS_ADDRS_MAX];
+	int i, n, k = 0;
+
+	*why = EGRESS_NO_ADDRESS;
+	if (rq->literal) {
+		memset(&out[0], 0, sizeof(out[0]));
+		if (rq->literal == 4 && inet_pton(AF_INET, rq->host,
+		    &((struct sockaddr_in *)&out[0])->sin_addr) == 1)
+			out[0].ss_family = AF_INET;
+		else if (inet_pton(AF_INET6, rq->host,
+		    &((struct sockaddr_in6 *)&out[0])->sin6_addr) == 1)
+			out[0].ss_family = AF_INET6;
+		return out[0].ss_family ? 1 : 0;
+	}
+	for (i = 0; i < c->nmap; i++)
+		if (strcmp(c->map[i].name, rq->host) == 0 && k <
+		    EGRESS_ADDRS_MAX)
+			out[k++] = c->map[i].addr;
+	if (k > 0)
+		return k;
+	n = dns_resolve(c, rq->host, all, EGRESS_ADDRS_MAX);
+	for (i = 0; i < n; i++)
+		if (egress_addr_public(&all[i]))
+			out[k++] = all[i];
+	if (n > 0 && k == 0)
+		*why = EGRESS_PRIVATE_ADDRESS;
+	return k;
+}
+
+/* Connect to one of the addresses within EGRESS_CONNECT_MS. */
+static int dial(struct sockaddr_storage *a, int n, uint16_t port)
+{
+	struct pollfd pf = { .events = POLLOUT };
+	int i, e = 0, one = 1;
+	socklen_t el = sizeof(e);
+
+	for (i = 0; i < n; i++) {
+		socklen_t len = a[i].ss_family == AF_INET ?
+		    sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+
+		((struct sockaddr_in *)&a[i])->sin_port = htons(port);
+		pf.fd = socket(a[i].ss_family, SOCK_STREAM | SOCK_CLOEXEC |
+		    SOCK_NONBLOCK, 0);
+		if (pf.fd < 0)
+			continue;
+		if ((connect(pf.fd, (struct sockaddr *)&a[i], len) == 0 ||
+		    (errno == EINPROGRESS && poll(&pf, 1, EGRESS_CONNECT_MS) ==
+		    1 && getsockopt(pf.fd, SOL_SOCKET, SO_ERROR, &e, &el) ==
+		    0 && e == 0)) && fcntl(pf.fd, F_SETFL, 0) == 0) {
+			setsockopt(pf.fd, IPPROTO_TCP, TCP_NODELAY, &one,
+			    sizeof(one));
+			return pf.fd;
+		}
+		close(pf.fd);
+	}
+	return -1;
+}
+
+/* Copy what is readable on from to to; 0 at EOF, -1 on a limit. */
+static int pump(int from, int to, struct egress_shared *sh)
+{
+	char buf[65536];
+	ssize_t n = read(from, buf, sizeof(buf)), w, off = 0;
+
+	if (n <= 0)
+		return n < 0 && errno == EINTR ? 1 : 0;
+	if (__atomic_add_fetch(&sh->bytes, (uint64_t)n, __ATOMIC_RELAXED) >
+	    EGRESS_MAX_BYTES)
+		return -1;
+	for (; off < n; off += w) {
+		w = write(to, buf + off, (size_t)(n - off));
+		if (w <= 0)
+			return 0;
+	}
+	return 1;
+}
+
+static void relay(int a, int b, struct egress_shared *sh, const char *dest)
+{
+	struct pollfd pf[2] = { { .fd = a, .events = POLLIN },
+	    { .fd = b, .events = POLLIN } };
+	int i, r;
+
+	for (;;) {
+		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+			return;
+		for (i = 0; i < 2; i++) {
+			if (!pf[i].revents)
+				continue;
+			r = pump(pf[i].fd, pf[1 - i].fd, sh);
+			if (r < 0)
+				refuse(sh, dest, EGRESS_BYTE_LIMIT);
+			if (r <= 0)
+				return;
+		}
+	}
+}
+
+/* One connection, in its own process. */
+static void serve(int fd, const struct egress_conf *c,
+    struct egress_shared *sh)
+{
+	char buf[PROXYREQ_HEAD_MAX], dest[EGRESS_DEST_MAX];
+	struct sockaddr_storage addrs[EGRESS_ADDRS_MAX];
+	struct proxyreq rq;
+	enum egress_why why;
+	static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+	size_t len = 0;
+	int n, out, one = 1;
+
+	/* Small writes both ways go out at once (TLS handshakes). */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+
+	if (head_read(fd, buf, &len, &rq, sh) < 0)
+		return;
+	snprintf(dest, sizeof(dest), rq.literal == 6 ? "[%s]:%u" : "%s:%u",
+	    rq.host, (unsigned int)rq.port);
+	if (!allowed(c->pol, &rq)) {
+		answer(fd, "403 Forbidden");
+		refuse(sh, dest, EGRESS_NOT_ALLOWED);
+		return;
+	}
+	n = addresses(c, &rq, addrs, &why);
+	out = n > 0 ? dial(addrs, n, rq.port) : -1;
+	if (out < 0) {
+		answer(fd, n > 0 ? "502 Bad Gateway" : "403 Forbidden");
+		refuse(sh, dest, n > 0 ? EGRESS_UNREACHABLE : why);
+		return;
+	}
+	if (write(fd, ok, sizeof(ok) - 1) != (ssize_t)sizeof(ok) - 1 ||
+	    (len > rq.head_len && write(out, buf + rq.head_len, len -
+	    rq.head_len) != (ssize_t)(len - rq.head_len)))
+		return;
+	relay(fd, out, sh, dest);
+	close(out);
+}
+
+/* Accept until the run ends (cordon kills the proxy; the connection
+ * processes die with it by their parent-death signal). */
+static void accept_loop(int lfd, const struct egress_conf *c,
+    struct egress_shared *sh)
+{
+	int fd, open = 0;
+	pid_t pid;
+
+	for (;;) {
+		while (waitpid(-1, NULL, open >= EGRESS_MAX_OPEN ? 0 :
+		    WNOHANG) > 0)
+			open--;
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return;
+		}
+		if (++sh->conns > EGRESS_MAX_CONNS) {
+			answer(fd, "429 Too Many Requests");
+			refuse(sh, "(connection)", EGRESS_CONN_LIMIT);
+			close(fd);
+			continue;
+		}
+		pid = fork();
+		if (pid == 0) {
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
+			    getppid() == 1)
+				_exit(0);
+			close(lfd);
+			serve(fd, c, sh);
+			_exit(0);
+		}
+		if (pid > 0)
+			open++;
+		close(fd);
+	}
+}
+
+pid_t egress_start(int lfd, const struct egress_conf *c,
+    struct egress_shared *sh, int null_fd)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid != 0)
+		return pid;
+	/* The proxy: only the listener, the shared page and /dev/null. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
+	    getppid() != parent || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    dup2(null_fd, 0) < 0 || dup2(null_fd, 1) < 0 ||
+	    dup2(null_fd, 2) < 0 || dup2(lfd, 3) < 0 ||
+	    syscall(SYS_close_range, 4, ~0U, 0) < 0)
+		_exit(EXIT_CORDON);
+	signal(SIGPIPE, SIG_IGN);
+	accept_loop(3, c, sh);
+	_exit(EXIT_CORDON);
+}
