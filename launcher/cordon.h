@@ -93,6 +93,39 @@ struct cgroup {
 	int procs[2];                 /* their cgroup.procs, or -1 */
 };
 
+/* denials.c: each call the filter refused (see the status report). */
+#define DENIALS_MAX 64        /* distinct entries; more are only counted */
+#define DENIALS_SAY 8         /* lines of the summary on stderr */
+#define DENIAL_CALL_LEN 160   /* a decoded call, cut there */
+struct denial {
+	uint32_t nr;
+	uint64_t count;
+	char name[24];
+	char call[DENIAL_CALL_LEN];
+	char action[32];          /* errno(EPERM), kill */
+	char rule[96];            /* "file:line", "default", ... */
+};
+struct denials {
+	int observed;             /* 0: why says why not */
+	const char *why;
+	int traps;                /* the program has trap returns */
+	struct denial d[DENIALS_MAX];
+	unsigned int n;
+	uint64_t dropped;         /* calls not recorded: the table was full */
+	const char *policy;       /* the blob, read again for the rules */
+	const struct cpol *pol;
+	struct cpol full;
+	int rules;                /* 0: not read, 1: read, < 0: unusable */
+};
+struct bpf_input;
+struct denials *denials_init(const char *policy, const struct cpol *p,
+    int observed, const char *why);
+void denials_add(struct denials *d, const struct bpf_input *in,
+    uint32_t action);
+void denials_action(uint32_t action, char *buf, size_t len);
+void denials_say(const struct denials *d);
+void denials_free(struct denials *d);
+
 struct report {
 	const char *policy;           /* NULL before the blob is read */
 	const uint8_t *digest;        /* NULL before the blob is read */
@@ -108,6 +141,7 @@ struct report {
 	char kept_reason[ERRLEN];     /* why it was kept; "" when removed */
 	struct layers layers;
 	struct bounds bounds;
+	const struct denials *denials; /* NULL: no run */
 };
 
 struct rlim {
@@ -222,6 +256,9 @@ struct sup {
 	uint64_t cpu_limit_ms;        /* RLIMIT_CPU of the run; 0: none */
 	long ooms;                    /* the kernel's OOM kills before */
 	const struct cgroup *cg;      /* the run's, for its OOM kills */
+	const struct cpol_insn *prog; /* the blob's program, to tell what */
+	size_t nprog;                 /*   a notified call was refused */
+	struct denials *den;
 };
 /* How long cordon waits, after the run, for the caller to take the
  * run's remaining output, then for it to take the status report. */

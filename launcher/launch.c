@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bpf.h"
 #include "cordon.h"
 #include "infile.h"
 #include "landlock_compat.h"
@@ -104,17 +105,20 @@ close_in:
 }
 
 /* With a PID namespace, the run's init hands cordon a listener for the
- * filter, and the filter's kills become notifications: cordon then KNOWS
- * which call the filter stopped, kills the run without ever answering
- * (so the call never proceeds), and reports "seccomp" with the call.
- * Only RET K instructions change, kill into USER_NOTIF; bpf_check has
- * passed the blob's program, and the jumps are untouched (bpf_check
- * itself refuses USER_NOTIF in a blob: only cordon may add it).  A
- * program with no kill needs no listener. */
+ * filter, and the filter's kills and errnos become notifications: cordon
+ * then KNOWS which call the filter stopped and records it (denials.c);
+ * it answers an errno with the policy's own errno, and for a kill it
+ * kills the run without ever answering (so the call never proceeds).
+ * Only RET K instructions change; bpf_check has passed the blob's
+ * program, and the jumps are untouched (bpf_check itself refuses
+ * USER_NOTIF in a blob: only cordon may add it).  Traps stay traps: the
+ * snippet's SIGSYS handler must see them.  A program with neither kill
+ * nor errno needs no listener. */
 static int notify_prepare(struct launch *ln, struct res *s)
 {
 	unsigned short i;
-	int kills = 0;
+	uint32_t act;
+	int refusals = 0;
 
 	if (!(ln->ns_flags & CLONE_NEWPID))
 		return 0;
@@ -123,14 +127,15 @@ static int notify_prepare(struct launch *ln, struct res *s)
 		return -1;
 	for (i = 0; i < ln->nbpf; i++) {
 		ln->bpf_notify[i] = ln->bpf[i];
+		act = ln->bpf[i].k & BPF_ACT_FULL_MASK;
 		if (ln->bpf[i].code == (BPF_RET | BPF_K) &&
-		    (ln->bpf[i].k == SECCOMP_RET_KILL_PROCESS ||
-		    ln->bpf[i].k == SECCOMP_RET_KILL_THREAD)) {
+		    (act == BPF_ACT_KILL_PROCESS || act == BPF_ACT_KILL_THREAD ||
+		    act == BPF_ACT_ERRNO)) {
 			ln->bpf_notify[i].k = SECCOMP_RET_USER_NOTIF;
-			kills = 1;
+			refusals = 1;
 		}
 	}
-	if (!kills)
+	if (!refusals)
 		return 0;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 	    s->notify) < 0)
@@ -265,6 +270,14 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	sp->ooms = supervise_oom_kills();
 	sp->pid = run_start(&s->ln, &sp->pidfd, err, ERRLEN);
 	layers_fill(&r->layers, &s->ln);
+	/* The clone may have fallen back to no namespace: no listener. */
+	sp->den = denials_init(o->policy, p, (s->ln.ns_flags &
+	    CLONE_NEWPID) != 0, "no PID namespace: the filter's refusals "
+	    "reach no listener (--no-namespaces, or the kernel refused "
+	    "namespaces)");
+	sp->prog = p->insns;
+	sp->nprog = p->ninsns;
+	r->denials = sp->den;
 	if (sp->pid < 0)
 		return EXIT_CORDON;
 	bounds_started(&s->ln, &r->bounds);

@@ -277,6 +277,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cordon: %s\n", err);
 		rc = EXIT_CORDON;
 	}
+	if (r.denials && !o.quiet && (r.outcome != OUT_EXITED ||
+	    r.exit_code != 0))
+		denials_say(r.denials);
+	denials_free((struct denials *)r.denials);
 	cpol_free(&pol);
 	close(o.null_fd);
 	return rc;
