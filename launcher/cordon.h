@@ -52,6 +52,7 @@ struct opts {
 	const char *cgroup;           /* --cgroup: a delegated v2 parent */
 	int check, no_namespaces, quiet;
 	int nice, idle;               /* --nice (0..19), --idle: the run's */
+	const char *observe;          /* --observe TRACE: learn mode */
 };
 
 /* What was applied (the status report's "layers"). */
@@ -259,6 +260,7 @@ struct sup {
 	const struct cpol_insn *prog; /* the blob's program, to tell what */
 	size_t nprog;                 /*   a notified call was refused */
 	struct denials *den;
+	int learn;                    /* record and let through (learn.c) */
 };
 /* How long cordon waits, after the run, for the caller to take the
  * run's remaining output, then for it to take the status report. */
@@ -289,6 +291,11 @@ int sink_wait(const struct sink *s, uint64_t deadline);
 int sink_write_all(struct sink *s, const char *p, size_t n,
     uint64_t deadline);
 void sink_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* learn.c: --observe, the learn mode of cordonc learn */
+struct sock_filter *learn_filter(const struct cpol *p, unsigned short *n);
+void learn_take(int listener, const struct sup *sp);
+int learn_write(const char *file, const struct report *r, char *err);
 
 /* status.c */
 int status_write(const struct report *r, int fd, const char *file,

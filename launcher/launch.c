@@ -114,7 +114,7 @@ close_in:
  * USER_NOTIF in a blob: only cordon may add it).  Traps stay traps: the
  * snippet's SIGSYS handler must see them.  A program with neither kill
  * nor errno needs no listener. */
-static int notify_prepare(struct launch *ln, struct res *s)
+static int notify_prepare(struct launch *ln, struct res *s, int learn)
 {
 	unsigned short i;
 	uint32_t act;
@@ -122,6 +122,13 @@ static int notify_prepare(struct launch *ln, struct res *s)
 
 	if (!(ln->ns_flags & CLONE_NEWPID))
 		return 0;
+	if (learn) {          /* learn.c's program; nbpf: its length */
+		ln->bpf_notify = learn_filter(ln->pol, &ln->nbpf);
+		if (!ln->bpf_notify)
+			return -1;
+		refusals = 1;
+		goto listener;
+	}
 	ln->bpf_notify = calloc(ln->nbpf, sizeof(*ln->bpf_notify));
 	if (!ln->bpf_notify)
 		return -1;
@@ -137,6 +144,7 @@ static int notify_prepare(struct launch *ln, struct res *s)
 	}
 	if (!refusals)
 		return 0;
+listener:
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 	    s->notify) < 0)
 		return -1;
@@ -167,6 +175,8 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	ln->envp = command_envp(p, s->workdir);
 	ln->nrlim = command_rlimits(p, o->limit, ln->rlim);
 	ln->ns_flags = o->no_namespaces ? 0 : run_ns_wanted(p, o->limit);
+	if (o->observe)       /* learn mode: the network is what is learned */
+		ln->ns_flags &= ~(unsigned long)CLONE_NEWNET;
 	ln->notify_w = -1;
 	ln->bpf = calloc(p->ninsns, sizeof(*ln->bpf));
 	if (!ln->argv || !ln->envp || !ln->bpf) {
@@ -180,7 +190,7 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 		ln->bpf[i].k = p->insns[i].k;
 	}
 	ln->nbpf = (unsigned short)p->ninsns;  /* bpf_check: <= 4096 */
-	if (notify_prepare(ln, s) < 0) {
+	if (notify_prepare(ln, s, o->observe != NULL) < 0) {
 		snprintf(err, ERRLEN, "seccomp listener: %s", strerror(errno));
 		return -1;
 	}
@@ -190,7 +200,7 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 		snprintf(ln->gid_map, sizeof(ln->gid_map), "%u %u 1\n",
 		    getgid(), getgid());
 	}
-	ln->ns_required = ((p->flags & (CPOL_F_PRIVATE_TMP |
+	ln->ns_required = o->observe || ((p->flags & (CPOL_F_PRIVATE_TMP |
 	    CPOL_F_PRIVATE_SHM)) && !(p->flags & CPOL_F_BEST_EFFORT_NS)) ||
 	    (p->flags & (CPOL_F_REQUIRE_DISK | CPOL_F_REQUIRE_FILES));
 	ln->private_tmp = (p->flags & CPOL_F_PRIVATE_TMP) != 0;
@@ -277,6 +287,7 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	    "namespaces)");
 	sp->prog = p->insns;
 	sp->nprog = p->ninsns;
+	sp->learn = o->observe != NULL;
 	r->denials = sp->den;
 	if (sp->pid < 0)
 		return EXIT_CORDON;
@@ -372,8 +383,9 @@ int launch(const struct opts *o, const struct cpol *p, struct report *r,
 	if (files_make(o, &s, err) < 0)
 		goto cleanup;
 	memcpy(r->workdir, s.workdir, sizeof(r->workdir));
-	s.ln.ruleset_fd = landlock_build(p, r->layers.landlock_abi, err,
-	    ERRLEN);
+	/* Learn mode: no Landlock, the paths are what is learned. */
+	s.ln.ruleset_fd = o->observe ? -2 : landlock_build(p,
+	    r->layers.landlock_abi, err, ERRLEN);
 	if (s.ln.ruleset_fd == -1)
 		goto cleanup;
 	if (s.ln.ruleset_fd == -2)

@@ -29,7 +29,7 @@ static const char usage_text[] =
     "[--output bytes]\n"
     "              [--status-fd fd] [--status-file path] "
     "[--timeout seconds]\n"
-    "              [--workdir dir] [--cgroup dir]\n"
+    "              [--workdir dir] [--cgroup dir] [--observe trace]\n"
     "              policy.cpol snippet | - [arg ...]\n";
 
 /* A number with an optional K/M/G/T suffix (powers of 1024). */
@@ -79,7 +79,8 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 		{ "no-namespaces", 0, NULL, 'n' }, { "quiet", 0, NULL, 'q' },
 		{ "nice", 1, NULL, 'N' }, { "idle", 0, NULL, 'I' },
 		{ "version", 0, NULL, 'V' }, { "help", 0, NULL, 'h' },
-		{ "cgroup", 1, NULL, 'C' }, { NULL, 0, NULL, 0 },
+		{ "cgroup", 1, NULL, 'C' }, { "observe", 1, NULL, 'L' },
+		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
 	char *end;
@@ -107,6 +108,7 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'F': o->status_file = optarg; break;
 		case 'C': o->cgroup = optarg; break;
+		case 'L': o->observe = optarg; break;
 		case 'V': printf("cordon %s\n", CORDON_VERSION); return 0;
 		case 'h': fputs(usage_text, stdout); return 0;
 		case 't':
@@ -264,14 +266,25 @@ int main(int argc, char **argv)
 	else if (o.check)
 		rc = check_print(&pol, &r.layers, !o.no_namespaces &&
 		    run_probe_ns(run_ns_wanted(&pol, o.limit)));
-	else
+	else {
+		if (o.observe)
+			fprintf(stderr, "cordon: --observe: LEARN MODE: no "
+			    "Landlock, no network namespace, and every call the "
+			    "policy refuses is let through; for trusted code "
+			    "only\n");
 		rc = launch(&o, &pol, &r, err);
+	}
 	if (r.outcome == OUT_ERROR && rc != 0) {
 		fprintf(stderr, "cordon: %s\n", err);
 		r.exit_code = rc;
 		snprintf(r.reason, sizeof(r.reason), "%.150s", err);
 	}
 	r.wall_ms = supervise_now_ms() - r.wall_ms;
+	if (o.observe && r.outcome != OUT_ERROR &&
+	    learn_write(o.observe, &r, err) < 0) {
+		fprintf(stderr, "cordon: %s\n", err);
+		rc = EXIT_CORDON;
+	}
 	if (!o.check && (o.status_fd >= 0 || o.status_file) &&
 	    status_write(&r, o.status_fd, o.status_file, err, ERRLEN) < 0) {
 		fprintf(stderr, "cordon: %s\n", err);

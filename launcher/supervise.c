@@ -439,7 +439,10 @@ static struct end wait_loop(struct relay *rl, const struct sup *sp,
 		    read(sp->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 			return (struct end){ .kind = END_SIGNAL,
 			    .signo = (int)si.ssi_signo };
-		if (pf[7].revents && notify_take(nt, sp, pf[7].revents, &e))
+		if (sp->learn && (pf[7].revents & POLLIN))
+			learn_take(nt->listener, sp);
+		else if (pf[7].revents && notify_take(nt, sp, pf[7].revents,
+		    &e))
 			return e;
 		if (pf[6].revents)
 			notify_recv(nt);
