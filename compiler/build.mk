@@ -11,7 +11,7 @@ COMPILER_SRCS := compiler/ast.c compiler/diag.c compiler/parse.c \
 	compiler/explain.c compiler/explain_fmt.c compiler/explain_json.c \
 	compiler/jsonout.c compiler/outfile.c
 COMPILER_SRCS += $(addprefix compiler/,json_read.c oci_report.c oci_export.c oci_import.c oci_import_out.c)
-COMPILER_SRCS += $(addprefix compiler/,input.c finding.c pathq.c sysq.c lint.c expect.c diff.c diffsys.c verify.c audit.c auditfmt.c sarif.c auditcmd.c)
+COMPILER_SRCS += $(addprefix compiler/,input.c finding.c pathq.c sysq.c lint.c expect.c diff.c diffsys.c verify.c audit.c auditfmt.c sarif.c auditcmd.c learn.c learn_write.c)
 GRAMMAR_OBJS := $(BUILD)/grammar/parser.o $(BUILD)/grammar/lexer.o
 COMPILER_LIB_OBJS := $(COMPILER_SRCS:%.c=$(BUILD)/%.o) $(GRAMMAR_OBJS)
 COMPILER_LIBS := -lseccomp
