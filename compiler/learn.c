@@ -190,7 +190,9 @@ static int observe(struct job *j, struct learn *l)
 			unlink(j->trace);
 			return -1;
 		}
-		rc = learn_read(f, j->samples[i], l, err, sizeof(err));
+		rc = learn_read(f, strrchr(j->samples[i], '/') ?
+		    strrchr(j->samples[i], '/') + 1 : j->samples[i], l, err,
+		    sizeof(err));
 		fclose(f);
 		unlink(j->trace);
 		if (rc < 0) {

@@ -417,6 +417,13 @@ static void write_calls(FILE *out, const struct learn *l,
 			    (unsigned long long)c->count, c->call, c->sample);
 			continue;
 		}
+		if (!strcmp(name, "clone3")) {
+			fprintf(out, "# not learned: clone3 (seccomp cannot see "
+			    "its flags; on the base's ENOSYS glibc falls back to "
+			    "clone); %llu calls, first in %s\n",
+			    (unsigned long long)c->count, c->sample);
+			continue;
+		}
 		if (!decided_arg(name, &arg)) {
 			fprintf(out, "allow %s;  # %llu calls, first %s in "
 			    "%s\n", name, (unsigned long long)c->count, c->call,
