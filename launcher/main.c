@@ -228,6 +228,11 @@ static int prepare(const struct opts *o, struct cpol *pol,
 		    o->policy, msg);
 		return -1;
 	}
+	if (o->observe && o->no_namespaces) {
+		snprintf(err, ERRLEN, "--observe needs a PID namespace (its "
+		    "seccomp listener): not with --no-namespaces");
+		return -1;
+	}
 	if (o->no_namespaces && (pol->flags & (CPOL_F_PRIVATE_TMP |
 	    CPOL_F_PRIVATE_SHM)) && !(pol->flags & CPOL_F_BEST_EFFORT_NS)) {
 		snprintf(err, ERRLEN, "policy %s requires a private /tmp, "
