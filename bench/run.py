@@ -486,6 +486,67 @@ def filter_table(ctx, rounds, calls, batches, budget):
     return title, head, rows
 
 
+# --- 6. denials: what a refused call costs under cordon ------------------
+
+DENIAL_SNIPPET = """
+import fcntl, os, sys, termios, time
+n = int(sys.argv[1])
+def loop(f):
+    t = time.perf_counter()
+    for i in range(n):
+        f()
+    return (time.perf_counter() - t) / n * 1e9
+def denied():
+    try:
+        fcntl.ioctl(1, termios.TIOCSTI, b"x")
+    except OSError:
+        pass
+def allowed():
+    try:
+        fcntl.ioctl(1, termios.FIONREAD, b"xxxx")
+    except OSError:
+        pass
+a0 = loop(allowed)
+d = loop(denied)
+a1 = loop(allowed)
+print(a0, d, a1)
+"""
+
+
+def denial_table(ctx, rounds, calls):
+    """ns per call, in one run: an allowed ioctl before and after a loop
+    of denied ones (TIOCSTI, errno(EPERM) by the base), with a listener
+    (cordon answers each denied call) and without (--no-namespaces: the
+    kernel answers from the filter; the denial is not observed)."""
+    blob = ctx["py_blob"]
+    snip = os.path.join(ctx["work"], "denials.py")
+    with open(snip, "w", encoding="ascii") as f:
+        f.write(DENIAL_SNIPPET)
+    rows = []
+    for label, opts in (("observed (listener, cordon answers)", []),
+                        ("not observed (--no-namespaces: kernel answers)",
+                         ["--no-namespaces"])):
+        vals = []
+        for _ in range(rounds):
+            r = subprocess.run([ctx["cordon"], "--quiet", *opts, blob, snip,
+                                str(calls)], capture_output=True, text=True,
+                               check=False)
+            if r.returncode or len(r.stdout.split()) != 3:
+                rows.append([label, "–", "–", "–", r.stderr.strip()[:80]])
+                break
+            vals.append([float(x) for x in r.stdout.split()])
+        else:
+            a0, d, a1 = (statistics.median(v[i] for v in vals)
+                         for i in range(3))
+            rows.append([label, "%.0f" % a0, "%.0f (%+.0f)" % (d, d - a0),
+                         "%.0f (%.2fx)" % (a1, a1 / a0), "%d runs" % rounds])
+    head = ["run", "allowed ioctl: ns", "denied ioctl: ns (+ns)",
+            "allowed after the denials: ns (ratio)", "notes"]
+    title = "### 6. Denials: %d denied calls in one run (%s, ns per " \
+        "call, Python loop included)" % (calls, os.path.basename(blob))
+    return title, head, rows
+
+
 # --- 3. compile time, sizes, memory --------------------------------------
 
 def stripped_size(ctx, path):
@@ -791,8 +852,8 @@ def main():
                     help="fewer rounds everywhere, for a smoke test")
     ap.add_argument("--policy", help="shipped policy NAME for the python "
                     "launch and throughput (default: the first python one)")
-    ap.add_argument("--only", default="12345",
-                    help="sections to run, e.g. 12 (default 12345)")
+    ap.add_argument("--only", default="123456",
+                    help="sections to run, e.g. 12 (default 123456)")
     ap.add_argument("--out", help="report path (default BUILD/bench.md)")
     args = ap.parse_args()
     b = args.build
@@ -832,6 +893,10 @@ def main():
     if "5" in args.only:
         progress("egress proxy connection set-up")
         parts.append(table(*proxy_table(b, 50 if args.quick else 200)))
+    if "6" in args.only and ctx["py_blob"]:
+        progress("denials")
+        parts.append(table(*denial_table(ctx, 3 if args.quick else 7,
+                                         20000)))
     parts.append("Total bench time %.0f s.  How to read this: "
                  "bench/README.md.\n" % (time.perf_counter() - t_start))
     report = "\n".join(parts)

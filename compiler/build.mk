@@ -8,7 +8,7 @@
 # never committed.  Every compiler object but main.o forms the library the
 # unit tests link.  A new subcommand adds its files here and one line to
 # main.c's table.
-COMPILER_DIRS := front check names backend explain query audit oci io
+COMPILER_DIRS := front check names backend explain query audit oci io learn
 CPPFLAGS += $(addprefix -Icompiler/,$(COMPILER_DIRS))
 
 COMPILER_SRCS := $(addprefix compiler/front/,ast.c diag.c parse.c incsearch.c)
@@ -26,6 +26,7 @@ COMPILER_SRCS += compiler/input.c
 COMPILER_SRCS += $(addprefix compiler/query/,pathq.c sysq.c)
 COMPILER_SRCS += $(addprefix compiler/audit/,finding.c lint.c expect.c \
 	diff.c difflist.c diffsys.c verify.c audit.c auditfmt.c sarif.c auditcmd.c)
+COMPILER_SRCS += $(addprefix compiler/learn/,learn.c learn_write.c)
 GRAMMAR_OBJS := $(BUILD)/grammar/parser.o $(BUILD)/grammar/lexer.o
 COMPILER_LIB_OBJS := $(COMPILER_SRCS:%.c=$(BUILD)/%.o) $(GRAMMAR_OBJS)
 COMPILER_LIBS := -lseccomp

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "learn.h"
 #include "auditcmd.h"
 #include "check.h"
 #include "cpol.h"
@@ -56,6 +57,7 @@ static const struct subcommand {
 	{ "audit", auditcmd_audit, AUDITCMD_USAGE_AUDIT },
 	{ "export", oci_export_cmd, OCI_USAGE_EXPORT },
 	{ "import", oci_import_cmd, OCI_USAGE_IMPORT },
+	{ "learn", learn_cmd, LEARN_USAGE },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

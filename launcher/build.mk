@@ -4,7 +4,8 @@ LAUNCHER_SRCS := launcher/main.c launcher/launch.c launcher/run.c \
 	launcher/workdir.c launcher/command.c launcher/sink.c \
 	launcher/bounds.c launcher/cgroup.c launcher/runfs.c \
 	launcher/fdpass.c launcher/egress.c launcher/proxy.c \
-	launcher/proxyreq.c launcher/dns.c launcher/netns.c
+	launcher/proxyreq.c launcher/dns.c launcher/netns.c \
+	launcher/denials.c launcher/learn.c
 LAUNCHER_OBJS := $(LAUNCHER_SRCS:%.c=$(BUILD)/%.o)
 # The launcher handles sizes from the blob: conversions must be explicit.
 $(LAUNCHER_OBJS): CFLAGS += $(WARN_STRICT)

@@ -55,6 +55,7 @@ struct opts {
 	int nice, idle;               /* --nice (0..19), --idle: the run's */
 	struct egress_map resolve[EGRESS_MAP_MAX];  /* --resolve NAME:ADDR */
 	int nresolve;
+	const char *observe;          /* --observe TRACE: learn mode */
 };
 
 /* What was applied (the status report's "layers"). */
@@ -96,6 +97,39 @@ struct cgroup {
 	int procs[2];                 /* their cgroup.procs, or -1 */
 };
 
+/* denials.c: each call the filter refused (see the status report). */
+#define DENIALS_MAX 64        /* distinct entries; more are only counted */
+#define DENIALS_SAY 8         /* lines of the summary on stderr */
+#define DENIAL_CALL_LEN 160   /* a decoded call, cut there */
+struct denial {
+	uint32_t nr;
+	uint64_t count;
+	char name[24];
+	char call[DENIAL_CALL_LEN];
+	char action[32];          /* errno(EPERM), kill */
+	char rule[96];            /* "file:line", "default", ... */
+};
+struct denials {
+	int observed;             /* 0: why says why not */
+	const char *why;
+	int traps;                /* the program has trap returns */
+	struct denial d[DENIALS_MAX];
+	unsigned int n;
+	uint64_t dropped;         /* calls not recorded: the table was full */
+	const char *policy;       /* the blob, read again for the rules */
+	const struct cpol *pol;
+	struct cpol full;
+	int rules;                /* 0: not read, 1: read, < 0: unusable */
+};
+struct bpf_input;
+struct denials *denials_init(const char *policy, const struct cpol *p,
+    int observed, const char *why);
+void denials_add(struct denials *d, const struct bpf_input *in,
+    uint32_t action);
+void denials_action(uint32_t action, char *buf, size_t len);
+void denials_say(const struct denials *d);
+void denials_free(struct denials *d);
+
 struct report {
 	const char *policy;           /* NULL before the blob is read */
 	const uint8_t *digest;        /* NULL before the blob is read */
@@ -113,6 +147,7 @@ struct report {
 	struct bounds bounds;
 	int egress;                   /* named hosts: the proxy's counts */
 	struct egress_shared net;
+	const struct denials *denials; /* NULL: no run */
 };
 
 struct rlim {
@@ -233,6 +268,10 @@ struct sup {
 	uint64_t cpu_limit_ms;        /* RLIMIT_CPU of the run; 0: none */
 	long ooms;                    /* the kernel's OOM kills before */
 	const struct cgroup *cg;      /* the run's, for its OOM kills */
+	const struct cpol_insn *prog; /* the blob's program, to tell what */
+	size_t nprog;                 /*   a notified call was refused */
+	struct denials *den;
+	int learn;                    /* record and let through (learn.c) */
 };
 /* How long cordon waits, after the run, for the caller to take the
  * run's remaining output, then for it to take the status report. */
@@ -263,6 +302,11 @@ int sink_wait(const struct sink *s, uint64_t deadline);
 int sink_write_all(struct sink *s, const char *p, size_t n,
     uint64_t deadline);
 void sink_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* learn.c: --observe, the learn mode of cordonc learn */
+struct sock_filter *learn_filter(const struct cpol *p, unsigned short *n);
+void learn_take(int listener, const struct sup *sp);
+int learn_write(const char *file, const struct report *r, char *err);
 
 /* status.c */
 int status_write(const struct report *r, int fd, const char *file,

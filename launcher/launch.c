@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bpf.h"
 #include "cordon.h"
 #include "infile.h"
 #include "landlock_compat.h"
@@ -105,34 +106,46 @@ close_in:
 }
 
 /* With a PID namespace, the run's init hands cordon a listener for the
- * filter, and the filter's kills become notifications: cordon then KNOWS
- * which call the filter stopped, kills the run without ever answering
- * (so the call never proceeds), and reports "seccomp" with the call.
- * Only RET K instructions change, kill into USER_NOTIF; bpf_check has
- * passed the blob's program, and the jumps are untouched (bpf_check
- * itself refuses USER_NOTIF in a blob: only cordon may add it).  A
- * program with no kill needs no listener. */
-static int notify_prepare(struct launch *ln, struct res *s)
+ * filter, and the filter's kills and errnos become notifications: cordon
+ * then KNOWS which call the filter stopped and records it (denials.c);
+ * it answers an errno with the policy's own errno, and for a kill it
+ * kills the run without ever answering (so the call never proceeds).
+ * Only RET K instructions change; bpf_check has passed the blob's
+ * program, and the jumps are untouched (bpf_check itself refuses
+ * USER_NOTIF in a blob: only cordon may add it).  Traps stay traps: the
+ * snippet's SIGSYS handler must see them.  A program with neither kill
+ * nor errno needs no listener. */
+static int notify_prepare(struct launch *ln, struct res *s, int learn)
 {
 	unsigned short i;
-	int kills = 0;
+	uint32_t act;
+	int refusals = 0;
 
 	if (!(ln->ns_flags & CLONE_NEWPID))
 		return 0;
+	if (learn) {          /* learn.c's program; nbpf: its length */
+		ln->bpf_notify = learn_filter(ln->pol, &ln->nbpf);
+		if (!ln->bpf_notify)
+			return -1;
+		refusals = 1;
+		goto listener;
+	}
 	ln->bpf_notify = calloc(ln->nbpf, sizeof(*ln->bpf_notify));
 	if (!ln->bpf_notify)
 		return -1;
 	for (i = 0; i < ln->nbpf; i++) {
 		ln->bpf_notify[i] = ln->bpf[i];
+		act = ln->bpf[i].k & BPF_ACT_FULL_MASK;
 		if (ln->bpf[i].code == (BPF_RET | BPF_K) &&
-		    (ln->bpf[i].k == SECCOMP_RET_KILL_PROCESS ||
-		    ln->bpf[i].k == SECCOMP_RET_KILL_THREAD)) {
+		    (act == BPF_ACT_KILL_PROCESS || act == BPF_ACT_KILL_THREAD ||
+		    act == BPF_ACT_ERRNO)) {
 			ln->bpf_notify[i].k = SECCOMP_RET_USER_NOTIF;
-			kills = 1;
+			refusals = 1;
 		}
 	}
-	if (!kills)
+	if (!refusals)
 		return 0;
+listener:
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 	    s->notify) < 0)
 		return -1;
@@ -163,6 +176,8 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	ln->envp = command_envp(p, s->workdir);
 	ln->nrlim = command_rlimits(p, o->limit, ln->rlim);
 	ln->ns_flags = o->no_namespaces ? 0 : run_ns_wanted(p, o->limit);
+	if (o->observe)       /* learn mode: the network is what is learned */
+		ln->ns_flags &= ~(unsigned long)CLONE_NEWNET;
 	ln->notify_w = -1;
 	ln->bpf = calloc(p->ninsns, sizeof(*ln->bpf));
 	if (!ln->argv || !ln->envp || !ln->bpf) {
@@ -176,7 +191,7 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 		ln->bpf[i].k = p->insns[i].k;
 	}
 	ln->nbpf = (unsigned short)p->ninsns;  /* bpf_check: <= 4096 */
-	if (notify_prepare(ln, s) < 0) {
+	if (notify_prepare(ln, s, o->observe != NULL) < 0) {
 		snprintf(err, ERRLEN, "seccomp listener: %s", strerror(errno));
 		return -1;
 	}
@@ -186,7 +201,7 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 		snprintf(ln->gid_map, sizeof(ln->gid_map), "%u %u 1\n",
 		    getgid(), getgid());
 	}
-	ln->ns_required = ((p->flags & (CPOL_F_PRIVATE_TMP |
+	ln->ns_required = o->observe || ((p->flags & (CPOL_F_PRIVATE_TMP |
 	    CPOL_F_PRIVATE_SHM)) && !(p->flags & CPOL_F_BEST_EFFORT_NS)) ||
 	    (p->flags & (CPOL_F_REQUIRE_DISK | CPOL_F_REQUIRE_FILES));
 	ln->private_tmp = (p->flags & CPOL_F_PRIVATE_TMP) != 0;
@@ -269,6 +284,15 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	 * delays the child (here it waits for our CPU). */
 	sp->ooms = supervise_oom_kills();
 	sp->pid = run_start(&s->ln, &sp->pidfd, err, ERRLEN);
+	/* The clone may have fallen back to no namespace: no listener. */
+	sp->den = denials_init(o->policy, p, (s->ln.ns_flags &
+	    CLONE_NEWPID) != 0, "no PID namespace: the filter's refusals "
+	    "reach no listener (--no-namespaces, or the kernel refused "
+	    "namespaces)");
+	sp->prog = p->insns;
+	sp->nprog = p->ninsns;
+	sp->learn = o->observe != NULL;
+	r->denials = sp->den;
 	if (sp->pid < 0)
 		return EXIT_CORDON;
 	layers_fill(&r->layers, &s->ln);   /* the child applies them */
@@ -373,8 +397,9 @@ int launch(const struct opts *o, const struct cpol *p, struct report *r,
 	if (files_make(o, &s, err) < 0)
 		goto cleanup;
 	memcpy(r->workdir, s.workdir, sizeof(r->workdir));
-	s.ln.ruleset_fd = landlock_build(p, r->layers.landlock_abi, err,
-	    ERRLEN);
+	/* Learn mode: no Landlock, the paths are what is learned. */
+	s.ln.ruleset_fd = o->observe ? -2 : landlock_build(p,
+	    r->layers.landlock_abi, err, ERRLEN);
 	if (s.ln.ruleset_fd == -1)
 		goto cleanup;
 	if (s.ln.ruleset_fd == -2)

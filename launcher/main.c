@@ -30,6 +30,7 @@ static const char usage_text[] =
     "              [--status-fd fd] [--status-file path] "
     "[--timeout seconds]\n"
     "              [--workdir dir] [--cgroup dir] [--resolve name:address]\n"
+    "              [--observe trace]\n"
     "              policy.cpol snippet | - [arg ...]\n";
 
 /* A number with an optional K/M/G/T suffix (powers of 1024). */
@@ -127,6 +128,7 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 		{ "nice", 1, NULL, 'N' }, { "idle", 0, NULL, 'I' },
 		{ "version", 0, NULL, 'V' }, { "help", 0, NULL, 'h' },
 		{ "cgroup", 1, NULL, 'C' }, { "resolve", 1, NULL, 'R' },
+		{ "observe", 1, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
@@ -158,6 +160,7 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 			    &o->resolve[o->nresolve++]) < 0)
 				goto bad;
 			break;
+		case 'L': o->observe = optarg; break;
 		case 'V': printf("cordon %s\n", CORDON_VERSION); return 0;
 		case 'h': fputs(usage_text, stdout); return 0;
 		case 't':
@@ -262,6 +265,11 @@ static int prepare(const struct opts *o, struct cpol *pol,
 		    o->policy, msg);
 		return -1;
 	}
+	if (o->observe && o->no_namespaces) {
+		snprintf(err, ERRLEN, "--observe needs a PID namespace (its "
+		    "seccomp listener): not with --no-namespaces");
+		return -1;
+	}
 	if (o->no_namespaces && (pol->flags & (CPOL_F_PRIVATE_TMP |
 	    CPOL_F_PRIVATE_SHM)) && !(pol->flags & CPOL_F_BEST_EFFORT_NS)) {
 		snprintf(err, ERRLEN, "policy %s requires a private /tmp, "
@@ -300,19 +308,34 @@ int main(int argc, char **argv)
 	else if (o.check)
 		rc = check_print(&pol, &r.layers, !o.no_namespaces &&
 		    run_probe_ns(run_ns_wanted(&pol, o.limit)));
-	else
+	else {
+		if (o.observe)
+			fprintf(stderr, "cordon: --observe: LEARN MODE: no "
+			    "Landlock, no network namespace, and every call the "
+			    "policy refuses is let through; for trusted code "
+			    "only\n");
 		rc = launch(&o, &pol, &r, err);
+	}
 	if (r.outcome == OUT_ERROR && rc != 0) {
 		fprintf(stderr, "cordon: %s\n", err);
 		r.exit_code = rc;
 		snprintf(r.reason, sizeof(r.reason), "%.150s", err);
 	}
 	r.wall_ms = supervise_now_ms() - r.wall_ms;
+	if (o.observe && r.outcome != OUT_ERROR &&
+	    learn_write(o.observe, &r, err) < 0) {
+		fprintf(stderr, "cordon: %s\n", err);
+		rc = EXIT_CORDON;
+	}
 	if (!o.check && (o.status_fd >= 0 || o.status_file) &&
 	    status_write(&r, o.status_fd, o.status_file, err, ERRLEN) < 0) {
 		fprintf(stderr, "cordon: %s\n", err);
 		rc = EXIT_CORDON;
 	}
+	if (r.denials && !o.quiet && (r.outcome != OUT_EXITED ||
+	    r.exit_code != 0))
+		denials_say(r.denials);
+	denials_free((struct denials *)r.denials);
 	cpol_free(&pol);
 	close(o.null_fd);
 	return rc;

@@ -29,8 +29,10 @@ static const char *const bound_by[] = {
 	[BY_TMPFS] = "tmpfs", [BY_WATCH] = "watch",
 };
 
+/* The report without denials fits in 8 KiB; each of DENIALS_MAX entries
+ * takes at most about 420 bytes (escaping included). */
 struct out {
-	char buf[8192];
+	char buf[8192 + DENIALS_MAX * 448];
 	size_t len;
 };
 
@@ -172,6 +174,42 @@ static void bounds(struct out *o, const struct bounds *b)
 	}
 }
 
+/* "denials": what the filter refused, or null when cordon could not see
+ * it; "denials_unobserved": what kinds of refusal it cannot see. */
+static void denials(struct out *o, const struct denials *d)
+{
+	unsigned int i;
+	const char *sep = "";
+
+	if (!d || !d->observed) {
+		add(o, "\"denials\":null,\"denials_dropped\":null,");
+	} else {
+		add(o, "\"denials\":[");
+		for (i = 0; i < d->n; i++) {
+			add(o, "%s{", i ? "," : "");
+			str(o, "syscall", d->d[i].name);
+			str(o, "call", d->d[i].call);
+			str(o, "action", d->d[i].action);
+			str(o, "rule", d->d[i].rule);
+			add(o, "\"count\":%llu}",
+			    (unsigned long long)d->d[i].count);
+		}
+		add(o, "],\"denials_dropped\":%llu,",
+		    (unsigned long long)d->dropped);
+	}
+	add(o, "\"denials_unobserved\":[");
+	if (!d || !d->observed) {
+		add(o, "\"seccomp\"");
+		sep = ",";
+	} else if (d && d->traps) {
+		add(o, "\"seccomp-trap\"");
+		sep = ",";
+	}
+	add(o, "%s\"landlock\"],", sep);
+	str(o, "denials_reason", !d ? "the snippet did not run" :
+	    !d->observed ? d->why : NULL);
+}
+
 static void render(struct out *o, const struct report *r)
 {
 	char hex[65];
@@ -199,16 +237,20 @@ static void render(struct out *o, const struct report *r)
 	str(o, "kept_reason", r->kept_workdir ? r->kept_reason : NULL);
 	egress(o, r);
 	bounds(o, &r->bounds);
+	denials(o, r->denials);
 	layers(o, &r->layers);
 }
 
 int status_write(const struct report *r, int fd, const char *file,
     char *err, size_t errlen)
 {
-	struct out o = { .len = 0 };
+	/* Static: only the pages written are touched (each first touch is
+	 * a page fault). */
+	static struct out o;
 	char tmp[4096];
 	int tfd;
 
+	o.len = 0;
 	render(&o, r);
 	/* Never blocks for long: the caller has STATUS_WAIT_MS to take it. */
 	if (fd >= 0) {

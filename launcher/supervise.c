@@ -30,7 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpf.h"
 #include "cordon.h"
+#include "sysdecode.h"
 
 /* Bytes of one stream read from the run and not yet taken by the caller.
  * While it is full, cordon stops reading that stream, so the snippet's
@@ -332,19 +334,41 @@ static void notify_recv(struct notify *nt)
 	nt->sock = -1;
 }
 
-/* A notification: the filter stopped a call.  It is never answered: the
- * caller kills the run, and the call dies unanswered.  Returns 1 with
- * the call in *e, or 0 (the listener is gone: every filtered task died). */
-static int notify_take(struct notify *nt, short revents, struct end *e)
+/* A notification: the filter stopped a call.  The blob's own program,
+ * run on the same data, says what the policy decided: an errno is
+ * answered with that errno (the call never runs), anything else ends
+ * the run, and the call dies unanswered.  Each is recorded (denials.c).
+ * Returns 1 with the call in *e when the run must end, or 0 (answered,
+ * or the listener is gone: every filtered task died). */
+static int notify_take(struct notify *nt, const struct sup *sp,
+    short revents, struct end *e)
 {
 	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	struct bpf_input in;
+	uint32_t act;
 
 	if (revents & POLLIN) {
 		memset(&req, 0, sizeof(req));
 		if (ioctl(nt->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) == 0) {
-			*e = (struct end){ .kind = END_SECCOMP,
-			    .nr = req.data.nr, .arch = req.data.arch };
-			return 1;
+			in.nr = (uint32_t)req.data.nr;
+			in.arch = req.data.arch;
+			in.ip = req.data.instruction_pointer;
+			memcpy(in.args, req.data.args, sizeof(in.args));
+			act = bpf_run(sp->prog, sp->nprog, &in);
+			denials_add(sp->den, &in, act);
+			if ((act & BPF_ACT_FULL_MASK) != BPF_ACT_ERRNO) {
+				*e = (struct end){ .kind = END_SECCOMP,
+				    .nr = req.data.nr, .arch = req.data.arch };
+				return 1;
+			}
+			memset(&resp, 0, sizeof(resp));
+			resp.id = req.id;
+			resp.error = -(int32_t)(act & BPF_ACT_DATA_MASK);
+			/* ENOENT: the caller died meanwhile; nothing to do. */
+			(void)ioctl(nt->listener, SECCOMP_IOCTL_NOTIF_SEND,
+			    &resp);
+			return 0;
 		}
 	}
 	if (revents & (POLLHUP | POLLERR | POLLNVAL)) {
@@ -405,7 +429,10 @@ static struct end wait_loop(struct relay *rl, const struct sup *sp,
 		    read(sp->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 			return (struct end){ .kind = END_SIGNAL,
 			    .signo = (int)si.ssi_signo };
-		if (pf[7].revents && notify_take(nt, pf[7].revents, &e))
+		if (sp->learn && (pf[7].revents & POLLIN))
+			learn_take(nt->listener, sp);
+		else if (pf[7].revents && notify_take(nt, sp, pf[7].revents,
+		    &e))
 			return e;
 		if (pf[6].revents)
 			notify_recv(nt);
@@ -470,6 +497,20 @@ static void died(struct report *r, const struct fate *f,
 	}
 }
 
+/* "killed by the policy: system call 101 (ptrace)" */
+static void seccomp_reason(struct report *r, const struct end *e)
+{
+	const char *name = sysdecode_name((uint32_t)e->nr);
+
+	if (e->arch != AUDIT_ARCH_X86_64 || (e->nr & 0x40000000))
+		snprintf(r->reason, sizeof(r->reason), "killed by the policy: "
+		    "%ssystem call %d", e->arch != AUDIT_ARCH_X86_64 ?
+		    "a foreign architecture's " : "x32 ", e->nr & ~0x40000000);
+	else
+		snprintf(r->reason, sizeof(r->reason), "killed by the policy: "
+		    "system call %d (%s)", e->nr, name ? name : "unknown");
+}
+
 static void classify(struct report *r, struct end e, const struct fate *f,
     const struct sup *sp)
 {
@@ -499,10 +540,7 @@ static void classify(struct report *r, struct end e, const struct fate *f,
 	case END_SECCOMP:
 		r->outcome = OUT_SECCOMP;
 		r->exit_code = 128 + SIGSYS;
-		snprintf(r->reason, sizeof(r->reason), "killed by the policy: "
-		    "%ssystem call %d", e.arch != AUDIT_ARCH_X86_64 ?
-		    "a foreign architecture's " : e.nr & 0x40000000 ?
-		    "x32 " : "", e.nr & ~0x40000000);
+		seccomp_reason(r, &e);
 		return;
 	case END_DISK:
 		r->outcome = OUT_DISK;

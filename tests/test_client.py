@@ -845,3 +845,27 @@ def test_cleanup_failure_raises_with_result(cpkg, client, monkeypatch):
     assert b"ran" in ei.value.result.stdout
     monkeypatch.undo()
     _fs.remove_tree(ei.value.path)
+
+
+def test_run_denials_on_the_result(cpkg, client):
+    # The refused call, decoded, with its rule and count, on the result
+    # object (issue 15, item 3).
+    r = client.run(GENERAL, "import socket\n"
+                   "for i in range(2):\n"
+                   "    try:\n"
+                   "        socket.socket(socket.AF_INET, socket.SOCK_STREAM)\n"
+                   "    except OSError:\n"
+                   "        pass\n")
+    assert r.ok, (r.outcome, r.reason, r.stderr)
+    if "pid" not in r.layers.namespaces:
+        assert r.denials is None and "seccomp" in r.denials_unobserved
+        return
+    calls = [d for d in r.denials if d.syscall == "socket"]
+    assert len(calls) == 1, r.denials
+    d = calls[0]
+    assert isinstance(d, cpkg.Denial)
+    assert d.call.startswith("socket(AF_INET, SOCK_STREAM"), d
+    assert d.action == "errno(EAFNOSUPPORT)" and d.count == 2, d
+    assert ".policy:" in d.rule, d
+    assert r.denials_dropped == 0
+    assert "landlock" in r.denials_unobserved

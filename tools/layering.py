@@ -32,9 +32,10 @@ DEPENDS = {
     'explain': ['names', 'io'],
     'query': ['names'],
     'top': ['front', 'check', 'backend', 'names', 'io', 'explain',
-            'audit', 'oci'],
+            'audit', 'oci', 'learn'],
     'audit': ['top', 'query', 'explain', 'names', 'io', 'check', 'front'],
     'oci': ['top', 'query', 'explain', 'names', 'io', 'check', 'front'],
+    'learn': ['top', 'query', 'explain', 'names', 'io', 'check', 'front'],
 }
 # folder -> its public headers: all another folder may include.
 PUBLIC = {
@@ -46,6 +47,7 @@ PUBLIC = {
     'query': {'sysq.h', 'pathq.h'},
     'audit': {'auditcmd.h'},
     'oci': {'oci.h'},
+    'learn': {'learn.h'},
     'io': {'outfile.h', 'jsonout.h', 'json_read.h'},
     'top': {'input.h'},
 }

@@ -22,7 +22,8 @@ from .inputs import check_name, place_inputs
 from .outputs import (OutputFile, OutputLimits, RefusedOutput,
                       collect_outputs)
 from .policy import PolicyStore, StrPath
-from .result import Layers, Outcome, RunResult, Timings
+from .result import (Layers, Outcome, RunResult, Timings,
+                     denials_from_status)
 
 T = TypeVar("T")
 log = logging.getLogger("cordon")
@@ -411,4 +412,7 @@ class Client:
             layers=Layers.from_status(status.get("layers")),
             policy=str(status.get("policy", info.name)),
             blob=str(status.get("blob", info.blob_digest)),
-            outputs=outputs, refused=tuple(refused), status=status)
+            outputs=outputs, refused=tuple(refused), status=status,
+            denials=denials_from_status(status),
+            denials_dropped=(status.get("denials_dropped") or 0)
+            if isinstance(status.get("denials_dropped"), int) else 0)

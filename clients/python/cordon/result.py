@@ -72,6 +72,42 @@ class Layers:
 
 
 @dataclasses.dataclass(frozen=True)
+class Denial:
+    """One kind of system call the policy refused (the status report's
+    ``denials``): ``call`` is decoded the way ``cordonc explain`` writes
+    it, ``rule`` is the policy line that decided it ("file:line") or
+    "default"; ``count`` is how many times the run made it."""
+    syscall: str
+    call: str
+    action: str              # "errno(EAFNOSUPPORT)", "kill"
+    rule: str
+    count: int
+
+    @classmethod
+    def from_status(cls, d: Any) -> "Denial | None":
+        if not isinstance(d, Mapping):
+            return None
+        count = d.get("count")
+        return cls(syscall=str(d.get("syscall", "")),
+                   call=str(d.get("call", "")),
+                   action=str(d.get("action", "")),
+                   rule=str(d.get("rule", "")),
+                   count=count if isinstance(count, int) else 0)
+
+
+def denials_from_status(status: Mapping[str, Any]
+                        ) -> "tuple[Denial, ...] | None":
+    """The denials, or None when cordon could not observe them (no PID
+    namespace, or an older launcher): never an empty tuple that would
+    claim nothing was refused."""
+    raw = status.get("denials")
+    if not isinstance(raw, list):
+        return None
+    return tuple(x for x in (Denial.from_status(d) for d in raw)
+                 if x is not None)
+
+
+@dataclasses.dataclass(frozen=True)
 class Timings:
     wall_ms: int = 0        # cordon's wall clock for the snippet
     user_ms: int = 0
@@ -98,6 +134,18 @@ class RunResult:
     outputs: Mapping[str, OutputFile]
     refused: tuple[RefusedOutput, ...]
     status: Mapping[str, Any] = dataclasses.field(repr=False)
+    # What the seccomp filter refused; None: not observed (see
+    # denials_unobserved).  denials_dropped: calls past the table.
+    denials: "tuple[Denial, ...] | None" = None
+    denials_dropped: int = 0
+
+    @property
+    def denials_unobserved(self) -> tuple[str, ...]:
+        """Kinds of refusal cordon could not see: "seccomp" (no
+        listener), "seccomp-trap", "landlock"."""
+        v = self.status.get("denials_unobserved")
+        return tuple(str(x) for x in v) if isinstance(v, list) else (
+            "seccomp", "landlock")
 
     @property
     def ok(self) -> bool:

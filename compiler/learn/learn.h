@@ -1,0 +1,60 @@
+/*
+ * learn.h - cordonc learn: a first policy from trusted sample runs.
+ *
+ * learn.c drives: compile the base, run each sample under
+ * `cordon --observe TRACE`, write the policy (learn_write.c), compile
+ * and lint it, run the samples again under it.
+ */
+#ifndef CORDON_LEARN_H
+#define CORDON_LEARN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cpol.h"
+
+#define LEARN_USAGE "learn [-o OUT.policy] [--cordon PATH] [-I DIR]... " \
+	"BASE.policy SAMPLE.py..."
+#define LEARN_MAX_PATHS 2048
+#define LEARN_MAX_CALLS 512
+#define LEARN_MAX_PORTS 64
+
+struct learn_path {
+	char *path;               /* absolute, or "$WORKDIR..." */
+	uint64_t access;          /* Landlock rights seen */
+	uint64_t count;
+	const char *sample;       /* where first seen */
+};
+struct learn_call {
+	uint32_t nr;
+	uint64_t args[6];
+	uint64_t count;
+	char *call;               /* decoded, as cordon wrote it */
+	const char *sample;
+};
+struct learn_port {
+	int bind;
+	unsigned int port;
+	uint64_t count;
+	const char *sample;
+};
+struct learn {
+	struct learn_path path[LEARN_MAX_PATHS];
+	struct learn_call call[LEARN_MAX_CALLS];
+	struct learn_port port[LEARN_MAX_PORTS];
+	unsigned int npath, ncall, nport;
+	uint64_t wall_ms, cpu_ms, rss_kb, memory, procs, disk, files;
+	uint64_t dropped;
+};
+
+/* Read one trace (from sample) into l.  Returns 0, or -1 with err. */
+int learn_read(FILE *f, const char *sample, struct learn *l, char *err,
+    size_t errlen);
+/* Write the policy source.  Returns 0 or -1 (errno). */
+int learn_write(FILE *out, const struct learn *l, const struct cpol *base,
+    const char *include, const char *name, char **samples, int nsamples);
+void learn_free(struct learn *l);
+
+int learn_cmd(int argc, char **argv);
+
+#endif

@@ -1,0 +1,546 @@
+/*
+ * learn_write.c - read `cordon --observe` traces and write the policy
+ * source that would let the samples run: an include of the base, then
+ * only what the base lacks, each line with a comment saying what used it.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpf.h"
+#include "explain_fmt.h"
+#include "landlock_compat.h"
+#include "learn.h"
+#include "tables.h"
+
+/* The trace's right letters (launcher/learn.c), as Landlock rights. */
+static const struct { char c; uint64_t r; } letters[] = {
+	{ 'r', CORDON_LL_FS_READ_FILE }, { 'l', CORDON_LL_FS_READ_DIR },
+	{ 'w', CORDON_LL_FS_WRITE_FILE }, { 'c', CORDON_LL_FS_MAKE_REG },
+	{ 'd', CORDON_LL_FS_MAKE_DIR }, { 'x', CORDON_LL_FS_EXECUTE },
+	{ 'u', CORDON_LL_FS_REMOVE_FILE }, { 'v', CORDON_LL_FS_REMOVE_DIR },
+	{ 't', CORDON_LL_FS_TRUNCATE }, { 's', CORDON_LL_FS_MAKE_SYM },
+};
+
+/* Never granted as a whole directory (issue 15): too wide to learn. */
+static const char *const too_wide[] = {
+	"/", "/etc", "/home", "/root", "/proc", "/sys", "/dev", "/tmp",
+	"/usr", "/var",
+};
+
+/* Arguments that decide a call, as the base conditions them. */
+static const struct { const char *name; unsigned int arg; } decides[] = {
+	{ "ioctl", 1 }, { "fcntl", 1 }, { "prctl", 0 }, { "clone", 0 },
+	{ "mmap", 2 }, { "mprotect", 2 }, { "pkey_mprotect", 2 },
+	{ "personality", 0 }, { "arch_prctl", 0 }, { "madvise", 2 },
+};
+
+/* The calls the network statement owns (cordon.policy(5)). */
+static int network_owned(const char *name)
+{
+	return !strcmp(name, "socket") || !strcmp(name, "socketpair") ||
+	    !strcmp(name, "sendto") || !strcmp(name, "sendmsg") ||
+	    !strcmp(name, "sendmmsg");
+}
+
+static int field(char **s, char **out)
+{
+	char *tab;
+
+	if (!*s)
+		return -1;
+	*out = *s;
+	tab = strchr(*s, '\t');
+	if (tab) {
+		*tab = '\0';
+		*s = tab + 1;
+	} else {
+		*s = NULL;
+	}
+	return 0;
+}
+
+static int num(char **s, int base, uint64_t *v)
+{
+	char *f, *end;
+
+	if (field(s, &f) < 0 || !*f)
+		return -1;
+	errno = 0;
+	*v = strtoull(f, &end, base);
+	return errno || *end ? -1 : 0;
+}
+
+/* "$WORKDIR/..." for a path under the run's workdir. */
+static char *relabel(const char *path, const char *wd)
+{
+	size_t n = strlen(wd);
+	char *out;
+
+	if (n && strncmp(path, wd, n) == 0 && (!path[n] || path[n] == '/')) {
+		out = malloc(strlen(path) - n + 10);
+		if (out)
+			sprintf(out, "$WORKDIR%s", path + n);
+		return out;
+	}
+	return strdup(path);
+}
+
+static int add_path(struct learn *l, const char *path, uint64_t access,
+    uint64_t count, const char *sample)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->npath; i++)
+		if (strcmp(l->path[i].path, path) == 0) {
+			l->path[i].access |= access;
+			l->path[i].count += count;
+			return 0;
+		}
+	if (l->npath == LEARN_MAX_PATHS) {
+		l->dropped++;
+		return 0;
+	}
+	l->path[l->npath] = (struct learn_path){ strdup(path), access, count,
+	    sample };
+	return l->path[l->npath++].path ? 0 : -1;
+}
+
+static int line_path(struct learn *l, char *s, const char *wd,
+    const char *sample)
+{
+	uint64_t access = 0, count;
+	char *r, *p, *q;
+	size_t i;
+	int rc;
+
+	if (field(&s, &r) < 0 || num(&s, 10, &count) < 0 || !s || *s != '/')
+		return -1;
+	for (; *r; r++) {
+		for (i = 0; i < sizeof(letters) / sizeof(letters[0]); i++)
+			if (letters[i].c == *r)
+				access |= letters[i].r;
+		if (!strchr("rlwcdxuvts", *r))
+			return -1;
+	}
+	p = s;
+	q = relabel(p, wd);
+	if (!q)
+		return -1;
+	rc = add_path(l, q, access, count, sample);
+	free(q);
+	return rc;
+}
+
+static int line_call(struct learn *l, char *s, const char *sample)
+{
+	struct learn_call c = { .sample = sample };
+	uint64_t nr;
+	unsigned int i;
+
+	if (num(&s, 10, &nr) < 0 || nr > 0xffffffffu ||
+	    num(&s, 10, &c.count) < 0)
+		return -1;
+	for (i = 0; i < 6; i++)
+		if (num(&s, 16, &c.args[i]) < 0)
+			return -1;
+	if (!s)
+		return -1;
+	c.nr = (uint32_t)nr;
+	for (i = 0; i < l->ncall; i++)
+		if (l->call[i].nr == c.nr && !strcmp(l->call[i].call, s)) {
+			l->call[i].count += c.count;
+			return 0;
+		}
+	if (l->ncall == LEARN_MAX_CALLS) {
+		l->dropped++;
+		return 0;
+	}
+	c.call = strdup(s);
+	l->call[l->ncall++] = c;
+	return c.call ? 0 : -1;
+}
+
+static int line_net(struct learn *l, char *s, const char *sample)
+{
+	uint64_t port, count;
+	char *kind;
+	unsigned int i;
+	int bind;
+
+	if (field(&s, &kind) < 0 || num(&s, 10, &port) < 0 ||
+	    num(&s, 10, &count) < 0 || port == 0 || port > 65535)
+		return -1;
+	bind = strcmp(kind, "bind") == 0;
+	if (!bind && strcmp(kind, "connect") != 0)
+		return -1;
+	for (i = 0; i < l->nport; i++)
+		if (l->port[i].bind == bind && l->port[i].port == port) {
+			l->port[i].count += count;
+			return 0;
+		}
+	if (l->nport < LEARN_MAX_PORTS)
+		l->port[l->nport++] = (struct learn_port){ bind,
+		    (unsigned int)port, count, sample };
+	return 0;
+}
+
+static void max_of(uint64_t *to, uint64_t v)
+{
+	if (v != UINT64_MAX && (v > *to || *to == UINT64_MAX))
+		*to = v;
+}
+
+static int line_usage(struct learn *l, char *s)
+{
+	uint64_t v[7];
+	int i;
+
+	for (i = 0; i < 7; i++)
+		if (num(&s, 10, &v[i]) < 0)
+			v[i] = UINT64_MAX;
+	max_of(&l->wall_ms, v[0]);
+	max_of(&l->cpu_ms, v[1]);
+	max_of(&l->rss_kb, v[2]);
+	max_of(&l->memory, v[3]);
+	max_of(&l->procs, v[4]);
+	max_of(&l->disk, v[5]);
+	max_of(&l->files, v[6]);
+	return 0;
+}
+
+int learn_read(FILE *f, const char *sample, struct learn *l, char *err,
+    size_t errlen)
+{
+	char line[8192], wd[4096] = "", *s, *kind;
+	unsigned int n = 0;
+	int rc = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		line[strcspn(line, "\n")] = '\0';
+		s = line;
+		if (field(&s, &kind) < 0)
+			rc = -1;
+		else if (n == 1)
+			rc = strcmp(kind, "cordon-trace") || !s ||
+			    strcmp(s, "1") ? -1 : 0;
+		else if (!strcmp(kind, "workdir") && s)
+			snprintf(wd, sizeof(wd), "%s", s);
+		else if (!strcmp(kind, "path"))
+			rc = line_path(l, s, wd, sample);
+		else if (!strcmp(kind, "call"))
+			rc = line_call(l, s, sample);
+		else if (!strcmp(kind, "net"))
+			rc = line_net(l, s, sample);
+		else if (!strcmp(kind, "usage"))
+			rc = line_usage(l, s);
+		if (rc < 0) {
+			snprintf(err, errlen, "trace of %s: line %u is not "
+			    "cordon's", sample, n);
+			return -1;
+		}
+	}
+	return n ? 0 : (snprintf(err, errlen, "trace of %s: empty", sample),
+	    -1);
+}
+
+void learn_free(struct learn *l)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->npath; i++)
+		free(l->path[i].path);
+	for (i = 0; i < l->ncall; i++)
+		free(l->call[i].call);
+	l->npath = l->ncall = 0;
+}
+
+/* Does a base rule on dir hold path (path itself, or beneath)? */
+static int beneath(const char *dir, const char *path)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return path[0] == '/';
+	return strncmp(dir, path, n) == 0 && (!path[n] || path[n] == '/');
+}
+
+/* Rights the base already gives path (private /tmp and /dev/shm: what
+ * cordon's run tmpfs gives, files and directories). */
+static uint64_t base_rights(const struct cpol *b, const char *path)
+{
+	uint64_t have = 0;
+	uint32_t i;
+
+	for (i = 0; i < b->nfs; i++)
+		if (beneath(b->fs[i].path, path))
+			have |= b->fs[i].access;
+	if (((b->flags & CPOL_F_PRIVATE_TMP) && beneath("/tmp", path) &&
+	    strcmp(path, "/tmp")) || ((b->flags & CPOL_F_PRIVATE_SHM) &&
+	    beneath("/dev/shm", path) && strcmp(path, "/dev/shm")))
+		have |= CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR |
+		    CORDON_LL_FS_WRITE_FILE | CORDON_LL_FS_TRUNCATE |
+		    CORDON_LL_FS_MAKE_REG | CORDON_LL_FS_MAKE_DIR |
+		    CORDON_LL_FS_REMOVE_FILE | CORDON_LL_FS_REMOVE_DIR;
+	return have;
+}
+
+/* A path statement's words: quoted where the bare form would not lex. */
+static void put_path(FILE *out, const char *p)
+{
+	if (strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789_.+/-") == strlen(p) && p[0] == '/')
+		fprintf(out, "%s", p);
+	else
+		fprintf(out, "\"%s\"", p);
+}
+
+static int proc_pid(const char *p)
+{
+	return strncmp(p, "/proc/", 6) == 0 && isdigit((unsigned char)p[6]);
+}
+
+static void write_paths(FILE *out, const struct learn *l,
+    const struct cpol *b)
+{
+	char r[256];
+	unsigned int i, j;
+	size_t k;
+
+	fprintf(out, "\n# Paths: the rights each was used with, beyond the "
+	    "base's.\n");
+	for (i = 0; i < l->npath; i++) {
+		const struct learn_path *p = &l->path[i];
+		uint64_t need = p->access & ~base_rights(b, p->path);
+		int merged = 0, wide = 0;
+
+		/* Held by a learned rule on a directory above it. */
+		for (j = 0; j < l->npath && need; j++)
+			if (j != i && beneath(l->path[j].path, p->path) &&
+			    (l->path[j].access & need) == need &&
+			    strcmp(l->path[j].path, p->path))
+				merged = 1;
+		for (k = 0; k < sizeof(too_wide) / sizeof(too_wide[0]); k++)
+			wide |= !strcmp(p->path, too_wide[k]);
+		if (!need || merged)
+			continue;
+		/* Probed and absent (ENOENT comes before Landlock): no rule,
+		 * and a rule on a missing path would stop the launch. */
+		if (p->path[0] == '/' && access(p->path, F_OK) != 0)
+			continue;
+		explain_rights(need, r, sizeof(r));
+		if (wide || proc_pid(p->path)) {
+			fprintf(out, "# not learned: %s on %s (%s): too wide "
+			    "or another process's; %llu use%s, first in %s\n",
+			    r, p->path, wide ? "a whole system directory" :
+			    "a process's /proc entry",
+			    (unsigned long long)p->count, p->count == 1 ?
+			    "" : "s", p->sample);
+			continue;
+		}
+		fprintf(out, "path ");
+		put_path(out, p->path);
+		fprintf(out, " %s;  # %llu use%s, first in %s\n", r,
+		    (unsigned long long)p->count, p->count == 1 ? "" : "s",
+		    p->sample);
+	}
+}
+
+static int decided_arg(const char *name, unsigned int *arg)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(decides) / sizeof(decides[0]); i++)
+		if (!strcmp(decides[i].name, name)) {
+			*arg = decides[i].arg;
+			return 1;
+		}
+	return 0;
+}
+
+/* The base's own conditional rules on one syscall, repeated (a later
+ * file's rules on a syscall replace the base's), but for conditions the
+ * samples need allowed. */
+static void write_base_rules(FILE *out, const struct cpol *b, uint32_t nr,
+    const struct learn *l, unsigned int arg)
+{
+	char act[64], c[EXPLAIN_LINE];
+	uint32_t i;
+	unsigned int j, k;
+
+	for (i = 0; i < b->nrules; i++) {
+		const struct cpol_rule *r = &b->rules[i];
+		int learned = 0;
+
+		if (r->nr != nr || r->ncond == 0)
+			continue;
+		for (j = 0; j < l->ncall && r->ncond == 1; j++)
+			learned |= l->call[j].nr == nr &&
+			    r->cond[0].arg == arg &&
+			    r->cond[0].op == CPOL_OP_EQ &&
+			    (l->call[j].args[arg] & 0xffffffffu) ==
+			    (r->cond[0].value & 0xffffffffu);
+		if (learned)
+			continue;
+		fprintf(out, "%s %s(", explain_action(r->action, act,
+		    sizeof(act)), r->name);
+		for (k = 0; k < r->ncond; k++)
+			fprintf(out, "%s%s", k ? ", " : "",
+			    explain_cond(r->name, &r->cond[k], c, sizeof(c)));
+		fprintf(out, ");  # the base's, %s\n", r->origin);
+	}
+}
+
+static void write_calls(FILE *out, const struct learn *l,
+    const struct cpol *b)
+{
+	char v[256], a[32];
+	unsigned int i, j, arg, width;
+	int done;
+
+	fprintf(out, "\n# System calls the base refused.\n");
+	for (i = 0; i < l->ncall; i++) {
+		const struct learn_call *c = &l->call[i];
+		const char *name = tables_syscall_name((int)c->nr);
+
+		for (done = 0, j = 0; j < i; j++)
+			done |= l->call[j].nr == c->nr;
+		if (done || !name)
+			continue;
+		if (network_owned(name)) {
+			fprintf(out, "# %s: the network statement decides it "
+			    "(%llu calls, first %s in %s)\n", name,
+			    (unsigned long long)c->count, c->call, c->sample);
+			continue;
+		}
+		if (!strcmp(name, "clone3")) {
+			fprintf(out, "# not learned: clone3 (seccomp cannot see "
+			    "its flags; on the base's ENOSYS glibc falls back to "
+			    "clone); %llu calls, first in %s\n",
+			    (unsigned long long)c->count, c->sample);
+			continue;
+		}
+		if (!decided_arg(name, &arg)) {
+			fprintf(out, "allow %s;  # %llu calls, first %s in "
+			    "%s\n", name, (unsigned long long)c->count, c->call,
+			    c->sample);
+			continue;
+		}
+		write_base_rules(out, b, c->nr, l, arg);
+		width = tables_arg_width(name, arg);
+		for (j = i; j < l->ncall; j++) {
+			if (l->call[j].nr != c->nr)
+				continue;
+			explain_value(name, arg, width ? width : 64,
+			    l->call[j].args[arg], v, sizeof(v));
+			fprintf(out, "allow %s(%s == %s);  # %llu calls, "
+			    "first %s in %s\n", name, explain_arg(name, arg, a,
+			    sizeof(a)), v,
+			    (unsigned long long)l->call[j].count,
+			    l->call[j].call, l->call[j].sample);
+		}
+	}
+}
+
+static void write_net(FILE *out, const struct learn *l)
+{
+	unsigned int i, k;
+
+	if (l->nport == 0)
+		return;
+	fprintf(out, "\n# Network: the TCP ports used (by the samples: "
+	    "Landlock bounds ports, not hosts).\n");
+	for (k = 0; k < 2; k++) {
+		const char *sep = "";
+		int any = 0;
+
+		for (i = 0; i < l->nport; i++)
+			any |= l->port[i].bind == (int)k;
+		if (!any)
+			continue;
+		fprintf(out, "network %s ", k ? "bind" : "connect");
+		for (i = 0; i < l->nport; i++)
+			if (l->port[i].bind == (int)k) {
+				fprintf(out, "%s%u", sep, l->port[i].port);
+				sep = ", ";
+			}
+		fprintf(out, ";  #");
+		for (i = 0; i < l->nport; i++)
+			if (l->port[i].bind == (int)k)
+				fprintf(out, " %u: %llu, first in %s;",
+				    l->port[i].port,
+				    (unsigned long long)l->port[i].count,
+				    l->port[i].sample);
+		fprintf(out, "\n");
+	}
+}
+
+static uint64_t base_limit(const struct cpol *b, unsigned int r)
+{
+	uint32_t i;
+
+	for (i = 0; i < b->nlimits; i++)
+		if (b->limits[i].resource == r)
+			return b->limits[i].value;
+	return 0;
+}
+
+/* Margins: 4x the time seen (at least 10 s), 2x memory (at least
+ * 256M), 2x processes and files (at least 64).  Bounds the base does not
+ * set stay unset (a comment says what was seen). */
+static void write_limits(FILE *out, const struct learn *l,
+    const struct cpol *b)
+{
+	uint64_t t = l->wall_ms * 4 / 1000 + 1, cpu = l->cpu_ms * 4 / 1000 + 1;
+	uint64_t mem = l->memory != UINT64_MAX ? l->memory :
+	    l->rss_kb * 1024;
+	uint64_t m = (mem * 2 >> 20) + 1, p = l->procs * 2 + 1;
+
+	fprintf(out, "\n# Limits: what the samples used, with a margin "
+	    "(time 4x, at least 10 s;\n# memory 2x, at least 256M; processes "
+	    "and files 2x, at least 64).\n");
+	fprintf(out, "timeout %llus;  # wall time seen: %llu ms\n",
+	    (unsigned long long)(t < 10 ? 10 : t),
+	    (unsigned long long)l->wall_ms);
+	fprintf(out, "limit cpu %llus;  # CPU time seen: %llu ms\n",
+	    (unsigned long long)(cpu < 10 ? 10 : cpu),
+	    (unsigned long long)l->cpu_ms);
+	fprintf(out, "%slimit memory %lluM;  # peak memory seen: %llu KiB\n",
+	    base_limit(b, CPOL_RLIM_MEMORY) ? "" : "# ",
+	    (unsigned long long)(m < 256 ? 256 : m),
+	    (unsigned long long)(mem >> 10));
+	fprintf(out, "%slimit pids %llu;  # processes started: %llu\n",
+	    base_limit(b, CPOL_RLIM_PIDS) ? "" : "# ",
+	    (unsigned long long)(p < 64 ? 64 : p),
+	    (unsigned long long)l->procs);
+	fprintf(out, "%slimit files %llu;  # files in the writable space: "
+	    "%llu\n", base_limit(b, CPOL_RLIM_FILES) ? "" : "# ",
+	    (unsigned long long)(l->files * 2 < 64 || l->files == UINT64_MAX ?
+	    64 : l->files * 2), (unsigned long long)l->files);
+}
+
+int learn_write(FILE *out, const struct learn *l, const struct cpol *base,
+    const char *include, const char *name, char **samples, int nsamples)
+{
+	int i;
+
+	fprintf(out, "# Learned by cordonc learn from trusted samples:");
+	for (i = 0; i < nsamples; i++)
+		fprintf(out, " %s", samples[i]);
+	fprintf(out, "\n# They ran with enforcement relaxed (cordon "
+	    "--observe); review every line.\n# Each comment says what used "
+	    "it: how many times, first example, sample.\n");
+	if (l->dropped)
+		fprintf(out, "# %llu observations past cordonc's tables were "
+		    "not learned.\n", (unsigned long long)l->dropped);
+	fprintf(out, "include \"%s\";\npolicy \"%s\";\n", include, name);
+	write_calls(out, l, base);
+	write_net(out, l);
+	write_paths(out, l, base);
+	write_limits(out, l, base);
+	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+}

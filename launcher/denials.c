@@ -1,0 +1,196 @@
+/*
+ * denials.c - what the seccomp filter refused, call by call.
+ *
+ * With a listener (a PID namespace: see notify_prepare() in launch.c),
+ * the blob's kill and errno returns reach cordon as notifications.  For
+ * each one cordon runs the blob's own program on the same seccomp_data
+ * (common/bpf.c) to learn the action the policy decided, records the
+ * call (decoded by common/sysdecode.c), and the supervisor answers it
+ * with that errno or kills the run: the call never proceeds.  The rule
+ * that decided it comes from the blob's RULES table, read again only
+ * when the first denial happens (launches read the blob without it) and
+ * only when the file is still the blob that was launched.
+ *
+ * Identical denials (call, action, rule) are counted once; past
+ * DENIALS_MAX distinct ones, the rest are only counted as dropped.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/audit.h>
+
+#include "bpf.h"
+#include "cordon.h"
+#include "sysdecode.h"
+
+/* The table lives here, not in the report: its pages are touched only
+ * when something is denied. */
+static struct denials table;
+
+struct denials *denials_init(const char *policy, const struct cpol *p,
+    int observed, const char *why)
+{
+	uint32_t i;
+
+	table.policy = policy;
+	table.pol = p;
+	table.observed = observed;
+	table.why = why;
+	table.traps = 0;
+	for (i = 0; i < p->ninsns; i++)
+		if (p->insns[i].code == (BPF_RET | BPF_K) &&
+		    (p->insns[i].k & BPF_ACT_FULL_MASK) == BPF_ACT_TRAP)
+			table.traps = 1;
+	return &table;
+}
+
+/* Does the call match a rule's conditions (each compared on its
+ * width, as the filter compares them)? */
+static int matches(const struct cpol_rule *r, const uint64_t *args)
+{
+	uint8_t i;
+
+	for (i = 0; i < r->ncond; i++) {
+		const struct cpol_cond *c = &r->cond[i];
+		uint64_t w = c->width == 32 ? 0xffffffffu : ~(uint64_t)0;
+		uint64_t a = args[c->arg] & w, v = c->value & w;
+		int ok;
+
+		switch (c->op) {
+		case CPOL_OP_EQ: ok = a == v; break;
+		case CPOL_OP_NE: ok = a != v; break;
+		case CPOL_OP_LT: ok = a < v; break;
+		case CPOL_OP_LE: ok = a <= v; break;
+		case CPOL_OP_GT: ok = a > v; break;
+		case CPOL_OP_GE: ok = a >= v; break;
+		case CPOL_OP_MASKED_EQ: ok = (a & c->mask) == v; break;
+		default: ok = 0; break;
+		}
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
+/* The rule's origin ("file:line"), "default", or why it is unknown. */
+static const char *rule_of(struct denials *d, uint32_t nr,
+    const uint64_t *args, uint32_t action)
+{
+	char err[ERRLEN];
+	uint32_t i;
+
+	if (d->rules == 0) {
+		d->rules = -1;
+		if (cpol_load(d->policy, 0, &d->full, err, sizeof(err)) == 0) {
+			d->rules = memcmp(d->full.blob_digest,
+			    d->pol->blob_digest, 32) == 0 ? 1 : -2;
+			if (d->rules < 0)
+				cpol_free(&d->full);
+		}
+	}
+	if (d->rules == -2)
+		return "unknown (the blob file changed since the launch)";
+	if (d->rules < 0)
+		return "unknown (the blob could not be read again)";
+	for (i = 0; i < d->full.nrules; i++) {
+		const struct cpol_rule *r = &d->full.rules[i];
+
+		if (r->nr == nr && r->action == action && matches(r, args))
+			return r->origin;
+	}
+	return "default";
+}
+
+void denials_action(uint32_t action, char *buf, size_t len)
+{
+	uint32_t data = action & BPF_ACT_DATA_MASK;
+	const char *e;
+
+	switch (action & BPF_ACT_FULL_MASK) {
+	case BPF_ACT_ERRNO:
+		e = strerrorname_np((int)data);
+		if (e)
+			snprintf(buf, len, "errno(%s)", e);
+		else
+			snprintf(buf, len, "errno(%u)", data);
+		return;
+	case BPF_ACT_TRAP:
+		snprintf(buf, len, "trap");
+		return;
+	default:
+		snprintf(buf, len, "kill");
+		return;
+	}
+}
+
+void denials_add(struct denials *d, const struct bpf_input *in,
+    uint32_t action)
+{
+	char call[DENIAL_CALL_LEN], act[32];
+	const char *rule;
+	struct denial *e;
+	unsigned int i;
+
+	if (in->arch != AUDIT_ARCH_X86_64) {
+		snprintf(call, sizeof(call), "syscall %u of architecture "
+		    "0x%x", in->nr, in->arch);
+		rule = "the architecture check";
+	} else if (in->nr & 0x40000000u) {
+		snprintf(call, sizeof(call), "x32 syscall %u",
+		    in->nr & ~0x40000000u);
+		rule = "the architecture check";
+	} else {
+		sysdecode_call(in->nr, in->args, call, sizeof(call));
+		rule = rule_of(d, in->nr, in->args, action);
+	}
+	denials_action(action, act, sizeof(act));
+	for (i = 0; i < d->n; i++) {
+		e = &d->d[i];
+		if (strcmp(e->call, call) == 0 && strcmp(e->action, act) == 0 &&
+		    strcmp(e->rule, rule) == 0) {
+			e->count++;
+			return;
+		}
+	}
+	if (d->n == DENIALS_MAX) {
+		d->dropped++;
+		return;
+	}
+	e = &d->d[d->n++];
+	e->nr = in->nr;
+	e->count = 1;
+	snprintf(e->call, sizeof(e->call), "%s", call);
+	snprintf(e->action, sizeof(e->action), "%s", act);
+	snprintf(e->rule, sizeof(e->rule), "%s", rule);
+	snprintf(e->name, sizeof(e->name), "%s",
+	    in->arch == AUDIT_ARCH_X86_64 && sysdecode_name(in->nr) ?
+	    sysdecode_name(in->nr) : "?");
+}
+
+/* The short summary on cordon's stderr after a run that failed. */
+void denials_say(const struct denials *d)
+{
+	unsigned int i;
+
+	if (!d || !d->observed || (d->n == 0 && d->dropped == 0))
+		return;
+	for (i = 0; i < d->n && i < DENIALS_SAY; i++)
+		sink_say("cordon: denied %s: %s, %llu time%s, rule %s",
+		    d->d[i].call, d->d[i].action,
+		    (unsigned long long)d->d[i].count,
+		    d->d[i].count == 1 ? "" : "s", d->d[i].rule);
+	if (d->n > DENIALS_SAY || d->dropped)
+		sink_say("cordon: and %u more kinds of denied call, %llu "
+		    "calls past the table (see the status report)",
+		    d->n > DENIALS_SAY ? d->n - DENIALS_SAY : 0,
+		    (unsigned long long)d->dropped);
+}
+
+void denials_free(struct denials *d)
+{
+	if (d && d->rules == 1)
+		cpol_free(&d->full);
+	if (d)
+		d->rules = 0;
+}

@@ -1,0 +1,483 @@
+/*
+ * learn.c - cordon --observe TRACE: learn mode, for trusted samples.
+ *
+ * The run gets every layer that does not decide what is learned (the
+ * rlimits, timeout, output cap, environment, session, capabilities,
+ * no_new_privs, private /tmp and the PID namespace), but no Landlock and
+ * no network namespace, and a filter that lets every call through after
+ * cordon has seen it: the blob's program with each refusing return
+ * turned into USER_NOTIF, behind a prefix that also sends cordon the
+ * calls that name paths and ports.  cordon records each, then answers
+ * SECCOMP_USER_NOTIF_FLAG_CONTINUE.  It reads path and address
+ * arguments from the caller's memory: the caller could change them
+ * between the read and the call (TOCTOU), which is why learn mode is for
+ * trusted code only.  cordonc learn reads the trace (see cordon(1)).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <netinet/in.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <unistd.h>
+
+#include "bpf.h"
+#include "cordon.h"
+#include "sysdecode.h"
+
+#define LEARN_PATHS 1024      /* distinct paths kept; more are counted */
+#define LEARN_CALLS 256       /* distinct refused calls kept */
+#define LEARN_PORTS 64
+
+/* Rights, as letters in the trace (cordonc learn maps them). */
+enum {
+	R_READ = 1, R_LIST = 2, R_WRITE = 4, R_CREATE = 8, R_MKDIR = 16,
+	R_EXEC = 32, R_RMFILE = 64, R_RMDIR = 128, R_TRUNC = 256, R_SYM = 512,
+};
+static const char rights_letters[] = "rlwcdxuvts";
+
+struct lpath { char *path; unsigned int rights; uint64_t count; };
+struct lcall { uint32_t nr; uint64_t args[6]; uint64_t count;
+	char call[DENIAL_CALL_LEN]; };
+struct lport { int bind; unsigned int port; uint64_t count; };
+
+static struct {
+	struct lpath p[LEARN_PATHS];
+	struct lcall c[LEARN_CALLS];
+	struct lport n[LEARN_PORTS];
+	unsigned int np, nc, nn;
+	uint64_t dropped, procs;
+} lt;
+
+/* The calls that name a path or a port, or make a process (execve is
+ * handled apart: see learn_filter). */
+static const uint32_t watched[] = {
+	SYS_open, SYS_openat, SYS_openat2, SYS_creat, SYS_execveat,
+	SYS_mkdir, SYS_mkdirat, SYS_unlink, SYS_unlinkat, SYS_rmdir,
+	SYS_rename, SYS_renameat, SYS_renameat2, SYS_symlink, SYS_symlinkat,
+	SYS_truncate, SYS_connect, SYS_bind, SYS_clone, SYS_clone3,
+	SYS_fork, SYS_vfork,
+};
+#define NWATCHED (sizeof(watched) / sizeof(watched[0]))
+/* The prefix: ld arch, jeq, ld nr, jeq execve, the watched, ja, the
+ * execve check (5), ret notify. */
+#define PREFIX (4 + NWATCHED + 1 + 5 + 1)
+
+extern char __executable_start[], etext[];
+
+static struct sock_filter jeq(uint32_t k, size_t t, size_t f)
+{
+	return (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, k,
+	    (uint8_t)t, (uint8_t)f);
+}
+
+static struct sock_filter ld(uint32_t off)
+{
+	return (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, off);
+}
+
+/* The learn-mode program: the prefix, then the blob's program with every
+ * return but allow and log turned into USER_NOTIF.  execve is sent to
+ * cordon unless cordon's own code makes it: the payload's first exec
+ * happens before init can hand cordon the listener (init waits for it,
+ * CLONE_VFORK), so notifying it would wait for ever.  The payload shares
+ * cordon's address space until that exec, so its instruction pointer
+ * lies in cordon's text; no later exec's does.  NULL on error. */
+struct sock_filter *learn_filter(const struct cpol *p, unsigned short *n)
+{
+	uint64_t lo = (uintptr_t)__executable_start, hi = (uintptr_t)etext;
+	size_t i, total = PREFIX + p->ninsns, x = 4 + NWATCHED + 1;
+	size_t notif = PREFIX - 1;
+	struct sock_filter *f;
+	uint32_t act;
+
+	if (total > CPOL_MAX_INSNS || PREFIX > 255 || lo >> 32 != hi >> 32)
+		return NULL;
+	f = calloc(total, sizeof(*f));
+	if (!f)
+		return NULL;
+	f[0] = ld(4);
+	f[1] = jeq(AUDIT_ARCH_X86_64, 0, PREFIX - 2);
+	f[2] = ld(0);
+	f[3] = jeq(SYS_execve, x - 4, 0);
+	for (i = 0; i < NWATCHED; i++)
+		f[4 + i] = jeq(watched[i], notif - (4 + i) - 1, 0);
+	f[x - 1] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA,
+	    (uint32_t)(PREFIX - x));
+	f[x] = ld(12);                          /* ip, high half */
+	f[x + 1] = jeq((uint32_t)(lo >> 32), 0, notif - x - 2);
+	f[x + 2] = ld(8);                       /* ip, low half */
+	f[x + 3] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
+	    (uint32_t)lo, 0, (uint8_t)(notif - x - 4));
+	f[x + 4] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
+	    (uint32_t)hi, 0, 1);
+	f[notif] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	    SECCOMP_RET_USER_NOTIF);
+	for (i = 0; i < p->ninsns; i++) {
+		struct sock_filter *d = &f[PREFIX + i];
+
+		d->code = p->insns[i].code;
+		d->jt = p->insns[i].jt;
+		d->jf = p->insns[i].jf;
+		d->k = p->insns[i].k;
+		act = d->k & BPF_ACT_FULL_MASK;
+		if (d->code == (BPF_RET | BPF_K) && act != BPF_ACT_ALLOW &&
+		    act != BPF_ACT_LOG)
+			d->k = SECCOMP_RET_USER_NOTIF;
+	}
+	*n = (unsigned short)total;
+	return f;
+}
+
+/* A NUL-terminated string from the caller's memory; -1 if unreadable. */
+static int peek(pid_t pid, uint64_t addr, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, len - 1, (off_t)addr);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+/* Lexically clean an absolute path in place: no ".", "..", "//". */
+static void clean(char *p)
+{
+	char *out = p, *s = p;
+
+	while (*s) {
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		if (s[0] == '.' && (s[1] == '/' || !s[1])) {
+			s++;
+			continue;
+		}
+		if (s[0] == '.' && s[1] == '.' && (s[2] == '/' || !s[2])) {
+			s += 2;
+			while (out > p && *--out != '/')
+				;
+			continue;
+		}
+		*out++ = '/';
+		while (*s && *s != '/')
+			*out++ = *s++;
+	}
+	if (out == p)
+		*out++ = '/';
+	*out = '\0';
+}
+
+/* The absolute path a call names, as the caller sees it. */
+static int path_of(pid_t pid, int dirfd, uint64_t addr, char *out,
+    size_t len)
+{
+	char rel[PATH_MAX], link[64], base[PATH_MAX], real[PATH_MAX];
+	ssize_t n;
+
+	if (peek(pid, addr, rel, sizeof(rel)) < 0 || !rel[0])
+		return -1;
+	if (rel[0] == '/') {
+		snprintf(base, sizeof(base), "%s", rel);
+	} else {
+		if (dirfd == AT_FDCWD)
+			snprintf(link, sizeof(link), "/proc/%d/cwd", (int)pid);
+		else
+			snprintf(link, sizeof(link), "/proc/%d/fd/%d",
+			    (int)pid, dirfd);
+		n = readlink(link, base, sizeof(base) - 1);
+		if (n <= 0)
+			return -1;
+		base[n] = '\0';
+		if (strlen(base) + strlen(rel) + 2 > sizeof(base))
+			return -1;
+		strcat(base, "/");
+		strcat(base, rel);
+	}
+	clean(base);
+	/* Landlock sees the resolved path (/lib -> /usr/lib). */
+	if (realpath(base, real))
+		snprintf(out, len, "%s", real);
+	else
+		snprintf(out, len, "%s", base);
+	return 0;
+}
+
+static void add_path(const char *path, unsigned int rights)
+{
+	unsigned int i;
+
+	for (i = 0; i < lt.np; i++)
+		if (strcmp(lt.p[i].path, path) == 0) {
+			lt.p[i].rights |= rights;
+			lt.p[i].count++;
+			return;
+		}
+	if (lt.np == LEARN_PATHS || !(lt.p[lt.np].path = strdup(path))) {
+		lt.dropped++;
+		return;
+	}
+	lt.p[lt.np].rights = rights;
+	lt.p[lt.np++].count = 1;
+}
+
+/* The directory holding path (a created or removed entry). */
+static void add_parent(const char *path, unsigned int rights)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return;
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	add_path(dir, rights);
+}
+
+static void add_port(int bind, const struct bpf_input *in, pid_t pid)
+{
+	char sa[32];
+	unsigned int port, i;
+
+	if (in->args[2] < 4 || peek(pid, in->args[1], sa, sizeof(sa)) < 4)
+		return;
+	if (sa[0] != AF_INET && sa[0] != AF_INET6)
+		return;
+	port = ((unsigned int)(unsigned char)sa[2] << 8) |
+	    (unsigned char)sa[3];
+	for (i = 0; i < lt.nn; i++)
+		if (lt.n[i].bind == bind && lt.n[i].port == port) {
+			lt.n[i].count++;
+			return;
+		}
+	if (lt.nn < LEARN_PORTS)
+		lt.n[lt.nn++] = (struct lport){ bind, port, 1 };
+}
+
+/* What an open asks for: rights on the file, or on its directory. */
+static void add_open(const char *path, uint64_t flags)
+{
+	unsigned int acc = (unsigned int)flags & O_ACCMODE, r = 0;
+	struct stat st;
+	int exists = stat(path, &st) == 0;
+
+	if (flags & O_PATH)
+		return;
+	if (flags & O_CREAT && !exists) {
+		add_parent(path, R_CREATE | R_WRITE);
+		return;
+	}
+	if (acc != O_WRONLY)
+		r |= exists && S_ISDIR(st.st_mode) ? R_LIST : R_READ;
+	if (acc != O_RDONLY)
+		r |= R_WRITE;
+	if (flags & O_TRUNC)
+		r |= R_TRUNC;
+	add_path(path, r);
+}
+
+static void add_call(const struct bpf_input *in)
+{
+	char call[DENIAL_CALL_LEN];
+	unsigned int i;
+
+	sysdecode_call(in->nr, in->args, call, sizeof(call));
+	for (i = 0; i < lt.nc; i++)
+		if (lt.c[i].nr == in->nr && strcmp(lt.c[i].call, call) == 0) {
+			lt.c[i].count++;
+			return;
+		}
+	if (lt.nc == LEARN_CALLS) {
+		lt.dropped++;
+		return;
+	}
+	lt.c[lt.nc].nr = in->nr;
+	memcpy(lt.c[lt.nc].args, in->args, sizeof(in->args));
+	lt.c[lt.nc].count = 1;
+	snprintf(lt.c[lt.nc++].call, DENIAL_CALL_LEN, "%s", call);
+}
+
+/* Paths: which argument, which dirfd, what right. */
+static void add_named(const struct bpf_input *in, pid_t pid)
+{
+	const uint64_t *a = in->args;
+	char p[PATH_MAX], q[PATH_MAX];
+	int cwd = AT_FDCWD;
+
+	switch (in->nr) {
+	case SYS_open:
+		if (path_of(pid, cwd, a[0], p, sizeof(p)) == 0)
+			add_open(p, a[1]);
+		return;
+	case SYS_openat:
+		if (path_of(pid, (int)a[0], a[1], p, sizeof(p)) == 0)
+			add_open(p, a[2]);
+		return;
+	case SYS_openat2:     /* struct open_how: flags first */
+		if (path_of(pid, (int)a[0], a[1], p, sizeof(p)) == 0 &&
+		    peek(pid, a[2], q, 9) == 8)
+			add_open(p, *(uint64_t *)(void *)q);
+		return;
+	case SYS_creat:
+		if (path_of(pid, cwd, a[0], p, sizeof(p)) == 0)
+			add_open(p, O_CREAT | O_WRONLY | O_TRUNC);
+		return;
+	case SYS_execve:
+	case SYS_execveat:
+		if (path_of(pid, in->nr == SYS_execve ? cwd : (int)a[0],
+		    in->nr == SYS_execve ? a[0] : a[1], p, sizeof(p)) == 0)
+			add_path(p, R_EXEC | R_READ);
+		return;
+	case SYS_mkdir:
+	case SYS_mkdirat:
+	case SYS_symlink:
+	case SYS_symlinkat:
+	case SYS_unlink:
+	case SYS_rmdir:
+	case SYS_unlinkat: {
+		int at = in->nr == SYS_mkdirat || in->nr == SYS_unlinkat;
+		uint64_t name = in->nr == SYS_symlink ? a[1] :
+		    in->nr == SYS_symlinkat ? a[2] : at ? a[1] : a[0];
+		int dfd = at ? (int)a[0] : in->nr == SYS_symlinkat ?
+		    (int)a[1] : cwd;
+		unsigned int r = in->nr == SYS_mkdir ||
+		    in->nr == SYS_mkdirat ? R_MKDIR : in->nr == SYS_symlink ||
+		    in->nr == SYS_symlinkat ? R_SYM : in->nr == SYS_rmdir ||
+		    (in->nr == SYS_unlinkat && (a[2] & AT_REMOVEDIR)) ?
+		    R_RMDIR : R_RMFILE;
+
+		if (path_of(pid, dfd, name, p, sizeof(p)) == 0)
+			add_parent(p, r);
+		return;
+	}
+	case SYS_rename:
+	case SYS_renameat:
+	case SYS_renameat2:
+		if (path_of(pid, in->nr == SYS_rename ? cwd : (int)a[0],
+		    in->nr == SYS_rename ? a[0] : a[1], p, sizeof(p)) == 0)
+			add_parent(p, R_RMFILE);
+		if (path_of(pid, in->nr == SYS_rename ? cwd : (int)a[2],
+		    in->nr == SYS_rename ? a[1] : a[3], q, sizeof(q)) == 0)
+			add_parent(q, R_CREATE | R_WRITE);
+		return;
+	case SYS_truncate:
+		if (path_of(pid, cwd, a[0], p, sizeof(p)) == 0)
+			add_path(p, R_WRITE | R_TRUNC);
+		return;
+	case SYS_connect:
+	case SYS_bind:
+		add_port(in->nr == SYS_bind, in, pid);
+		return;
+	default:
+		lt.procs += in->nr == SYS_clone || in->nr == SYS_clone3 ||
+		    in->nr == SYS_fork || in->nr == SYS_vfork;
+		return;
+	}
+}
+
+/* One notification in learn mode: record it, then let it through. */
+void learn_take(int listener, const struct sup *sp)
+{
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	struct bpf_input in;
+	uint32_t act;
+
+	memset(&req, 0, sizeof(req));
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+		return;
+	in.nr = (uint32_t)req.data.nr;
+	in.arch = req.data.arch;
+	in.ip = req.data.instruction_pointer;
+	memcpy(in.args, req.data.args, sizeof(in.args));
+	if (in.arch == AUDIT_ARCH_X86_64) {
+		add_named(&in, (pid_t)req.pid);
+		act = bpf_run(sp->prog, sp->nprog, &in);
+		act &= BPF_ACT_FULL_MASK;
+		if (act != BPF_ACT_ALLOW && act != BPF_ACT_LOG)
+			add_call(&in);
+	}
+	memset(&resp, 0, sizeof(resp));
+	resp.id = req.id;
+	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+static void rights_str(unsigned int r, char *buf)
+{
+	unsigned int i;
+
+	for (i = 0; rights_letters[i]; i++)
+		if (r & (1u << i))
+			*buf++ = rights_letters[i];
+	*buf = '\0';
+}
+
+/* The trace: one record a line, tab-separated, the path last. */
+int learn_write(const char *file, const struct report *r, char *err)
+{
+	FILE *f = fopen(file, "we");
+	char rs[16];
+	unsigned int i;
+
+	if (!f) {
+		snprintf(err, ERRLEN, "%s: %s", file, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "cordon-trace\t1\nusage\t%llu\t%llu\t%llu\t%llu\t%llu\t"
+	    "%llu\t%llu\n", (unsigned long long)r->wall_ms,
+	    (unsigned long long)(r->user_ms + r->sys_ms),
+	    (unsigned long long)r->max_rss_kb,
+	    (unsigned long long)r->bounds.memory_peak,
+	    (unsigned long long)lt.procs,
+	    (unsigned long long)r->bounds.disk_used,
+	    (unsigned long long)r->bounds.files_used);
+	fprintf(f, "exit\t%d\t%d\ndropped\t%llu\nworkdir\t%s\n",
+	    (int)r->outcome, r->exit_code, (unsigned long long)lt.dropped,
+	    r->workdir);
+	for (i = 0; i < lt.nc; i++)
+		fprintf(f, "call\t%u\t%llu\t%llx\t%llx\t%llx\t%llx\t%llx\t%llx"
+		    "\t%s\n", lt.c[i].nr, (unsigned long long)lt.c[i].count,
+		    (unsigned long long)lt.c[i].args[0],
+		    (unsigned long long)lt.c[i].args[1],
+		    (unsigned long long)lt.c[i].args[2],
+		    (unsigned long long)lt.c[i].args[3],
+		    (unsigned long long)lt.c[i].args[4],
+		    (unsigned long long)lt.c[i].args[5], lt.c[i].call);
+	for (i = 0; i < lt.nn; i++)
+		fprintf(f, "net\t%s\t%u\t%llu\n", lt.n[i].bind ? "bind" :
+		    "connect", lt.n[i].port,
+		    (unsigned long long)lt.n[i].count);
+	for (i = 0; i < lt.np; i++) {
+		rights_str(lt.p[i].rights, rs);
+		if (rs[0] && !strchr(lt.p[i].path, '\n') &&
+		    !strchr(lt.p[i].path, '\t'))
+			fprintf(f, "path\t%s\t%llu\t%s\n", rs,
+			    (unsigned long long)lt.p[i].count, lt.p[i].path);
+	}
+	if (ferror(f) | fclose(f)) {
+		snprintf(err, ERRLEN, "%s: write failed", file);
+		return -1;
+	}
+	return 0;
+}
