@@ -47,14 +47,34 @@ static int in_list(const char *name, const char *const *l)
 	return 0;
 }
 
-/* Syscalls the network statement owns. */
+/* Whether the network statement lists a port (or host) of this kind. */
+static int net_kind(const struct rules *r, uint8_t kind)
+{
+	unsigned int i;
+
+	for (i = 0; r->out->net && i < r->out->nnet; i++)
+		if (r->out->net[i].kind == kind)
+			return 1;
+	return 0;
+}
+
+/* Syscalls the network statement owns: a TCP client needs connect, a
+ * server bind, listen and accept (Landlock bounds the ports). */
 static int net_owned(const struct rules *r, const char *name)
 {
 	static const char *const always[] = { "socket", "socketpair", NULL };
 	static const char *const tcp[] = { "sendto", "sendmsg", "sendmmsg",
 		NULL };
+	static const char *const server[] = { "bind", "listen", "accept",
+		"accept4", NULL };
 
-	return in_list(name, always) || (r->c->net_tcp && in_list(name, tcp));
+	if (in_list(name, always))
+		return 1;
+	if (!r->c->net_tcp)
+		return 0;
+	return in_list(name, tcp) ||
+	    (!strcmp(name, "connect") && net_kind(r, CPOL_NET_CONNECT)) ||
+	    (in_list(name, server) && net_kind(r, CPOL_NET_BIND));
 }
 
 /* The merge rule for network-owned syscalls: the network statement
@@ -605,6 +625,8 @@ static void network(struct rules *r)
 {
 	static const char *const send[] = { "sendto", "sendmsg", "sendmmsg" };
 	static const unsigned int flags_arg[] = { 3, 2, 3 };
+	static const char *const server[] = { "bind", "listen", "accept",
+		"accept4" };
 	const struct ast_loc *loc = r->c->net_stmt ? &r->c->net_stmt->loc :
 	    NULL;
 	struct cpol_cond k;
@@ -618,6 +640,11 @@ static void network(struct rules *r)
 		return;
 	}
 	tcp_socket(r, loc);
+	if (net_kind(r, CPOL_NET_CONNECT))
+		gen(r, "connect", SECCOMP_RET_ALLOW, NULL, 0, loc);
+	if (net_kind(r, CPOL_NET_BIND))
+		for (i = 0; i < 4; i++)
+			gen(r, server[i], SECCOMP_RET_ALLOW, NULL, 0, loc);
 	for (i = 0; i < 3; i++) {
 		if (tables_arg(send[i], "flags", &idx, &width) < 0)
 			idx = flags_arg[i];

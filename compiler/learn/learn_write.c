@@ -38,12 +38,27 @@ static const struct { const char *name; unsigned int arg; } decides[] = {
 	{ "personality", 0 }, { "arch_prctl", 0 }, { "madvise", 2 },
 };
 
-/* The calls the network statement owns (cordon.policy(5)). */
-static int network_owned(const char *name)
+/* The calls the network statement owns (cordon.policy(5)): connect
+ * with a learned `network connect`, bind, listen and accept with a
+ * learned `network bind`. */
+static int network_owned(const struct learn *l, const char *name)
 {
-	return !strcmp(name, "socket") || !strcmp(name, "socketpair") ||
+	unsigned int i;
+	int k = -1;
+
+	if (!strcmp(name, "socket") || !strcmp(name, "socketpair") ||
 	    !strcmp(name, "sendto") || !strcmp(name, "sendmsg") ||
-	    !strcmp(name, "sendmmsg");
+	    !strcmp(name, "sendmmsg"))
+		return 1;
+	if (!strcmp(name, "connect"))
+		k = 0;
+	else if (!strcmp(name, "bind") || !strcmp(name, "listen") ||
+	    !strcmp(name, "accept") || !strcmp(name, "accept4"))
+		k = 1;
+	for (i = 0; k >= 0 && i < l->nport; i++)
+		if (l->port[i].bind == k)
+			return 1;
+	return 0;
 }
 
 static int field(char **s, char **out)
@@ -411,7 +426,7 @@ static void write_calls(FILE *out, const struct learn *l,
 			done |= l->call[j].nr == c->nr;
 		if (done || !name)
 			continue;
-		if (network_owned(name)) {
+		if (network_owned(l, name)) {
 			fprintf(out, "# %s: the network statement decides it "
 			    "(%llu calls, first %s in %s)\n", name,
 			    (unsigned long long)c->count, c->call, c->sample);

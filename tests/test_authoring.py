@@ -1,0 +1,87 @@
+"""A new author's policies (issue 16): what the network statement alone
+allows, run for real.  Run as root and as uid 65534 by
+tests/run-pytest.sh."""
+import socket
+import subprocess
+import threading
+
+import pytest
+
+from conftest import BUILD, SRC
+
+CORDONC = str(BUILD / "cordonc")
+CORDON = str(BUILD / "cordon")
+
+
+@pytest.fixture
+def server():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(16)
+
+    def serve():
+        while True:
+            try:
+                c, _ = s.accept()
+            except OSError:
+                return
+            c.sendall(b"hello\n")
+            c.close()
+    threading.Thread(target=serve, daemon=True).start()
+    yield s.getsockname()[1]
+    s.close()
+
+
+def compile_policy(tmp_path, text):
+    src = tmp_path / "tool.policy"
+    src.write_text(text)
+    blob = tmp_path / "tool.cpol"
+    r = subprocess.run([CORDONC, "compile", "-I", str(SRC / "policies"),
+                        "-o", str(blob), str(src)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return blob
+
+
+def run(blob, code, tmp_path):
+    p = tmp_path / "snippet.py"
+    p.write_text(code)
+    return subprocess.run([CORDON, "--quiet", str(blob), str(p)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_network_connect_alone_connects(tmp_path, server):
+    """`network connect PORT;` and nothing else: connect() is the network
+    statement's, not the base's ENOSYS."""
+    blob = compile_policy(tmp_path, 'include "base/python.policy";\n'
+                          'policy "client";\nnetwork connect %d;\n' % server)
+    r = run(blob, "import socket\n"
+            "s = socket.create_connection(('127.0.0.1', %d))\n"
+            "print(s.recv(10))\n" % server, tmp_path)
+    assert r.returncode == 0 and "hello" in r.stdout, r
+    # Another port: Landlock refuses it (EACCES), not seccomp (ENOSYS).
+    r = run(blob, "import socket\n"
+            "try:\n"
+            "    socket.create_connection(('127.0.0.1', %d))\n"
+            "except OSError as e:\n"
+            "    print('refused', e.errno)\n" % (server ^ 1), tmp_path)
+    assert "refused 13" in r.stdout, r
+
+
+def test_network_bind_alone_listens(tmp_path):
+    """`network bind PORT;` gives bind, listen and accept."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    blob = compile_policy(tmp_path, 'include "base/python.policy";\n'
+                          'policy "server";\nnetwork bind %d;\n' % port)
+    r = run(blob, "import socket\n"
+            "s = socket.socket()\n"
+            "s.bind(('127.0.0.1', %d))\n"
+            "s.listen(1)\n"
+            "s.settimeout(0.1)\n"
+            "try:\n"
+            "    s.accept()\n"
+            "except TimeoutError:\n"
+            "    print('listening')\n" % port, tmp_path)
+    assert r.returncode == 0 and "listening" in r.stdout, r
