@@ -70,6 +70,7 @@ static struct ast_stmt *st_items(enum ast_kind kind, const POLLTYPE *loc,
 %token INCLUDE "include" DEFINE "define" POLICY "policy"
 %token DESCRIPTION "description" LANDLOCK "landlock"
 %token BEST_EFFORT "best-effort" DEFAULT "default" GROUP_KW "group"
+%token ALSO "also"
 %token ALLOW "allow" ERRNO "errno" KILL "kill" TRAP "trap" LOG "log"
 %token DENY "deny" PATH_KW "path" OPTIONAL "optional" NONE "none"
 %token PRIVATE "private" REQUIRED "required" NETWORK "network" OFF "off"
@@ -127,6 +128,10 @@ stmt:	  "include" pathval ';'
 		{ if (!($$ = st_items(AST_RULE, &@$, $2))) {
 		      ast_val_free($1.errno_val); YYNOMEM; }
 		  $$->action = $1; }
+	| action "also" items ';'
+		{ if (!($$ = st_items(AST_RULE, &@$, $3))) {
+		      ast_val_free($1.errno_val); YYNOMEM; }
+		  $$->action = $1; $$->flags = AST_F_ALSO; }
 	| "path" pathval rights ';'
 		{ if (!($$ = st_items(AST_PATH, &@$, $3))) {
 		      ast_val_free($2); YYNOMEM; }

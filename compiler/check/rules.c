@@ -493,13 +493,71 @@ static void shadowed(struct rules *r, struct entry **l, unsigned int n)
 			}
 }
 
+static int is_also(const struct entry *e)
+{
+	return (e->s->flags & AST_F_ALSO) != 0;
+}
+
+/* The entry that owns a syscall: the last not written `also` (n if
+ * every one is); its file's entries and the `also` ones after it are
+ * kept. */
+static unsigned int owner_of(const struct entry *e, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = n; i > 0; i--)
+		if (!is_also(&e[i - 1]))
+			return i - 1;
+	return n;
+}
+
+static int kept(const struct entry *e, unsigned int n, unsigned int o,
+    unsigned int i)
+{
+	if (o == n)
+		return 1;
+	return e[i].s->file == e[o].s->file || (is_also(&e[i]) && i > o);
+}
+
+/* A file that narrows or replaces an included file's explicit rules on
+ * a syscall with conditional rules of its own: warn, naming each
+ * included rule dropped (not repeated) and how to keep them. */
+static void dropped(struct rules *r, const struct entry *e, unsigned int n,
+    unsigned int o, struct entry **l, unsigned int k)
+{
+	char b[32];
+	unsigned int i, j, nd = 0;
+
+	for (i = 0; i < k; i++)
+		if (l[i]->via || !l[i]->conds)
+			return;
+	for (i = 0; i < n; i++) {
+		if (kept(e, n, o, i) || e[i].via || !e[i].ok)
+			continue;
+		for (j = 0; j < k && !same_rule(&e[i].r, &l[j]->r); j++)
+			;
+		if (j < k)
+			continue;
+		if (nd++ == 0)
+			diag_warning(r->c->d, l[0]->loc, "these rules on %s "
+			    "replace the included ones (a later file's rules "
+			    "on a syscall replace an earlier file's); to add "
+			    "to them write `%s also %s(...)`, or repeat the "
+			    "ones to keep", e[i].name, value_action_name(
+			    l[0]->action, b, sizeof(b)), e[i].name);
+		diag_note(r->c->d, e[i].loc, "dropped: %s %s%s here",
+		    value_action_name(e[i].action, b, sizeof(b)), e[i].name,
+		    e[i].conds ? "(...)" : "");
+	}
+}
+
 /* Apply the merge rule to the entries of one syscall (reading order);
  * returns 1 if explicit rules were emitted. */
 static int one_syscall(struct rules *r, struct entry *e, unsigned int n,
     struct entry **l)
 {
 	unsigned int i, j, k = 0, ex = 0;
-	unsigned int owner = e[n - 1].s->file;
+	unsigned int o = owner_of(e, n);
 
 	if (net_owned(r, e[0].name)) {
 		for (i = 0; i < n; i++)
@@ -510,10 +568,11 @@ static int one_syscall(struct rules *r, struct entry *e, unsigned int n,
 		return 0;
 	}
 	for (i = 0; i < n; i++)
-		if (e[i].s->file == owner) {
+		if (kept(e, n, o, i)) {
 			l[k++] = &e[i];
 			ex += !e[i].via;
 		}
+	dropped(r, e, n, o, l, k);
 	if (ex) {
 		shadowed(r, l, k);
 		for (i = j = 0; i < k; i++)

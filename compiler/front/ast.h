@@ -96,6 +96,7 @@ enum ast_kind {
 #define AST_F_NET_OFF 0x08    /* network off */
 #define AST_F_NET_CONNECT 0x10
 #define AST_F_NET_BIND 0x20
+#define AST_F_ALSO 0x40       /* ACTION also ...: adds to included rules */
 
 enum ast_expect_kind {
 	AST_E_SYSCALL = 1,      /* expect ACTION syscall[(args)] */
