@@ -85,3 +85,38 @@ def test_network_bind_alone_listens(tmp_path):
             "except TimeoutError:\n"
             "    print('listening')\n" % port, tmp_path)
     assert r.returncode == 0 and "listening" in r.stdout, r
+
+
+def compile_only(tmp_path, text):
+    src = tmp_path / "tool.policy"
+    src.write_text(text)
+    return subprocess.run([CORDONC, "compile", "-o", str(tmp_path / "t.cpol"),
+                           str(src)], capture_output=True, text=True)
+
+
+EXEC_POLICY = ('policy "exec";\ndefault allow;\n%s\npath "$WORKDIR" rw;\n'
+               'command "/usr/bin/python3" "-I" "$SNIPPET";\n')
+
+
+def test_command_must_be_executable_under_its_own_rules(tmp_path):
+    """The command, and the ELF interpreter named in its PT_INTERP, need
+    execute and read-file under the policy's own Landlock rules: without
+    them the run fails with EACCES and no word of Landlock, so it is a
+    compile error that says which rule to add."""
+    r = compile_only(tmp_path, EXEC_POLICY % "path /usr/lib rx;")
+    assert r.returncode == 1, r
+    assert ("the command /usr/bin/python3" in r.stderr and
+            "`path /usr/bin/python3 rx;`" in r.stderr), r.stderr
+    assert "interpreter" not in r.stderr, r.stderr   # ld.so is in /usr/lib
+    with open("/usr/bin/python3", "rb") as f:
+        elf = f.read(4) == b"\x7fELF"
+    r = compile_only(tmp_path, EXEC_POLICY % "path /usr/bin rx;")
+    if elf:
+        assert r.returncode == 1, r
+        assert "the command's interpreter /" in r.stderr, r.stderr
+    r = compile_only(tmp_path, EXEC_POLICY % "path /usr rx;")
+    assert r.returncode == 0, r.stderr
+    run_ = subprocess.run([CORDON, "--quiet", str(tmp_path / "t.cpol"), "-"],
+                          input="print('ran')\n", capture_output=True,
+                          text=True, timeout=120)
+    assert run_.returncode == 0 and "ran" in run_.stdout, run_

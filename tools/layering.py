@@ -27,7 +27,7 @@ DEPENDS = {
     'names': [],
     'io': [],
     'front': ['names'],
-    'check': ['front', 'names'],
+    'check': ['front', 'names', 'query'],
     'backend': ['names'],
     'explain': ['names', 'io'],
     'query': ['names'],

@@ -211,6 +211,41 @@ static void run_limits(struct check_ctx *c, struct cpol *out)
 		out->flags |= CPOL_F_OUTPUT_TRUNCATE;
 }
 
+/* $NAME in a command word or an environment value: cordon binds
+ * $WORKDIR, and $SNIPPET in the command alone; any other $NAME would
+ * reach the program as written, so it is an error (a typo, most likely).
+ * A '$' not followed by a letter or '_' is plain text. */
+static void dollars(struct check_ctx *c, const struct ast_loc *loc,
+    const char *s, int in_command)
+{
+	static const char *const both[] = { "WORKDIR", "SNIPPET", NULL };
+	static const char *const wd[] = { "WORKDIR", NULL };
+	static const char word[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
+	    "qrstuvwxyz_0123456789";
+	const char *sug;
+	char name[64];
+	size_t n;
+
+	for (; (s = strchr(s, '$')); s++) {
+		n = strspn(s + 1, word);
+		if (n == 0 || (s[1] >= '0' && s[1] <= '9') ||
+		    !strncmp(s + 1, "WORKDIR", 7) ||
+		    (in_command && !strncmp(s + 1, "SNIPPET", 7)))
+			continue;
+		if (n == 7 && !strncmp(s + 1, "SNIPPET", 7)) {
+			diag_error(c->d, loc, "$SNIPPET is bound in the command "
+			    "only; an environment value gets it as written");
+			continue;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)n, s + 1);
+		sug = tables_suggest_among(name, in_command ? both : wd);
+		diag_error(c->d, loc, "unknown $%s (cordon replaces %s)%s%s%s",
+		    name, in_command ? "$WORKDIR and $SNIPPET" : "$WORKDIR",
+		    sug ? "; did you mean $" : "", sug ? sug : "",
+		    sug ? "?" : "");
+	}
+}
+
 static void command(struct check_ctx *c, struct cpol *out)
 {
 	const struct ast_stmt *s = single(c, AST_COMMAND, "command");
@@ -232,13 +267,15 @@ static void command(struct check_ctx *c, struct cpol *out)
 	out->argv = calloc(n + 1, sizeof(*out->argv));
 	for (w = s->val; out->argv && w; w = w->next)
 		if (value_str(c, w, &out->argv[out->nargv]) == 0)
-			out->nargv++;
+			dollars(c, &w->loc, out->argv[out->nargv++], 1);
 	/* The grammar gives a command at least one word, so n >= 1 and
 	 * argv[0] was set when nargv == n. */
 	/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference) */
 	if (out->nargv == n && out->argv[0][0] != '/')
 		diag_error(c->d, &s->val->loc, "the command must be an "
 		    "absolute path (there is no PATH search in the sandbox)");
+	else if (out->nargv == n && diag_errors(c->d) == 0)
+		check_exec(c, out, &s->val->loc);  /* on complete rules */
 }
 
 static int env_name_ok(const char *s)
@@ -290,6 +327,8 @@ static void env(struct check_ctx *c, struct cpol *out)
 			free(e->name);
 			continue;
 		}
+		if (it->value)
+			dollars(c, &it->value->loc, e->value, 0);
 		out->nenv++;
 	}
 	if (out->env && out->nenv > 0)

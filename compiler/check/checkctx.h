@@ -70,6 +70,10 @@ char *check_origin(const struct ast_loc *loc);
 /* checkfs.c: path, private and network statements */
 void check_paths(struct check_ctx *c, struct cpol *out);
 void check_network(struct check_ctx *c, struct cpol *out);
+/* The command and its interpreter as found on this host: executable
+ * under the policy's own Landlock rules, else an error. */
+void check_exec(struct check_ctx *c, const struct cpol *out,
+    const struct ast_loc *loc);
 
 /* rules.c */
 int rules_lower(struct check_ctx *c, struct cpol *out);

@@ -3,11 +3,19 @@
  * Landlock path rules and rights, private /tmp and /dev/shm, network mode
  * and TCP ports.  (The seccomp side of network is in rules.c.)
  */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "checkctx.h"
 #include "landlock_compat.h"
+#include "pathq.h"
 #include "tables.h"
 
 
@@ -85,6 +93,21 @@ static char *stmt_path(struct check_ctx *c, const struct ast_val *v)
 	return path;
 }
 
+/* A path rule cordon needs at launch (not optional) naming a path this
+ * host lacks: the run would be refused here; say how to make it
+ * optional. */
+static void absent_here(struct check_ctx *c, const struct mention *m)
+{
+	struct stat st;
+
+	if ((m->s->flags & AST_F_OPTIONAL) || m->key[0] != '/' ||
+	    stat(m->key, &st) == 0 || (errno != ENOENT && errno != ENOTDIR))
+		return;
+	diag_warning(c->d, &m->v->loc, "%s does not exist on this host: "
+	    "cordon refuses to run where it is absent; write `path optional "
+	    "%s ...` if it may be", m->key, m->key);
+}
+
 static void add_rule(struct check_ctx *c, struct cpol *out,
     const struct mention *m)
 {
@@ -105,6 +128,7 @@ static void add_rule(struct check_ctx *c, struct cpol *out,
 	f->access = bits;
 	f->flags = (m->s->flags & AST_F_OPTIONAL) ? CPOL_FS_OPTIONAL : 0;
 	out->nfs++;
+	absent_here(c, m);
 }
 
 void check_paths(struct check_ctx *c, struct cpol *out)
@@ -300,4 +324,87 @@ void check_network(struct check_ctx *c, struct cpol *out)
 	if (out->net && out->nnet > 0)
 		qsort(out->net, out->nnet, sizeof(*out->net), by_net);
 	mentions_free(&ms);
+}
+
+/* The rights Landlock gives the file a path names on this host (the
+ * rules see the resolved path), or the path as written if it is absent. */
+static uint64_t host_rights(const struct cpol *out, const char *path,
+    char *real)
+{
+	if (!realpath(path, real))
+		snprintf(real, PATH_MAX, "%s", path);
+	return pathq_rights(out, real);
+}
+
+/* The ELF interpreter (PT_INTERP) or the #! interpreter of the file at
+ * path on this host into interp; 0 if there is one. */
+static int interp_of(const char *path, char *interp, size_t len)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	unsigned int i;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), r = -1;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, &eh, sizeof(eh), 0);
+	if (n >= 2 && !memcmp(&eh, "#!", 2)) {
+		const char *t = (const char *)&eh + 2;
+		size_t k;
+
+		t += strspn(t, " \t");
+		k = strcspn(t, " \t\n");
+		if (k > 0 && k < len && t + k < (const char *)&eh + n) {
+			snprintf(interp, len, "%.*s", (int)k, t);
+			r = 0;
+		}
+	} else if (n == (ssize_t)sizeof(eh) && !memcmp(eh.e_ident, ELFMAG,
+	    SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64) {
+		for (i = 0; r < 0 && i < eh.e_phnum && i < 64; i++) {
+			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff +
+			    i * sizeof(ph))) != (ssize_t)sizeof(ph))
+				break;
+			if (ph.p_type != PT_INTERP || ph.p_filesz >= len ||
+			    ph.p_filesz < 2)
+				continue;
+			n = pread(fd, interp, ph.p_filesz, (off_t)ph.p_offset);
+			interp[n > 0 ? n - 1 : 0] = '\0';
+			r = n == (ssize_t)ph.p_filesz ? 0 : -1;
+		}
+	}
+	close(fd);
+	return r;
+}
+
+/* One file the exec needs: execute and read-file under the policy's own
+ * Landlock rules. */
+static void exec_needs(struct check_ctx *c, const struct cpol *out,
+    const struct ast_loc *loc, const char *what, const char *path)
+{
+	const uint64_t need = CORDON_LL_FS_EXECUTE | CORDON_LL_FS_READ_FILE;
+	char real[PATH_MAX];
+
+	if (((host_rights(out, path, real) | pathq_rights(out, path)) & need)
+	    == need)
+		return;
+	diag_error(c->d, loc, "%s %s%s%s cannot be executed under this "
+	    "policy's Landlock rules (it needs execute and read-file): add "
+	    "`path %s rx;` or a rule on a directory above it", what, path,
+	    strcmp(real, path) ? " -> " : "", strcmp(real, path) ? real : "",
+	    path);
+}
+
+void check_exec(struct check_ctx *c, const struct cpol *out,
+    const struct ast_loc *loc)
+{
+	char interp[PATH_MAX];
+
+	if (out->nargv == 0 || out->argv[0][0] != '/' ||
+	    access(out->argv[0], F_OK) != 0)
+		return;
+	exec_needs(c, out, loc, "the command", out->argv[0]);
+	if (interp_of(out->argv[0], interp, sizeof(interp)) == 0 &&
+	    interp[0] == '/')
+		exec_needs(c, out, loc, "the command's interpreter", interp);
 }

@@ -68,7 +68,7 @@ done
 # stays refused); the same rule in the network statement's own file is an error.
 mkdir -p "$tmp/net/base"
 echo 'allow sendto, sendmsg;' > "$tmp/net/base/send.policy"
-printf 'include "base/send.policy";\npolicy "n";\nnetwork connect 443;\ncommand "/bin/true";\n' > "$tmp/net/n.policy"
+printf 'include "base/send.policy";\npolicy "n";\nnetwork connect 443;\npath /usr rx;\ncommand "/bin/true";\n' > "$tmp/net/n.policy"
 "$cc" compile -o "$tmp/net/n.cpol" "$tmp/net/n.policy" || fail "net merge: compile"
 "$cc" explain "$tmp/net/n.cpol" | grep -q 'allow  *sendto(flags & MSG_FASTOPEN == 0)' ||
 	fail "net merge: sendto not replaced by the network statement's rule"
