@@ -2,7 +2,7 @@
 import json
 import subprocess
 
-LINT_RULES = ["CL%03d" % i for i in range(14)]
+LINT_RULES = ["CL%03d" % i for i in range(16)]
 
 # Lint pairs whose -bad policy allows more than its -ok twin: diff of
 # ok -> bad must exit 1 naming the subject, bad -> ok must exit 0.

@@ -5,6 +5,7 @@
  * through input_where().  auditcmd.c has the command line.
  */
 #include <linux/seccomp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -12,6 +13,8 @@
 #include "landlock_compat.h"
 #include "lint.h"
 #include "pathq.h"
+#include "sysq.h"
+#include "tables.h"
 
 /* More connect ports than this is "network on" in all but name. */
 #define LINT_MAX_PORTS 8
@@ -49,6 +52,12 @@ static const struct lint_rule rules[] = {
 	{ "CL013", "run-bounds", FINDING_WARNING,
 	  "no whole-run bound on memory, processes, disk or inodes, or one "
 	  "whose rlimit fallback is far above it" },
+	{ "CL014", "loader-exec", FINDING_ERROR,
+	  "executable file mappings are refused: the dynamic loader cannot "
+	  "map shared libraries (Python's extension modules, libm)" },
+	{ "CL015", "terminal-ioctl", FINDING_ERROR,
+	  "an ioctl request the base refuses on purpose is allowed (TIOCSTI "
+	  "injects terminal input, TIOCLINUX drives the console)" },
 };
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
 
@@ -482,6 +491,79 @@ static int check_run_bounds(const struct input *in, struct finding_list *out)
 	return 0;
 }
 
+/* The first rule on nr (its origin locates a finding), or NULL. */
+static const struct cpol_rule *rule_on(const struct cpol *p, int nr)
+{
+	for (uint32_t i = 0; nr >= 0 && i < p->nrules; i++)
+		if (p->rules[i].nr == (uint32_t)nr)
+			return &p->rules[i];
+	return NULL;
+}
+
+/* CL014: the loader maps each library's code PROT_READ|PROT_EXEC,
+ * MAP_PRIVATE (with or without MAP_FIXED, MAP_DENYWRITE) from a file. */
+static int check_loader(const struct input *in, struct finding_list *out)
+{
+	static const uint64_t flags[] = { 0x2, 0x12, 0x802, 0x812 };
+	const struct cpol *p = &in->pol;
+	int nr = tables_syscall_nr("mmap");
+	const struct cpol_rule *r = rule_on(p, nr);
+	unsigned int line;
+	const char *file;
+
+	if (nr < 0 || p->ninsns == 0)
+		return 0;
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		const uint64_t a[6] = { 0, 0x1000, 0x5, flags[i], 3, 0 };
+
+		if (sysq_allows(sysq_run(p, (uint32_t)nr, a)))
+			return 0;
+	}
+	if (r)
+		return at_origin(out, r, "CL014", FINDING_ERROR, "refuses "
+		    "PROT_EXEC file mappings", "the dynamic loader cannot map "
+		    "libraries: allow mmap(prot & PROT_EXEC == PROT_EXEC, "
+		    "flags & MAP_ANONYMOUS == 0) or drop the condition");
+	file = input_where(in, INPUT_DEFAULT, NULL, &line);
+	return finding_add(out, "CL014", FINDING_ERROR, file, line,
+	    "mmap is not allowed: the dynamic loader cannot map libraries");
+}
+
+/* CL015: TIOCSTI and TIOCLINUX, on any standard descriptor. */
+static int check_tty(const struct input *in, struct finding_list *out)
+{
+	static const struct { uint64_t req; const char *name, *why; } bad[] = {
+		{ 0x5412, "TIOCSTI", "injects input into the terminal" },
+		{ 0x541c, "TIOCLINUX", "drives the Linux console" },
+	};
+	const struct cpol *p = &in->pol;
+	int nr = tables_syscall_nr("ioctl");
+	const struct cpol_rule *r = rule_on(p, nr);
+	unsigned int line;
+	const char *file;
+	char what[64];
+
+	for (size_t i = 0; nr >= 0 && p->ninsns && i < 2; i++)
+		for (uint64_t fd = 0; fd < 4; fd++) {
+			const uint64_t a[6] = { fd, bad[i].req, 0x7ffd0000, 0,
+			    0, 0 };
+
+			if (!sysq_allows(sysq_run(p, (uint32_t)nr, a)))
+				continue;
+			snprintf(what, sizeof(what), "allows request %s",
+			    bad[i].name);
+			if (r && at_origin(out, r, "CL015", FINDING_ERROR, what,
+			    bad[i].why) < 0)
+				return -1;
+			file = input_where(in, INPUT_DEFAULT, NULL, &line);
+			if (!r && finding_add(out, "CL015", FINDING_ERROR, file,
+			    line, "ioctl %s (%s)", what, bad[i].why) < 0)
+				return -1;
+			break;
+		}
+	return 0;
+}
+
 /* CL011, CL012: layers that may be missing at run time. */
 static int check_layers(const struct input *in, struct finding_list *out)
 {
@@ -583,7 +665,8 @@ int lint_run(const struct input *in, struct finding_list *out)
 	    check_reads(in, out) < 0 || check_env(in, out) < 0 ||
 	    check_net(in, out) < 0 || check_limits(in, out) < 0 ||
 	    check_run_bounds(in, out) < 0 ||
-	    check_layers(in, out) < 0)
+	    check_layers(in, out) < 0 || check_loader(in, out) < 0 ||
+	    check_tty(in, out) < 0)
 		return -1;
 	if (suppress(in, out) < 0)
 		return -1;

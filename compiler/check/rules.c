@@ -532,8 +532,9 @@ static void dropped(struct rules *r, const struct entry *e, unsigned int n,
 		if (l[i]->via || !l[i]->conds)
 			return;
 	for (i = 0; i < n; i++) {
-		if (kept(e, n, o, i) || e[i].via || !e[i].ok)
-			continue;
+		if (kept(e, n, o, i) || e[i].via || !e[i].ok ||
+		    (!e[i].conds && e[i].action == l[0]->action))
+			continue;  /* narrowing a whole-syscall rule: meant */
 		for (j = 0; j < k && !same_rule(&e[i].r, &l[j]->r); j++)
 			;
 		if (j < k)
