@@ -200,6 +200,7 @@ int landlock_build(const struct cpol *p, int abi, char *err,
 int landlock_workdir(int ruleset, const struct cpol *p, uint64_t handled,
     int workdir_fd, const char *snippet_name, char *err, size_t errlen);
 uint64_t landlock_fs_rights(int abi);
+int landlock_confine(const struct cpol *p);
 int landlock_add(int ruleset, int fd, uint64_t access);
 
 /* workdir.c */
@@ -251,6 +252,7 @@ void command_free(char **v);
 
 /* run.c */
 int file_put(const char *file, const char *text);
+int run_caps_drop(void);
 unsigned long run_ns_wanted(const struct cpol *p, const uint64_t *cli);
 pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen);
 int run_probe_ns(unsigned long flags);

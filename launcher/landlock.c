@@ -236,3 +236,46 @@ int landlock_build(const struct cpol *p, int abi, char *err,
 	}
 	return rs;
 }
+
+/* The egress proxy's own sandbox: no file at all, TCP connect only to the
+ * ports the policy's host rules name, no signal or abstract socket
+ * outside.  Where the kernel has no Landlock (a best-effort policy), it
+ * has none; a failure is an error. */
+int landlock_confine(const struct cpol *p)
+{
+	struct cordon_ll_ruleset_attr attr = { 0 };
+	size_t size = sizeof(attr.handled_access_fs);
+	int errata, abi = landlock_probe(&errata), rs, rc = 0;
+	uint32_t i;
+
+	if (abi < 1)
+		return 0;
+	attr.handled_access_fs = landlock_fs_rights(abi);
+	if (abi >= 4) {
+		attr.handled_access_net = CORDON_LL_NET_BIND_TCP |
+		    CORDON_LL_NET_CONNECT_TCP;
+		size = offsetof(struct cordon_ll_ruleset_attr, scoped);
+	}
+	if (abi >= 6) {
+		attr.scoped = CORDON_LL_SCOPE_ABSTRACT_UNIX_SOCKET |
+		    CORDON_LL_SCOPE_SIGNAL;
+		size = sizeof(attr);
+	}
+	rs = (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);
+	if (rs < 0)
+		return -1;
+	for (i = 0; abi >= 4 && i < p->nhosts && rc == 0; i++) {
+		struct cordon_ll_net_port_attr np = {
+			.allowed_access = CORDON_LL_NET_CONNECT_TCP,
+			.port = p->hosts[i].port,
+		};
+
+		if (syscall(__NR_landlock_add_rule, rs,
+		    CORDON_LL_RULE_NET_PORT, &np, 0) < 0)
+			rc = -1;
+	}
+	if (rc == 0 && syscall(__NR_landlock_restrict_self, rs, 0) < 0)
+		rc = -1;
+	close(rs);
+	return rc;
+}

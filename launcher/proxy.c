@@ -12,8 +12,9 @@
  * recorded in the shared page that cordon reads into the status.
  *
  * The proxy opens no file: the hosts file and resolv.conf were read
- * before it started.  It has no capability it did not have as cordon,
- * no_new_privs, and a parent-death signal; it dies with the run.
+ * before it started.  It drops every capability, takes no_new_privs, a
+ * parent-death signal and a Landlock domain of its own (no file at all,
+ * TCP connect to the policy's ports only, scoped); it dies with the run.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -424,6 +425,10 @@ pid_t egress_start(int lfd, const struct egress_conf *c,
 	    dup2(null_fd, 0) < 0 || dup2(null_fd, 1) < 0 ||
 	    dup2(null_fd, 2) < 0 || dup2(lfd, 3) < 0 ||
 	    syscall(SYS_close_range, 4, ~0U, 0) < 0)
+		_exit(EXIT_CORDON);
+	/* It parses what the run sends: no capability, no file, TCP out to
+	 * the policy's ports only, should that parsing ever go wrong. */
+	if (run_caps_drop() < 0 || landlock_confine(c->pol) < 0)
 		_exit(EXIT_CORDON);
 	signal(SIGPIPE, SIG_IGN);
 	accept_loop(3, c, sh);

@@ -219,7 +219,8 @@ static void landlock_here(const struct launch *ln)
 	close(fd);
 }
 
-static int caps_drop(void)
+/* Every capability gone, for good (the child; the egress proxy). */
+int run_caps_drop(void)
 {
 	struct __user_cap_header_struct h = {
 		.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0,
@@ -435,7 +436,7 @@ static void child(const struct launch *ln)
 		fail(ln, "chdir to the working directory");
 	landlock_here(ln);
 	umask(077);
-	if (caps_drop() < 0)
+	if (run_caps_drop() < 0)
 		fail(ln, "dropping capabilities");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		fail(ln, "PR_SET_NO_NEW_PRIVS");

@@ -201,3 +201,49 @@ def test_resolve_option_checked(cordon_bin, tmp_path):
                             "-"], capture_output=True, text=True,
                            stdin=subprocess.DEVNULL)
         assert p.returncode != 0 and "usage" in p.stderr.lower(), (bad, p)
+
+
+def _proxy_of(cordon_pid):
+    """The egress proxy: a child of cordon in cordon's own PID namespace
+    (the run's init is the child in a new one: two NSpid entries)."""
+    for task in os.listdir("/proc/%d/task" % cordon_pid):
+        try:
+            kids = open("/proc/%d/task/%s/children" % (cordon_pid, task)
+                        ).read().split()
+        except OSError:
+            continue
+        for k in kids:
+            st = open("/proc/%s/status" % k).read()
+            nspid = [l for l in st.splitlines() if l.startswith("NSpid:")]
+            if nspid and len(nspid[0].split()) == 2:
+                return st
+    return None
+
+
+def test_proxy_is_confined(cordon_bin, cordonc_bin, src_dir, tmp_path):
+    """The proxy parses what the run sends, outside the run's sandbox: it
+    holds no capability (as root too) and has no_new_privs.  (Its own
+    Landlock domain, no file and TCP to the policy's ports only, cannot
+    be seen from outside; launcher/landlock.c landlock_confine.)"""
+    blob = wu.compile_policy(cordonc_bin,
+                             src_dir / "policies" / "idc_query.policy",
+                             tmp_path / "idc.cpol")
+    snip = tmp_path / "s.py"
+    snip.write_text("import time\ntime.sleep(3)\n")
+    p = subprocess.Popen([str(cordon_bin), str(blob), str(snip)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        st = None
+        for _ in range(100):
+            st = _proxy_of(p.pid)
+            if st and "NoNewPrivs:\t1" in st:
+                break
+            import time
+            time.sleep(0.03)
+        assert st, "no proxy process found"
+        caps = {l.split(":")[0]: l.split()[1] for l in st.splitlines()
+                if l.startswith("Cap")}
+        assert caps["CapEff"] == caps["CapPrm"] == "0" * 16, caps
+        assert "NoNewPrivs:\t1" in st, st
+    finally:
+        p.wait(30)
