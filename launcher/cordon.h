@@ -158,6 +158,7 @@ int landlock_build(const struct cpol *p, int abi, char *err,
 int landlock_workdir(int ruleset, const struct cpol *p, uint64_t handled,
     int workdir_fd, const char *snippet_name, char *err, size_t errlen);
 uint64_t landlock_fs_rights(int abi);
+uint64_t landlock_tmp_rights(uint64_t handled);
 int landlock_add(int ruleset, int fd, uint64_t access);
 
 /* workdir.c */

@@ -29,6 +29,13 @@
 #define FILE_RIGHTS (CORDON_LL_FS_EXECUTE | CORDON_LL_FS_WRITE_FILE | \
     CORDON_LL_FS_READ_FILE | CORDON_LL_FS_TRUNCATE | CORDON_LL_FS_IOCTL_DEV)
 
+/* Rights on a private /tmp and /dev/shm: files and directories, no exec,
+ * no devices, sockets, fifos or links. */
+#define TMP_RIGHTS (CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR | \
+    CORDON_LL_FS_WRITE_FILE | CORDON_LL_FS_TRUNCATE | \
+    CORDON_LL_FS_MAKE_REG | CORDON_LL_FS_MAKE_DIR | \
+    CORDON_LL_FS_REMOVE_FILE | CORDON_LL_FS_REMOVE_DIR)
+
 static const char hint[] = "Hint: Landlock needs Linux 5.13+ built with "
     "CONFIG_SECURITY_LANDLOCK=y and \"landlock\" in the lsm= boot list";
 
@@ -58,6 +65,14 @@ uint64_t landlock_fs_rights(int abi)
 	if (abi == 2)
 		return CORDON_LL_FS_ABI2;
 	return abi == 1 ? CORDON_LL_FS_ABI1 : 0;
+}
+
+/* The private /tmp and /dev/shm rule: only rights the ruleset handles
+ * (landlock_fs_rights of the running ABI), else the kernel refuses the
+ * rule (TRUNCATE is ABI 3). */
+uint64_t landlock_tmp_rights(uint64_t handled)
+{
+	return TMP_RIGHTS & handled;
 }
 
 /* Refuse unless the running ABI has what the policy needs (fail closed),
