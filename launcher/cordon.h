@@ -151,6 +151,7 @@ int launch(const struct opts *o, const struct cpol *pol, struct report *r,
 
 /* landlock.c */
 int landlock_probe(int *errata);
+uint32_t landlock_needed(const struct cpol *p);
 int landlock_check(const struct cpol *p, int abi, struct layers *l,
     char *err, size_t errlen);
 int landlock_build(const struct cpol *p, int abi, char *err,

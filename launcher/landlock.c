@@ -75,6 +75,16 @@ uint64_t landlock_tmp_rights(uint64_t handled)
 	return TMP_RIGHTS & handled;
 }
 
+/* The ABI a policy needs: its `landlock N;`, and 4 when it has TCP rules
+ * (network connect or bind: Landlock's TCP rights are ABI 4).  The
+ * scopes (ABI 6) are the default N, not a floor: `landlock 4;` states
+ * that the policy runs without them. */
+uint32_t landlock_needed(const struct cpol *p)
+{
+	return p->nnet > 0 && p->landlock_abi_min < 4 ? 4 :
+	    p->landlock_abi_min;
+}
+
 /* Refuse unless the running ABI has what the policy needs (fail closed),
  * and record in *l what will apply. */
 int landlock_check(const struct cpol *p, int abi, struct layers *l,
@@ -86,14 +96,12 @@ int landlock_check(const struct cpol *p, int abi, struct layers *l,
 	l->landlock_fs = abi >= 1;
 	l->landlock_net = abi >= 4;
 	l->scope_abstract_unix = l->scope_signal = abi >= 6;
-	/* Whatever the policy's minimum: TCP rules (network off too) need
-	 * ABI 4, signal and abstract unix socket scoping ABI 6. */
-	if (best || ((uint32_t)abi >= p->landlock_abi_min && abi >= 6))
+	if (best || (abi >= 1 && (uint32_t)abi >= landlock_needed(p)))
 		return 0;
 	snprintf(err, errlen, "policy %s needs Landlock ABI %u, this kernel "
 	    "has %d. %s (ABI 6: Linux 6.12+; or mark the policy best-effort)",
-	    p->name, p->landlock_abi_min > 6 ? p->landlock_abi_min : 6, abi,
-	    hint);
+	    p->name,
+	    landlock_needed(p), abi, hint);
 	return -1;
 }
 
