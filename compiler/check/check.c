@@ -309,7 +309,8 @@ static void defines(struct check_ctx *c)
 	mentions_merge(c, &c->defs, 0, "definition of");
 }
 
-int check_policy(const struct policy *p, struct diag *d, struct cpol *out)
+int check_policy(const struct policy *p, struct diag *d, struct cpol *out,
+    struct check_expect **expects, unsigned int *nexpects)
 {
 	struct check_ctx c = { .p = p, .d = d };
 	struct check_expect *e = NULL;
@@ -328,10 +329,18 @@ int check_policy(const struct policy *p, struct diag *d, struct cpol *out)
 	command(&c, out);
 	check_network(&c, out);
 	rules_lower(&c, out);
-	check_expectations(p, d, &e, &ne);
-	check_expect_free(e, ne);
+	check_expect_all(&c, &e, &ne);
 	value_fini(&c);
 	mentions_free(&c.defs);
+	if (diag_errors(d) != before || !expects) {
+		check_expect_free(e, ne);
+		e = NULL;
+		ne = 0;
+	}
+	if (expects) {
+		*expects = e;
+		*nexpects = ne;
+	}
 	if (diag_errors(d) != before) {
 		cpol_free(out);
 		return -1;

@@ -71,6 +71,10 @@ char *check_origin(const struct ast_loc *loc);
 void check_paths(struct check_ctx *c, struct cpol *out);
 void check_network(struct check_ctx *c, struct cpol *out);
 
+/* checkexp.c */
+void check_expect_all(struct check_ctx *c, struct check_expect **out,
+    unsigned int *n);
+
 /* rules.c */
 int rules_lower(struct check_ctx *c, struct cpol *out);
 

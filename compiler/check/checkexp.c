@@ -110,6 +110,19 @@ static void one(struct check_ctx *c, const struct ast_stmt *s,
 	}
 }
 
+/* Every expectation, with c's definitions (merged, values ready). */
+void check_expect_all(struct check_ctx *c, struct check_expect **out,
+    unsigned int *n)
+{
+	const struct ast_stmt *s;
+
+	*out = NULL;
+	*n = 0;
+	for (s = c->p->stmts; s; s = s->next)
+		if (s->kind == AST_EXPECT)
+			one(c, s, out, n);
+}
+
 int check_expectations(const struct policy *p, struct diag *d,
     struct check_expect **out, unsigned int *n)
 {
@@ -117,8 +130,6 @@ int check_expectations(const struct policy *p, struct diag *d,
 	const struct ast_stmt *s;
 	unsigned int before = diag_errors(d);
 
-	*out = NULL;
-	*n = 0;
 	for (s = p->stmts; s; s = s->next)
 		if (s->kind == AST_DEFINE && mentions_add(&c.defs, s->name, s,
 		    NULL, s->val) < 0)
@@ -127,9 +138,7 @@ int check_expectations(const struct policy *p, struct diag *d,
 	mentions_merge(&c, &c.defs, 1, "");
 	if (value_init(&c) < 0)
 		diag_error(d, NULL, "out of memory");
-	for (s = p->stmts; s; s = s->next)
-		if (s->kind == AST_EXPECT)
-			one(&c, s, out, n);
+	check_expect_all(&c, out, n);
 	value_fini(&c);
 	mentions_free(&c.defs);
 	return diag_errors(d) == before ? 0 : -1;
