@@ -55,8 +55,8 @@ static void meta(struct check_ctx *c, struct cpol *out)
 	if (s)
 		value_str(c, s->val, &out->description);
 	else
-		out->description = strdup("");
-	out->compiler_version = strdup(CHECK_COMPILER_VERSION);
+		out->description = check_mem(c, strdup(""));
+	out->compiler_version = check_mem(c, strdup(CHECK_COMPILER_VERSION));
 	memcpy(out->source_digest, c->p->digest, 32);
 	out->arch = tables_arch();
 	out->landlock_abi_min = CHECK_DEFAULT_LANDLOCK;
@@ -153,9 +153,8 @@ static void limits(struct check_ctx *c, struct cpol *out)
 		    s->name, s, NULL, s->val) < 0)
 			diag_error(c->d, NULL, "out of memory");
 	mentions_merge(c, &ms, 0, "limit");
-	out->limits = calloc(CPOL_RLIM_MAX, sizeof(*out->limits));
-	if (!out->limits)
-		diag_error(c->d, NULL, "out of memory");
+	out->limits = check_mem(c, calloc(CPOL_RLIM_MAX,
+	    sizeof(*out->limits)));
 	for (i = 0; out->limits && i < ms.n; i++) {
 		s = ms.m[i].s;
 		if (!(r = limit_resource(c, s)))
@@ -229,7 +228,7 @@ static void command(struct check_ctx *c, struct cpol *out)
 		    CPOL_MAX_ARGV);
 		return;
 	}
-	out->argv = calloc(n + 1, sizeof(*out->argv));
+	out->argv = check_mem(c, calloc(n + 1, sizeof(*out->argv)));
 	for (w = s->val; out->argv && w; w = w->next)
 		if (value_str(c, w, &out->argv[out->nargv]) == 0)
 			out->nargv++;
@@ -274,7 +273,7 @@ static void env(struct check_ctx *c, struct cpol *out)
 		    "environment variables", CPOL_MAX_ENV);
 		goto done;
 	}
-	out->env = calloc(ms.n ? ms.n : 1, sizeof(*out->env));
+	out->env = check_mem(c, calloc(ms.n ? ms.n : 1, sizeof(*out->env)));
 	for (i = 0; out->env && i < ms.n; i++) {
 		it = ms.m[i].it;
 		if (!env_name_ok(it->name)) {
@@ -283,10 +282,11 @@ static void env(struct check_ctx *c, struct cpol *out)
 			continue;
 		}
 		e = &out->env[out->nenv];
-		e->name = strdup(it->name);
+		if (!(e->name = check_mem(c, strdup(it->name))))
+			continue;
 		e->kind = it->value ? CPOL_ENV_SET : CPOL_ENV_KEEP;
 		if (it->value ? value_str(c, it->value, &e->value) < 0 :
-		    !(e->value = strdup(""))) {
+		    !(e->value = check_mem(c, strdup("")))) {
 			free(e->name);
 			continue;
 		}

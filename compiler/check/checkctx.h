@@ -66,6 +66,7 @@ void mentions_merge(struct check_ctx *c, struct mentions *ms, int multi,
     const char *what);
 void mentions_free(struct mentions *ms);
 char *check_origin(const struct ast_loc *loc);
+void *check_mem(struct check_ctx *c, void *p);
 
 /* checkfs.c: path, private and network statements */
 void check_paths(struct check_ctx *c, struct cpol *out);

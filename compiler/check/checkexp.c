@@ -31,10 +31,11 @@ static void syscall_args(struct check_ctx *c, const struct ast_item *it,
 	}
 }
 
-static int add(struct check_expect **out, unsigned int *n,
-    struct check_expect *e)
+static int add(struct check_ctx *c, struct check_expect **out,
+    unsigned int *n, struct check_expect *e)
 {
-	struct check_expect *ne = realloc(*out, (*n + 1) * sizeof(*ne));
+	struct check_expect *ne = check_mem(c, realloc(*out, (*n + 1) *
+	    sizeof(*ne)));
 
 	if (!ne)
 		return -1;
@@ -70,7 +71,7 @@ static void one(struct check_ctx *c, const struct ast_stmt *s,
 			    sug ? sug : "", sug ? "?" : "");
 			return;
 		}
-		if (value_str(c, s->val, &e.path) == 0 && add(out, n, &e) < 0)
+		if (value_str(c, s->val, &e.path) == 0 && add(c, out, n, &e) < 0)
 			free(e.path);
 		return;
 	}
@@ -84,7 +85,7 @@ static void one(struct check_ctx *c, const struct ast_stmt *s,
 			    "65535");
 		else if (s->val)
 			e.port = (uint16_t)port;
-		add(out, n, &e);
+		add(c, out, n, &e);
 		return;
 	}
 	e.kind = CHECK_EXPECT_SYSCALL;
@@ -106,7 +107,7 @@ static void one(struct check_ctx *c, const struct ast_stmt *s,
 			continue;
 		}
 		syscall_args(c, it, &one);
-		add(out, n, &one);
+		add(c, out, n, &one);
 	}
 }
 

@@ -99,7 +99,7 @@ static void add_rule(struct check_ctx *c, struct cpol *out,
 	if (bits == 0)
 		return;
 	f = &out->fs[out->nfs];
-	f->path = strdup(m->key);
+	f->path = check_mem(c, strdup(m->key));
 	if (!f->path)
 		return;
 	f->access = bits;
@@ -138,7 +138,7 @@ void check_paths(struct check_ctx *c, struct cpol *out)
 	if (ms.n > CPOL_MAX_FS)
 		diag_error(c->d, &ms.m[CPOL_MAX_FS].s->loc, "more than %d "
 		    "path rules", CPOL_MAX_FS);
-	out->fs = calloc(ms.n ? ms.n : 1, sizeof(*out->fs));
+	out->fs = check_mem(c, calloc(ms.n ? ms.n : 1, sizeof(*out->fs)));
 	for (i = 0; out->fs && i < ms.n && i < CPOL_MAX_FS; i++)
 		add_rule(c, out, &ms.m[i]);
 	if (out->fs && out->nfs > 0)  /* fs is NULL if calloc failed */
@@ -205,7 +205,7 @@ void check_network(struct check_ctx *c, struct cpol *out)
 		    NULL, NULL) < 0)
 			diag_error(c->d, NULL, "out of memory");
 	mentions_merge(c, &ms, 1, "");
-	out->net = calloc(CPOL_MAX_NET, sizeof(*out->net));
+	out->net = check_mem(c, calloc(CPOL_MAX_NET, sizeof(*out->net)));
 	for (i = 0; out->net && i < ms.n; i++) {
 		s = ms.m[i].s;
 		k = (s->flags & AST_F_NET_OFF) ? 0 :

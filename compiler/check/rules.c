@@ -666,7 +666,7 @@ int rules_lower(struct check_ctx *c, struct cpol *out)
 		qsort(r.e, r.n, sizeof(*r.e), by_entry);
 	/* An array of pointers: sizeof(*l) is sizeof(struct entry *). */
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression) */
-	l = calloc(r.n ? r.n : 1, sizeof(*l));
+	l = check_mem(c, calloc(r.n ? r.n : 1, sizeof(*l)));
 	for (i = 0; l && i < r.n; i = j) {
 		for (j = i; j < r.n && r.e[j].nr == r.e[i].nr; j++)
 			;

@@ -217,10 +217,11 @@ int value_qty(struct check_ctx *c, const struct ast_val *v,
 	return 0;
 }
 
-/* Append n bytes to a heap string. */
-static int append(char **s, size_t *len, const char *add, size_t n)
+/* Append n bytes to a heap string; -1 after an error. */
+static int append(struct check_ctx *c, char **s, size_t *len,
+    const char *add, size_t n)
 {
-	char *ns = realloc(*s, *len + n + 1);
+	char *ns = check_mem(c, realloc(*s, *len + n + 1));
 
 	if (!ns)
 		return -1;
@@ -247,10 +248,10 @@ static int substitute(struct check_ctx *c, const struct ast_val *v,
 		return -1;
 	}
 	if (d->kind == AST_V_STR)
-		return append(s, len, d->str, strlen(d->str));
+		return append(c, s, len, d->str, strlen(d->str));
 	snprintf(num, sizeof(num), "%s%llu", d->neg ? "-" : "",
 	    (unsigned long long)d->num);
-	return append(s, len, num, strlen(num));
+	return append(c, s, len, num, strlen(num));
 }
 
 int value_str(struct check_ctx *c, const struct ast_val *v, char **out)
@@ -266,13 +267,13 @@ int value_str(struct check_ctx *c, const struct ast_val *v, char **out)
 		diag_error(c->d, &v->loc, "expected a string");
 		return -1;
 	}
-	if (append(&s, &len, "", 0) < 0)
+	if (append(c, &s, &len, "", 0) < 0)
 		goto nomem;
 	for (p = v->str; (open = strstr(p, "${")); p = close + 1) {
 		close = strchr(open, '}');
 		if (!close)
 			break;
-		if (append(&s, &len, p, (size_t)(open - p)) < 0)
+		if (append(c, &s, &len, p, (size_t)(open - p)) < 0)
 			goto nomem;
 		if (substitute(c, v, open + 2, (size_t)(close - open - 2), &s,
 		    &len) < 0) {
@@ -280,13 +281,12 @@ int value_str(struct check_ctx *c, const struct ast_val *v, char **out)
 			return -1;
 		}
 	}
-	if (append(&s, &len, p, strlen(p)) < 0)
+	if (append(c, &s, &len, p, strlen(p)) < 0)
 		goto nomem;
 	*out = s;
 	return 0;
 nomem:
 	free(s);
-	diag_error(c->d, NULL, "out of memory");
 	return -1;
 }
 
