@@ -82,6 +82,7 @@ static void meta(struct check_ctx *c, struct cpol *out)
 static unsigned int limit_resource(struct check_ctx *c,
     const struct ast_stmt *s)
 {
+	char dym[DIAG_SUGGEST_MAX];
 	const char *names[CPOL_RLIM_MAX + 1];
 	const char *sug;
 	unsigned int r;
@@ -93,8 +94,8 @@ static unsigned int limit_resource(struct check_ctx *c,
 	}
 	names[CPOL_RLIM_MAX] = NULL;
 	sug = tables_suggest_among(s->name, names);
-	diag_error(c->d, &s->name_loc, "unknown limit %s%s%s%s", s->name,
-	    sug ? "; did you mean " : "", sug ? sug : "", sug ? "?" : "");
+	diag_error(c->d, &s->name_loc, "unknown limit %s%s", s->name,
+	    diag_did_you_mean(dym, sizeof(dym), "", sug, ""));
 	return 0;
 }
 

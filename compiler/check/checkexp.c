@@ -48,6 +48,7 @@ static int add(struct check_ctx *c, struct check_expect **out,
 static void one(struct check_ctx *c, const struct ast_stmt *s,
     struct check_expect **out, unsigned int *n)
 {
+	char dym[DIAG_SUGGEST_MAX];
 	struct check_expect e = { .loc = s->loc };
 	const struct ast_item *it;
 	const char *sug;
@@ -66,9 +67,9 @@ static void one(struct check_ctx *c, const struct ast_stmt *s,
 				break;
 			}
 			sug = tables_suggest_among(s->name, path_kinds);
-			diag_error(c->d, &s->name_loc, "unknown expectation %s"
-			    "%s%s%s", s->name, sug ? "; did you mean " : "",
-			    sug ? sug : "", sug ? "?" : "");
+			diag_error(c->d, &s->name_loc, "unknown expectation "
+			    "%s%s", s->name, diag_did_you_mean(dym,
+			    sizeof(dym), "", sug, ""));
 			return;
 		}
 		if (value_str(c, s->val, &e.path) == 0 && add(c, out, n, &e) < 0)
@@ -101,9 +102,9 @@ static void one(struct check_ctx *c, const struct ast_stmt *s,
 		one.nr = tables_syscall_nr(it->name);
 		if (one.nr < 0) {
 			sug = tables_suggest('s', it->name);
-			diag_error(c->d, &it->loc, "unknown syscall %s%s%s%s",
-			    it->name, sug ? "; did you mean " : "",
-			    sug ? sug : "", sug ? "?" : "");
+			diag_error(c->d, &it->loc, "unknown syscall %s%s",
+			    it->name, diag_did_you_mean(dym, sizeof(dym), "",
+			    sug, ""));
 			continue;
 		}
 		syscall_args(c, it, &one);

@@ -13,6 +13,7 @@
 
 static uint64_t right_bits(struct check_ctx *c, const struct ast_item *it)
 {
+	char dym[DIAG_SUGGEST_MAX];
 	const char *names[64], *s;
 	uint64_t bits;
 	unsigned int i;
@@ -23,8 +24,8 @@ static uint64_t right_bits(struct check_ctx *c, const struct ast_item *it)
 		;
 	names[i] = NULL;
 	s = tables_suggest_among(it->name, names);
-	diag_error(c->d, &it->loc, "unknown right %s%s%s%s", it->name,
-	    s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
+	diag_error(c->d, &it->loc, "unknown right %s%s", it->name,
+	    diag_did_you_mean(dym, sizeof(dym), "", s, ""));
 	return 0;
 }
 

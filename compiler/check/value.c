@@ -104,6 +104,7 @@ static const struct ast_val *resolve(struct check_ctx *c,
 static int atom_num(struct check_ctx *c, const struct ast_val *v,
     uint64_t *mag, int *neg)
 {
+	char dym[DIAG_SUGGEST_MAX];
 	const char *s;
 
 	if (!(v = resolve(c, v)))
@@ -118,8 +119,8 @@ static int atom_num(struct check_ctx *c, const struct ast_val *v,
 		if (tables_constant(v->str, mag) == 0)
 			return 0;
 		s = tables_suggest('c', v->str);
-		diag_error(c->d, &v->loc, "unknown constant %s%s%s%s", v->str,
-		    s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
+		diag_error(c->d, &v->loc, "unknown constant %s%s", v->str,
+		    diag_did_you_mean(dym, sizeof(dym), "", s, ""));
 		return -1;
 	case AST_V_QTY:
 		*neg = v->neg;
@@ -292,6 +293,7 @@ nomem:
 
 int value_errno(struct check_ctx *c, const struct ast_val *v, uint32_t *out)
 {
+	char dym[DIAG_SUGGEST_MAX];
 	const struct ast_val *r = resolve(c, v);
 	const char *s;
 	int e;
@@ -305,9 +307,8 @@ int value_errno(struct check_ctx *c, const struct ast_val *v, uint32_t *out)
 			return 0;
 		}
 		s = tables_suggest('e', r->str);
-		diag_error(c->d, &r->loc, "unknown errno name %s%s%s%s",
-		    r->str, s ? "; did you mean " : "", s ? s : "",
-		    s ? "?" : "");
+		diag_error(c->d, &r->loc, "unknown errno name %s%s", r->str,
+		    diag_did_you_mean(dym, sizeof(dym), "", s, ""));
 		return -1;
 	}
 	if (r->kind != AST_V_NUM || r->alt || (r->neg && r->num) ||
