@@ -67,11 +67,14 @@ static void usage(FILE *f)
 static int add_define(struct opts *o, char *arg)
 {
 	char *eq = strchr(arg, '=');
-	size_t n = eq ? (size_t)(eq - arg) : 0;
+	int ok;
 
-	if (!eq || n == 0 || strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij"
-	    "klmnopqrstuvwxyz0123456789_") != n || (arg[0] >= '0' &&
-	    arg[0] <= '9')) {
+	if (eq)
+		*eq = '\0';
+	ok = eq && cpol_env_name_ok(arg);   /* a name: [A-Za-z_][A-Za-z0-9_]* */
+	if (eq)
+		*eq = '=';
+	if (!ok) {
 		fprintf(stderr, "cordonc: -D wants NAME=VALUE, not \"%s\"\n",
 		    arg);
 		return -1;

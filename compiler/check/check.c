@@ -241,14 +241,6 @@ static void command(struct check_ctx *c, struct cpol *out)
 		    "absolute path (there is no PATH search in the sandbox)");
 }
 
-static int env_name_ok(const char *s)
-{
-	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
-	    "vwxyz0123456789_");
-
-	return n > 0 && s[n] == '\0' && !(s[0] >= '0' && s[0] <= '9');
-}
-
 static int by_env(const void *a, const void *b)
 {
 	return strcmp(((const struct cpol_env *)a)->name,
@@ -277,7 +269,7 @@ static void env(struct check_ctx *c, struct cpol *out)
 	out->env = check_mem(c, calloc(ms.n ? ms.n : 1, sizeof(*out->env)));
 	for (i = 0; out->env && i < ms.n; i++) {
 		it = ms.m[i].it;
-		if (!env_name_ok(it->name)) {
+		if (!cpol_env_name_ok(it->name)) {
 			diag_error(c->d, &it->loc, "bad environment variable "
 			    "name %s", it->name);
 			continue;
