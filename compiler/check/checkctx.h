@@ -77,6 +77,6 @@ void check_expect_all(struct check_ctx *c, struct check_expect **out,
     unsigned int *n);
 
 /* rules.c */
-int rules_lower(struct check_ctx *c, struct cpol *out);
+void rules_lower(struct check_ctx *c, struct cpol *out);
 
 #endif

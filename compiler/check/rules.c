@@ -655,7 +655,7 @@ static int by_rule(const void *a, const void *b)
 	return 0;
 }
 
-int rules_lower(struct check_ctx *c, struct cpol *out)
+void rules_lower(struct check_ctx *c, struct cpol *out)
 {
 	struct rules r = { .c = c, .out = out };
 	struct entry **l;
@@ -690,5 +690,4 @@ int rules_lower(struct check_ctx *c, struct cpol *out)
 	free(l);
 	free(r.e);
 	mentions_free(&r.groups);
-	return 0;
 }
