@@ -314,6 +314,9 @@ void cpol_free(struct cpol *p);
 /* Names, for explain and diagnostics; NULL when out of range.  The one
  * table of limit names: the compiler, explain and cordon --limit use it. */
 const char *cpol_rlim_name(unsigned int resource);
+/* An environment variable's name (and a -D definition's): 1 or more of
+ * A-Z, a-z, 0-9 and _, not starting with a digit.  The one spelling. */
+int cpol_env_name_ok(const char *s);
 /* The kernel's RLIMIT_* for a per-process limit; -1 for a whole-run one. */
 int cpol_rlim_kernel(unsigned int resource);
 /* The policy flag that makes a whole-run bound required, or 0. */

@@ -327,7 +327,7 @@ static void limits(struct cur *c, struct cpol *p)
 	}
 }
 
-static int env_name_ok(const char *s)
+int cpol_env_name_ok(const char *s)
 {
 	size_t i;
 
@@ -358,7 +358,7 @@ static void env(struct cur *c, struct cpol *p)
 		if (e->kind != CPOL_ENV_KEEP && e->kind != CPOL_ENV_SET)
 			fail(c, "environment entry %u: unknown kind %u", i,
 			    e->kind);
-		else if (!env_name_ok(e->name))
+		else if (!cpol_env_name_ok(e->name))
 			fail(c, "bad environment name \"%s\"", e->name);
 		else if (e->kind == CPOL_ENV_KEEP && e->value[0] != '\0')
 			fail(c, "kept variable %s carries a value", e->name);

@@ -11,74 +11,23 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "check.h"
+#include "compile.h"
 #include "cpol.h"
-
-/* Statement kinds whose location lint and audit report. */
-enum input_stmt_kind {
-	INPUT_POLICY = 1,   /* the `policy "name";` statement (key: name) */
-	INPUT_PATH,         /* key: the path as compiled ("$WORKDIR/out") */
-	INPUT_ENV,          /* key: the variable name */
-	INPUT_NETWORK,      /* key: NULL */
-	INPUT_LIMIT,        /* key: cpol_rlim_name() ("as", "nproc") */
-	INPUT_TIMEOUT,
-	INPUT_OUTPUT,
-	INPUT_DEFAULT,
-	INPUT_LANDLOCK,     /* `landlock N;` */
-	INPUT_BEST_EFFORT,  /* `best-effort landlock;` or `private` best effort */
-	INPUT_COMMAND,
-};
-
-struct input_stmt {
-	int kind;
-	char *key;
-	char *file;
-	unsigned int line;
-};
-
-/* `# cordon-lint: ignore ID reason` (reason may be empty: then it does
- * not suppress, and lint reports the comment itself). */
-struct input_suppress {
-	char *id;
-	char *reason;
-	char *file;
-	unsigned int line;
-};
 
 struct input {
 	char *path;                /* as named on the command line */
 	int is_source;
 	struct cpol pol;
-	struct input_stmt *stmts;
-	unsigned int nstmts;
-	struct input_suppress *sups;
-	unsigned int nsups;
-	struct check_expect *expects;  /* check.h; empty for a blob */
-	unsigned int nexpects;
-	struct policy *src;        /* the parsed source (expectations point
-	                            * into it); NULL for a blob */
-	char **file_names;         /* display names of the sources read */
-	char **file_paths;         /* and the paths they were opened by */
-	unsigned int nfiles;
-};
-
-/* How to compile sources: -I directories, -D definitions, where
- * diagnostics go. */
-struct input_opts {
-	const char *incdirs[PARSE_MAX_INCDIRS];
-	unsigned int nincdirs;
-	struct parse_define defines[PARSE_MAX_DEFINES];
-	unsigned int ndefines;
-	FILE *errf;
+	struct compile_map map;    /* compile.h; empty for a blob */
 };
 
 /*
  * input_load: a blob (starts with CPOL_MAGIC) is read with cpol_load; a
- * source is compiled in memory through the compiler's own passes (parse,
- * check, emit, translation validation), as `cordonc compile` would.
+ * source is compiled in memory by compile_source, as `cordonc compile`
+ * would, keeping its source map.
  * Returns 0, or -1 with the reason on o->errf (*in empty).
  */
-int input_load(const char *path, const struct input_opts *o,
+int input_load(const char *path, const struct compile_opts *o,
     struct input *in);
 void input_free(struct input *in);
 

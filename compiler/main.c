@@ -1,5 +1,6 @@
 /*
- * main.c - cordonc: subcommands from a table; compile and explain.
+ * main.c - cordonc: subcommands from a table; compile and explain
+ * (through the compile driver, compile.c).
  *
  * Exit status: 0 success, 1 policy errors (nothing written), 2 usage.
  */
@@ -15,25 +16,18 @@
 
 #include "learn.h"
 #include "auditcmd.h"
-#include "check.h"
+#include "compile.h"
 #include "cpol.h"
-#include "emit.h"
 #include "explain.h"
-#include "infile.h"
 #include "oci.h"
 #include "outfile.h"
-#include "parse.h"
 
 #define EXIT_POLICY 1
 #define EXIT_USAGE 2
 
 struct opts {
 	const char *out;
-	const char *incdirs[PARSE_MAX_INCDIRS];
-	unsigned int nincdirs;
-	struct parse_define defines[PARSE_MAX_DEFINES];
-	unsigned int ndefines;
-	int werror;
+	struct compile_opts c;     /* -I, -D, -Werror */
 	int json;
 	const char *file;
 };
@@ -75,22 +69,25 @@ static void usage(FILE *f)
 static int add_define(struct opts *o, char *arg)
 {
 	char *eq = strchr(arg, '=');
-	size_t n = eq ? (size_t)(eq - arg) : 0;
+	int ok;
 
-	if (!eq || n == 0 || strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij"
-	    "klmnopqrstuvwxyz0123456789_") != n || (arg[0] >= '0' &&
-	    arg[0] <= '9')) {
+	if (eq)
+		*eq = '\0';
+	ok = eq && cpol_env_name_ok(arg);   /* a name: [A-Za-z_][A-Za-z0-9_]* */
+	if (eq)
+		*eq = '=';
+	if (!ok) {
 		fprintf(stderr, "cordonc: -D wants NAME=VALUE, not \"%s\"\n",
 		    arg);
 		return -1;
 	}
-	if (o->ndefines == PARSE_MAX_DEFINES) {
+	if (o->c.ndefines == PARSE_MAX_DEFINES) {
 		fprintf(stderr, "cordonc: more than %d -D\n",
 		    PARSE_MAX_DEFINES);
 		return -1;
 	}
 	*eq = '\0';
-	o->defines[o->ndefines++] = (struct parse_define){ arg, eq + 1 };
+	o->c.defines[o->c.ndefines++] = (struct parse_define){ arg, eq + 1 };
 	return 0;
 }
 
@@ -105,18 +102,20 @@ static int parse_opts(int argc, char **argv, struct opts *o, int compile)
 	int ch;
 
 	memset(o, 0, sizeof(*o));
+	o->c.cli = 1;
+	o->c.errf = stderr;
 	optind = 1;
 	while ((ch = getopt_long_only(argc, argv, compile ? "o:I:D:" : "I:D:",
 	    lo, NULL)) != -1) {
 		if (ch == 'o') {
 			o->out = optarg;
-		} else if (ch == 'I' && o->nincdirs < PARSE_MAX_INCDIRS) {
-			o->incdirs[o->nincdirs++] = optarg;
+		} else if (ch == 'I' && o->c.nincdirs < PARSE_MAX_INCDIRS) {
+			o->c.incdirs[o->c.nincdirs++] = optarg;
 		} else if (ch == 'D') {
 			if (add_define(o, optarg) < 0)
 				return -1;
 		} else if (ch == 'W' && compile) {
-			o->werror = 1;
+			o->c.werror = 1;
 		} else if (ch == 'j' && !compile) {
 			o->json = 1;
 		} else {
@@ -130,39 +129,6 @@ static int parse_opts(int argc, char **argv, struct opts *o, int compile)
 		return -1;
 	o->file = argv[optind];
 	return 0;
-}
-
-/* Source -> checked policy with BPF.  0, or -1 (messages printed). */
-static int build(const struct opts *o, struct cpol *pol)
-{
-	struct diag *d = diag_new(stderr);
-	struct policy p;
-	char err[512];
-	int ret = -1;
-
-	memset(pol, 0, sizeof(*pol));
-	if (!d)
-		return -1;
-	diag_set_werror(d, o->werror);
-	if (parse_policy(&p, o->file, o->incdirs, o->nincdirs, o->defines,
-	    o->ndefines, d) < 0 || diag_errors(d) > 0)
-		goto out_parse;
-	if (check_policy(&p, d, pol) < 0)
-		goto out_parse;
-	if (emit_seccomp(pol, err, sizeof(err)) < 0 ||
-	    validate_seccomp(pol, err, sizeof(err)) < 0) {
-		fprintf(stderr, "cordonc: error: %s: %s\n", o->file, err);
-		cpol_free(pol);
-		goto out_parse;
-	}
-	ret = 0;
-out_parse:
-	if (ret < 0 && diag_errors(d) > 0)
-		fprintf(stderr, "cordonc: %u error%s; nothing written\n",
-		    diag_errors(d), diag_errors(d) == 1 ? "" : "s");
-	parse_free(&p);
-	diag_free(d);
-	return ret;
 }
 
 static char *default_out(const char *file)
@@ -190,7 +156,7 @@ static int cmd_compile(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (build(&o, &pol) < 0)
+	if (compile_source(o.file, &o.c, &pol, NULL) < 0)
 		return EXIT_POLICY;
 	if (cpol_write(&pol, &buf, &len, err, sizeof(err)) < 0) {
 		fprintf(stderr, "cordonc: error: %s: %s\n", o.file, err);
@@ -206,20 +172,6 @@ out:
 	return ret;
 }
 
-static int is_blob(const char *path)
-{
-	char magic[CPOL_MAGIC_LEN];
-	struct stat st;
-	int fd = infile_open(path, 0, &st), r = 0;
-
-	if (fd < 0)
-		return 0;
-	if (read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic))
-		r = memcmp(magic, CPOL_MAGIC, CPOL_MAGIC_LEN) == 0;
-	close(fd);
-	return r;
-}
-
 static int cmd_explain(int argc, char **argv)
 {
 	struct opts o;
@@ -231,12 +183,12 @@ static int cmd_explain(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (is_blob(o.file)) {
+	if (compile_is_blob(o.file)) {
 		if (cpol_load(o.file, 0, &pol, err, sizeof(err)) < 0) {
 			fprintf(stderr, "cordonc: error: %s: %s\n", o.file, err);
 			return EXIT_POLICY;
 		}
-	} else if (build(&o, &pol) < 0) {
+	} else if (compile_source(o.file, &o.c, &pol, NULL) < 0) {
 		return EXIT_POLICY;
 	}
 	r = o.json ? explain_json(stdout, &pol) : explain_text(stdout, &pol);

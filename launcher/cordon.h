@@ -193,6 +193,7 @@ int launch(const struct opts *o, const struct cpol *pol, struct report *r,
 
 /* landlock.c */
 int landlock_probe(int *errata);
+uint32_t landlock_needed(const struct cpol *p);
 int landlock_check(const struct cpol *p, int abi, struct layers *l,
     char *err, size_t errlen);
 int landlock_build(const struct cpol *p, int abi, char *err,
@@ -201,6 +202,7 @@ int landlock_workdir(int ruleset, const struct cpol *p, uint64_t handled,
     int workdir_fd, const char *snippet_name, char *err, size_t errlen);
 uint64_t landlock_fs_rights(int abi);
 int landlock_confine(const struct cpol *p);
+uint64_t landlock_tmp_rights(uint64_t handled);
 int landlock_add(int ruleset, int fd, uint64_t access);
 
 /* workdir.c */

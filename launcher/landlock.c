@@ -29,6 +29,13 @@
 #define FILE_RIGHTS (CORDON_LL_FS_EXECUTE | CORDON_LL_FS_WRITE_FILE | \
     CORDON_LL_FS_READ_FILE | CORDON_LL_FS_TRUNCATE | CORDON_LL_FS_IOCTL_DEV)
 
+/* Rights on a private /tmp and /dev/shm: files and directories, no exec,
+ * no devices, sockets, fifos or links. */
+#define TMP_RIGHTS (CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR | \
+    CORDON_LL_FS_WRITE_FILE | CORDON_LL_FS_TRUNCATE | \
+    CORDON_LL_FS_MAKE_REG | CORDON_LL_FS_MAKE_DIR | \
+    CORDON_LL_FS_REMOVE_FILE | CORDON_LL_FS_REMOVE_DIR)
+
 static const char hint[] = "Hint: Landlock needs Linux 5.13+ built with "
     "CONFIG_SECURITY_LANDLOCK=y and \"landlock\" in the lsm= boot list";
 
@@ -60,6 +67,24 @@ uint64_t landlock_fs_rights(int abi)
 	return abi == 1 ? CORDON_LL_FS_ABI1 : 0;
 }
 
+/* The private /tmp and /dev/shm rule: only rights the ruleset handles
+ * (landlock_fs_rights of the running ABI), else the kernel refuses the
+ * rule (TRUNCATE is ABI 3). */
+uint64_t landlock_tmp_rights(uint64_t handled)
+{
+	return TMP_RIGHTS & handled;
+}
+
+/* The ABI a policy needs: its `landlock N;`, and 4 when it has TCP rules
+ * (network connect or bind: Landlock's TCP rights are ABI 4).  The
+ * scopes (ABI 6) are the default N, not a floor: `landlock 4;` states
+ * that the policy runs without them. */
+uint32_t landlock_needed(const struct cpol *p)
+{
+	return p->nnet > 0 && p->landlock_abi_min < 4 ? 4 :
+	    p->landlock_abi_min;
+}
+
 /* Refuse unless the running ABI has what the policy needs (fail closed),
  * and record in *l what will apply. */
 int landlock_check(const struct cpol *p, int abi, struct layers *l,
@@ -71,14 +96,12 @@ int landlock_check(const struct cpol *p, int abi, struct layers *l,
 	l->landlock_fs = abi >= 1;
 	l->landlock_net = abi >= 4;
 	l->scope_abstract_unix = l->scope_signal = abi >= 6;
-	/* Whatever the policy's minimum: TCP rules (network off too) need
-	 * ABI 4, signal and abstract unix socket scoping ABI 6. */
-	if (best || ((uint32_t)abi >= p->landlock_abi_min && abi >= 6))
+	if (best || (abi >= 1 && (uint32_t)abi >= landlock_needed(p)))
 		return 0;
 	snprintf(err, errlen, "policy %s needs Landlock ABI %u, this kernel "
 	    "has %d. %s (ABI 6: Linux 6.12+; or mark the policy best-effort)",
-	    p->name, p->landlock_abi_min > 6 ? p->landlock_abi_min : 6, abi,
-	    hint);
+	    p->name,
+	    landlock_needed(p), abi, hint);
 	return -1;
 }
 

@@ -25,13 +25,6 @@
 #include "infile.h"
 #include "landlock_compat.h"
 
-/* Rights on a private /tmp and /dev/shm: files and directories, no exec,
- * no devices, sockets, fifos or links. */
-#define TMP_RIGHTS (CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR | \
-    CORDON_LL_FS_WRITE_FILE | CORDON_LL_FS_TRUNCATE | \
-    CORDON_LL_FS_MAKE_REG | CORDON_LL_FS_MAKE_DIR | \
-    CORDON_LL_FS_REMOVE_FILE | CORDON_LL_FS_REMOVE_DIR)
-
 enum { P_OUT, P_ERR, P_MSG, P_ST, NPIPES };
 
 struct res {
@@ -168,7 +161,7 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	ln->null_fd = o->null_fd;
 	ln->nice = o->nice;
 	ln->idle = o->idle;
-	ln->tmp_access = TMP_RIGHTS & landlock_fs_rights(4);
+	ln->tmp_access = landlock_tmp_rights(ln->ll_handled);
 	ln->disk = command_limit(p, o->limit, CPOL_RLIM_DISK);
 	ln->files = command_limit(p, o->limit, CPOL_RLIM_FILES);
 	snprintf(path, sizeof(path), "%s/%s", s->workdir, s->snippet);

@@ -20,3 +20,7 @@ check: all $(UNIT_BINS)
 
 # OCI export/import equivalence helper (tests/oci/build.mk).
 -include tests/oci/build.mk
+
+# test_landlock: the launcher's Landlock decisions, against the kernel.
+$(BUILD)/tests/test_landlock: $(BUILD)/launcher/landlock.o
+$(BUILD)/tests/unit/test_landlock.o: CPPFLAGS += -Ilauncher

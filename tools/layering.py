@@ -42,14 +42,14 @@ PUBLIC = {
     'front': {'parse.h'},
     'check': {'check.h'},
     'names': {'tables.h'},
-    'backend': {'emit.h'},
+    'backend': {'emit.h', 'validate.h'},
     'explain': {'explain.h', 'explain_fmt.h'},
     'query': {'sysq.h', 'pathq.h'},
     'audit': {'auditcmd.h'},
     'oci': {'oci.h'},
     'learn': {'learn.h'},
     'io': {'outfile.h', 'jsonout.h', 'json_read.h'},
-    'top': {'input.h'},
+    'top': {'input.h', 'compile.h'},
 }
 SECCOMP_OK = ('compiler/backend/', 'compiler/names/tables_syscalls.c')
 MAX_FUNCTION_LINES = 80

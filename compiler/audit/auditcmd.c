@@ -19,7 +19,7 @@
 enum { OPT_JSON = 256, OPT_STRICT, OPT_LIST, OPT_FORMAT, OPT_HELP };
 
 struct opts {
-	struct input_opts in;
+	struct compile_opts in;
 	int json, strict, list;
 	const char *format;
 	const char *usage;
@@ -135,9 +135,9 @@ int auditcmd_test(int argc, char **argv)
 			ret = 1;
 		if (o.json) {
 			json_sep(stdout, &first);
-			expect_print_json(stdout, &in, r, in.nexpects);
+			expect_print_json(stdout, &in, r, in.map.nexpects);
 		} else {
-			expect_print_text(stdout, &in, r, in.nexpects);
+			expect_print_text(stdout, &in, r, in.map.nexpects);
 		}
 		free(r);
 		input_free(&in);

@@ -202,12 +202,12 @@ int expect_run(const struct input *in, struct expect_result **out)
 	int failed = 0;
 
 	*out = NULL;
-	if (!(v = calloc(in->nexpects ? in->nexpects : 1, sizeof(*v))))
+	if (!(v = calloc(in->map.nexpects ? in->map.nexpects : 1, sizeof(*v))))
 		return -1;
-	for (unsigned int i = 0; i < in->nexpects; i++) {
+	for (unsigned int i = 0; i < in->map.nexpects; i++) {
 		struct expect_result *r = &v[i];
 
-		r->e = &in->expects[i];
+		r->e = &in->map.expects[i];
 		if (r->e->kind == CHECK_EXPECT_SYSCALL)
 			check_sys(&in->pol, r);
 		else if (r->e->kind == CHECK_EXPECT_PATH)

@@ -391,8 +391,8 @@ static int check_net(const struct input *in, struct finding_list *out)
 
 static int has_stmt(const struct input *in, int kind)
 {
-	for (unsigned int i = 0; i < in->nstmts; i++)
-		if (in->stmts[i].kind == kind)
+	for (unsigned int i = 0; i < in->map.nstmts; i++)
+		if (in->map.stmts[i].kind == kind)
 			return 1;
 	return 0;
 }
@@ -624,8 +624,8 @@ static int suppress(const struct input *in, struct finding_list *out)
 {
 	unsigned int nfound = out->n;
 
-	for (unsigned int i = 0; i < in->nsups; i++) {
-		const struct input_suppress *s = &in->sups[i];
+	for (unsigned int i = 0; i < in->map.nsups; i++) {
+		const struct input_suppress *s = &in->map.sups[i];
 		int used = 0, ok = s->reason && s->reason[0];
 
 		if (!rule_by_id(s->id)) {

@@ -110,7 +110,7 @@ static int report(const char *policy, const char *blob, const uint8_t *bb,
 }
 
 int verify_run(const char *policy, const char *blob,
-    const struct input_opts *o, int json, FILE *out)
+    const struct compile_opts *o, int json, FILE *out)
 {
 	uint8_t *mine = NULL, *theirs = NULL;
 	size_t mlen, tlen;

@@ -13,6 +13,6 @@
 
 /* Returns 0 identical, 1 different or BLOB invalid, 2 POLICY unusable. */
 int verify_run(const char *policy, const char *blob,
-    const struct input_opts *o, int json, FILE *out);
+    const struct compile_opts *o, int json, FILE *out);
 
 #endif

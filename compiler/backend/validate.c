@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "bpf.h"
-#include "emit.h"
+#include "validate.h"
 #include "tables.h"
 
 #define AUDIT_ARCH_I386_ 0x40000003u

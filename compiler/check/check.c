@@ -55,8 +55,8 @@ static void meta(struct check_ctx *c, struct cpol *out)
 	if (s)
 		value_str(c, s->val, &out->description);
 	else
-		out->description = strdup("");
-	out->compiler_version = strdup(CHECK_COMPILER_VERSION);
+		out->description = check_mem(c, strdup(""));
+	out->compiler_version = check_mem(c, strdup(CHECK_COMPILER_VERSION));
 	memcpy(out->source_digest, c->p->digest, 32);
 	out->arch = tables_arch();
 	out->landlock_abi_min = CHECK_DEFAULT_LANDLOCK;
@@ -82,6 +82,7 @@ static void meta(struct check_ctx *c, struct cpol *out)
 static unsigned int limit_resource(struct check_ctx *c,
     const struct ast_stmt *s)
 {
+	char dym[DIAG_SUGGEST_MAX];
 	const char *names[CPOL_RLIM_MAX + 1];
 	const char *sug;
 	unsigned int r;
@@ -93,8 +94,8 @@ static unsigned int limit_resource(struct check_ctx *c,
 	}
 	names[CPOL_RLIM_MAX] = NULL;
 	sug = tables_suggest_among(s->name, names);
-	diag_error(c->d, &s->name_loc, "unknown limit %s%s%s%s", s->name,
-	    sug ? "; did you mean " : "", sug ? sug : "", sug ? "?" : "");
+	diag_error(c->d, &s->name_loc, "unknown limit %s%s", s->name,
+	    diag_did_you_mean(dym, sizeof(dym), "", sug, ""));
 	return 0;
 }
 
@@ -153,9 +154,8 @@ static void limits(struct check_ctx *c, struct cpol *out)
 		    s->name, s, NULL, s->val) < 0)
 			diag_error(c->d, NULL, "out of memory");
 	mentions_merge(c, &ms, 0, "limit");
-	out->limits = calloc(CPOL_RLIM_MAX, sizeof(*out->limits));
-	if (!out->limits)
-		diag_error(c->d, NULL, "out of memory");
+	out->limits = check_mem(c, calloc(CPOL_RLIM_MAX,
+	    sizeof(*out->limits)));
 	for (i = 0; out->limits && i < ms.n; i++) {
 		s = ms.m[i].s;
 		if (!(r = limit_resource(c, s)))
@@ -264,7 +264,7 @@ static void command(struct check_ctx *c, struct cpol *out)
 		    CPOL_MAX_ARGV);
 		return;
 	}
-	out->argv = calloc(n + 1, sizeof(*out->argv));
+	out->argv = check_mem(c, calloc(n + 1, sizeof(*out->argv)));
 	for (w = s->val; out->argv && w; w = w->next)
 		if (value_str(c, w, &out->argv[out->nargv]) == 0)
 			dollars(c, &w->loc, out->argv[out->nargv++], 1);
@@ -276,14 +276,6 @@ static void command(struct check_ctx *c, struct cpol *out)
 		    "absolute path (there is no PATH search in the sandbox)");
 	else if (out->nargv == n && diag_errors(c->d) == 0)
 		check_exec(c, out, &s->val->loc);  /* on complete rules */
-}
-
-static int env_name_ok(const char *s)
-{
-	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
-	    "vwxyz0123456789_");
-
-	return n > 0 && s[n] == '\0' && !(s[0] >= '0' && s[0] <= '9');
 }
 
 static int by_env(const void *a, const void *b)
@@ -311,19 +303,20 @@ static void env(struct check_ctx *c, struct cpol *out)
 		    "environment variables", CPOL_MAX_ENV);
 		goto done;
 	}
-	out->env = calloc(ms.n ? ms.n : 1, sizeof(*out->env));
+	out->env = check_mem(c, calloc(ms.n ? ms.n : 1, sizeof(*out->env)));
 	for (i = 0; out->env && i < ms.n; i++) {
 		it = ms.m[i].it;
-		if (!env_name_ok(it->name)) {
+		if (!cpol_env_name_ok(it->name)) {
 			diag_error(c->d, &it->loc, "bad environment variable "
 			    "name %s", it->name);
 			continue;
 		}
 		e = &out->env[out->nenv];
-		e->name = strdup(it->name);
+		if (!(e->name = check_mem(c, strdup(it->name))))
+			continue;
 		e->kind = it->value ? CPOL_ENV_SET : CPOL_ENV_KEEP;
 		if (it->value ? value_str(c, it->value, &e->value) < 0 :
-		    !(e->value = strdup(""))) {
+		    !(e->value = check_mem(c, strdup("")))) {
 			free(e->name);
 			continue;
 		}
@@ -348,7 +341,8 @@ static void defines(struct check_ctx *c)
 	mentions_merge(c, &c->defs, 0, "definition of");
 }
 
-int check_policy(const struct policy *p, struct diag *d, struct cpol *out)
+int check_policy(const struct policy *p, struct diag *d, struct cpol *out,
+    struct check_expect **expects, unsigned int *nexpects)
 {
 	struct check_ctx c = { .p = p, .d = d };
 	struct check_expect *e = NULL;
@@ -367,10 +361,18 @@ int check_policy(const struct policy *p, struct diag *d, struct cpol *out)
 	command(&c, out);
 	check_network(&c, out);
 	rules_lower(&c, out);
-	check_expectations(p, d, &e, &ne);
-	check_expect_free(e, ne);
+	check_expect_all(&c, &e, &ne);
 	value_fini(&c);
 	mentions_free(&c.defs);
+	if (diag_errors(d) != before || !expects) {
+		check_expect_free(e, ne);
+		e = NULL;
+		ne = 0;
+	}
+	if (expects) {
+		*expects = e;
+		*nexpects = ne;
+	}
 	if (diag_errors(d) != before) {
 		cpol_free(out);
 		return -1;

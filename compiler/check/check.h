@@ -21,11 +21,14 @@
 #define CHECK_MAX_DEFINE_DEPTH 8  /* ${A} defined as ${B} ... */
 
 /*
- * check_policy: lower p into *out (zeroed first; no BPF: insns empty).
- * Errors and warnings go to d.  Returns 0 if no error was reported,
- * else -1 (and *out is freed).
+ * check_policy: lower p into *out (zeroed first; no BPF: insns empty)
+ * and, when expects is not NULL, resolve its expectations into *expects
+ * (free with check_expect_free).  Errors and warnings go to d.  Returns
+ * 0 if no error was reported, else -1 (*out freed, *expects empty).
  */
-int check_policy(const struct policy *p, struct diag *d, struct cpol *out);
+struct check_expect;
+int check_policy(const struct policy *p, struct diag *d, struct cpol *out,
+    struct check_expect **expects, unsigned int *nexpects);
 
 /* An expectation (`expect ...;`), resolved, for `cordonc test`. */
 enum check_expect_kind {
@@ -60,7 +63,7 @@ struct check_expect {
 };
 
 /*
- * check_expectations: every expectation of p, in reading order, resolved
+ * check_expectations: every expectation of p alone (no other section), in reading order, resolved
  * (constants, definitions).  Errors go to d.  *out (free with
  * check_expect_free) may be non-empty even with errors.  Returns 0 if
  * none was reported, else -1.

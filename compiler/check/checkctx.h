@@ -66,6 +66,7 @@ void mentions_merge(struct check_ctx *c, struct mentions *ms, int multi,
     const char *what);
 void mentions_free(struct mentions *ms);
 char *check_origin(const struct ast_loc *loc);
+void *check_mem(struct check_ctx *c, void *p);
 
 /* checkfs.c: path, private and network statements */
 void check_paths(struct check_ctx *c, struct cpol *out);
@@ -75,7 +76,11 @@ void check_network(struct check_ctx *c, struct cpol *out);
 void check_exec(struct check_ctx *c, const struct cpol *out,
     const struct ast_loc *loc);
 
+/* checkexp.c */
+void check_expect_all(struct check_ctx *c, struct check_expect **out,
+    unsigned int *n);
+
 /* rules.c */
-int rules_lower(struct check_ctx *c, struct cpol *out);
+void rules_lower(struct check_ctx *c, struct cpol *out);
 
 #endif

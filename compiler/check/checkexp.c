@@ -31,10 +31,11 @@ static void syscall_args(struct check_ctx *c, const struct ast_item *it,
 	}
 }
 
-static int add(struct check_expect **out, unsigned int *n,
-    struct check_expect *e)
+static int add(struct check_ctx *c, struct check_expect **out,
+    unsigned int *n, struct check_expect *e)
 {
-	struct check_expect *ne = realloc(*out, (*n + 1) * sizeof(*ne));
+	struct check_expect *ne = check_mem(c, realloc(*out, (*n + 1) *
+	    sizeof(*ne)));
 
 	if (!ne)
 		return -1;
@@ -47,6 +48,7 @@ static int add(struct check_expect **out, unsigned int *n,
 static void one(struct check_ctx *c, const struct ast_stmt *s,
     struct check_expect **out, unsigned int *n)
 {
+	char dym[DIAG_SUGGEST_MAX];
 	struct check_expect e = { .loc = s->loc };
 	const struct ast_item *it;
 	const char *sug;
@@ -65,12 +67,12 @@ static void one(struct check_ctx *c, const struct ast_stmt *s,
 				break;
 			}
 			sug = tables_suggest_among(s->name, path_kinds);
-			diag_error(c->d, &s->name_loc, "unknown expectation %s"
-			    "%s%s%s", s->name, sug ? "; did you mean " : "",
-			    sug ? sug : "", sug ? "?" : "");
+			diag_error(c->d, &s->name_loc, "unknown expectation "
+			    "%s%s", s->name, diag_did_you_mean(dym,
+			    sizeof(dym), "", sug, ""));
 			return;
 		}
-		if (value_str(c, s->val, &e.path) == 0 && add(out, n, &e) < 0)
+		if (value_str(c, s->val, &e.path) == 0 && add(c, out, n, &e) < 0)
 			free(e.path);
 		return;
 	}
@@ -88,7 +90,7 @@ static void one(struct check_ctx *c, const struct ast_stmt *s,
 			    "65535");
 		else if (s->val)
 			e.port = (uint16_t)port;
-		if (add(out, n, &e) < 0)
+		if (add(c, out, n, &e) < 0)
 			free(e.host);
 		return;
 	}
@@ -105,14 +107,27 @@ static void one(struct check_ctx *c, const struct ast_stmt *s,
 		one.nr = tables_syscall_nr(it->name);
 		if (one.nr < 0) {
 			sug = tables_suggest('s', it->name);
-			diag_error(c->d, &it->loc, "unknown syscall %s%s%s%s",
-			    it->name, sug ? "; did you mean " : "",
-			    sug ? sug : "", sug ? "?" : "");
+			diag_error(c->d, &it->loc, "unknown syscall %s%s",
+			    it->name, diag_did_you_mean(dym, sizeof(dym), "",
+			    sug, ""));
 			continue;
 		}
 		syscall_args(c, it, &one);
-		add(out, n, &one);
+		add(c, out, n, &one);
 	}
+}
+
+/* Every expectation, with c's definitions (merged, values ready). */
+void check_expect_all(struct check_ctx *c, struct check_expect **out,
+    unsigned int *n)
+{
+	const struct ast_stmt *s;
+
+	*out = NULL;
+	*n = 0;
+	for (s = c->p->stmts; s; s = s->next)
+		if (s->kind == AST_EXPECT)
+			one(c, s, out, n);
 }
 
 int check_expectations(const struct policy *p, struct diag *d,
@@ -122,8 +137,6 @@ int check_expectations(const struct policy *p, struct diag *d,
 	const struct ast_stmt *s;
 	unsigned int before = diag_errors(d);
 
-	*out = NULL;
-	*n = 0;
 	for (s = p->stmts; s; s = s->next)
 		if (s->kind == AST_DEFINE && mentions_add(&c.defs, s->name, s,
 		    NULL, s->val) < 0)
@@ -132,9 +145,7 @@ int check_expectations(const struct policy *p, struct diag *d,
 	mentions_merge(&c, &c.defs, 1, "");
 	if (value_init(&c) < 0)
 		diag_error(d, NULL, "out of memory");
-	for (s = p->stmts; s; s = s->next)
-		if (s->kind == AST_EXPECT)
-			one(&c, s, out, n);
+	check_expect_all(&c, out, n);
 	value_fini(&c);
 	mentions_free(&c.defs);
 	return diag_errors(d) == before ? 0 : -1;

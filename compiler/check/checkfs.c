@@ -21,6 +21,7 @@
 
 static uint64_t right_bits(struct check_ctx *c, const struct ast_item *it)
 {
+	char dym[DIAG_SUGGEST_MAX];
 	const char *names[64], *s;
 	uint64_t bits;
 	unsigned int i;
@@ -31,8 +32,8 @@ static uint64_t right_bits(struct check_ctx *c, const struct ast_item *it)
 		;
 	names[i] = NULL;
 	s = tables_suggest_among(it->name, names);
-	diag_error(c->d, &it->loc, "unknown right %s%s%s%s", it->name,
-	    s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
+	diag_error(c->d, &it->loc, "unknown right %s%s", it->name,
+	    diag_did_you_mean(dym, sizeof(dym), "", s, ""));
 	return 0;
 }
 
@@ -122,7 +123,7 @@ static void add_rule(struct check_ctx *c, struct cpol *out,
 	if (bits == 0)
 		return;
 	f = &out->fs[out->nfs];
-	f->path = strdup(m->key);
+	f->path = check_mem(c, strdup(m->key));
 	if (!f->path)
 		return;
 	f->access = bits;
@@ -162,7 +163,7 @@ void check_paths(struct check_ctx *c, struct cpol *out)
 	if (ms.n > CPOL_MAX_FS)
 		diag_error(c->d, &ms.m[CPOL_MAX_FS].s->loc, "more than %d "
 		    "path rules", CPOL_MAX_FS);
-	out->fs = calloc(ms.n ? ms.n : 1, sizeof(*out->fs));
+	out->fs = check_mem(c, calloc(ms.n ? ms.n : 1, sizeof(*out->fs)));
 	for (i = 0; out->fs && i < ms.n && i < CPOL_MAX_FS; i++)
 		add_rule(c, out, &ms.m[i]);
 	if (out->fs && out->nfs > 0)  /* fs is NULL if calloc failed */
@@ -286,10 +287,8 @@ void check_network(struct check_ctx *c, struct cpol *out)
 		    NULL, NULL) < 0)
 			diag_error(c->d, NULL, "out of memory");
 	mentions_merge(c, &ms, 1, "");
-	out->net = calloc(CPOL_MAX_NET, sizeof(*out->net));
-	out->hosts = calloc(CPOL_MAX_HOSTS, sizeof(*out->hosts));
-	if (!out->net || !out->hosts)
-		diag_error(c->d, NULL, "out of memory");
+	out->net = check_mem(c, calloc(CPOL_MAX_NET, sizeof(*out->net)));
+	out->hosts = check_mem(c, calloc(CPOL_MAX_HOSTS, sizeof(*out->hosts)));
 	for (i = 0; out->net && i < ms.n; i++) {
 		s = ms.m[i].s;
 		k = (s->flags & AST_F_NET_OFF) ? 0 :

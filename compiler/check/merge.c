@@ -96,6 +96,15 @@ void mentions_merge(struct check_ctx *c, struct mentions *ms, int multi,
 	}
 }
 
+/* p, or after an "out of memory" error NULL: allocation failures are
+ * errors, never a smaller policy. */
+void *check_mem(struct check_ctx *c, void *p)
+{
+	if (!p)
+		diag_error(c->d, NULL, "out of memory");
+	return p;
+}
+
 char *check_origin(const struct ast_loc *loc)
 {
 	char *s;

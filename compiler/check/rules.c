@@ -120,6 +120,7 @@ static int fit(struct check_ctx *c, const struct ast_val *v, unsigned width,
 static int arg_of(struct check_ctx *c, const char *sys, const struct ast_cond
     *k, unsigned int *idx, unsigned int *width)
 {
+	char dym[DIAG_SUGGEST_MAX];
 	const char *names[7], *s;
 	unsigned int i, n = 0;
 
@@ -136,9 +137,9 @@ static int arg_of(struct check_ctx *c, const char *sys, const struct ast_cond
 			n++;
 	names[n] = NULL;
 	s = tables_suggest_among(k->arg, names);
-	diag_error(c->d, &k->arg_loc, "%s has no argument named %s%s%s%s "
-	    "(arg0 to arg5 always work)", sys, k->arg,
-	    s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
+	diag_error(c->d, &k->arg_loc, "%s has no argument named %s%s (arg0 "
+	    "to arg5 always work)", sys, k->arg, diag_did_you_mean(dym,
+	    sizeof(dym), "", s, ""));
 	return -1;
 }
 
@@ -272,6 +273,7 @@ static void member(struct rules *r, const char *name, int is_group,
     const struct ast_loc *loc, const char *via, int builtin,
     unsigned int depth)
 {
+	char dym[DIAG_SUGGEST_MAX];
 	const char *sug;
 	int nr;
 
@@ -284,9 +286,8 @@ static void member(struct rules *r, const char *name, int is_group,
 		if (builtin)
 			return;   /* a group member this libseccomp lacks */
 		sug = tables_suggest('s', name);
-		diag_error(r->c->d, loc, "unknown syscall %s%s%s%s", name,
-		    sug ? "; did you mean " : "", sug ? sug : "",
-		    sug ? "?" : "");
+		diag_error(r->c->d, loc, "unknown syscall %s%s", name,
+		    diag_did_you_mean(dym, sizeof(dym), "", sug, ""));
 		return;
 	}
 	if (add_entry(r, name, nr, action, conds, s, loc, via) < 0)
@@ -297,6 +298,7 @@ static void expand(struct rules *r, const char *group, uint32_t action,
     const struct ast_stmt *s, const struct ast_loc *loc, const char *via,
     unsigned int depth)
 {
+	char dym[DIAG_SUGGEST_MAX];
 	const struct ast_stmt *g = user_group(r, group);
 	const char *const *m;
 	const struct ast_item *it;
@@ -316,9 +318,8 @@ static void expand(struct rules *r, const char *group, uint32_t action,
 	m = tables_group(group);
 	if (!m) {
 		sug = tables_suggest('g', group);
-		diag_error(r->c->d, loc, "unknown group @%s%s%s%s", group,
-		    sug ? "; did you mean @" : "", sug ? sug : "",
-		    sug ? "?" : "");
+		diag_error(r->c->d, loc, "unknown group @%s%s", group,
+		    diag_did_you_mean(dym, sizeof(dym), "@", sug, ""));
 		return;
 	}
 	for (; *m; m++)
@@ -741,7 +742,7 @@ static int by_rule(const void *a, const void *b)
 	return 0;
 }
 
-int rules_lower(struct check_ctx *c, struct cpol *out)
+void rules_lower(struct check_ctx *c, struct cpol *out)
 {
 	struct rules r = { .c = c, .out = out };
 	struct entry **l;
@@ -753,7 +754,7 @@ int rules_lower(struct check_ctx *c, struct cpol *out)
 		qsort(r.e, r.n, sizeof(*r.e), by_entry);
 	/* An array of pointers: sizeof(*l) is sizeof(struct entry *). */
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression) */
-	l = calloc(r.n ? r.n : 1, sizeof(*l));
+	l = check_mem(c, calloc(r.n ? r.n : 1, sizeof(*l)));
 	for (i = 0; l && i < r.n; i = j) {
 		for (j = i; j < r.n && r.e[j].nr == r.e[i].nr; j++)
 			;
@@ -776,5 +777,4 @@ int rules_lower(struct check_ctx *c, struct cpol *out)
 	free(l);
 	free(r.e);
 	mentions_free(&r.groups);
-	return 0;
 }

@@ -104,6 +104,7 @@ static const struct ast_val *resolve(struct check_ctx *c,
 static int atom_num(struct check_ctx *c, const struct ast_val *v,
     uint64_t *mag, int *neg)
 {
+	char dym[DIAG_SUGGEST_MAX];
 	const char *s;
 
 	if (!(v = resolve(c, v)))
@@ -118,8 +119,8 @@ static int atom_num(struct check_ctx *c, const struct ast_val *v,
 		if (tables_constant(v->str, mag) == 0)
 			return 0;
 		s = tables_suggest('c', v->str);
-		diag_error(c->d, &v->loc, "unknown constant %s%s%s%s", v->str,
-		    s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
+		diag_error(c->d, &v->loc, "unknown constant %s%s", v->str,
+		    diag_did_you_mean(dym, sizeof(dym), "", s, ""));
 		return -1;
 	case AST_V_QTY:
 		*neg = v->neg;
@@ -217,10 +218,11 @@ int value_qty(struct check_ctx *c, const struct ast_val *v,
 	return 0;
 }
 
-/* Append n bytes to a heap string. */
-static int append(char **s, size_t *len, const char *add, size_t n)
+/* Append n bytes to a heap string; -1 after an error. */
+static int append(struct check_ctx *c, char **s, size_t *len,
+    const char *add, size_t n)
 {
-	char *ns = realloc(*s, *len + n + 1);
+	char *ns = check_mem(c, realloc(*s, *len + n + 1));
 
 	if (!ns)
 		return -1;
@@ -247,10 +249,10 @@ static int substitute(struct check_ctx *c, const struct ast_val *v,
 		return -1;
 	}
 	if (d->kind == AST_V_STR)
-		return append(s, len, d->str, strlen(d->str));
+		return append(c, s, len, d->str, strlen(d->str));
 	snprintf(num, sizeof(num), "%s%llu", d->neg ? "-" : "",
 	    (unsigned long long)d->num);
-	return append(s, len, num, strlen(num));
+	return append(c, s, len, num, strlen(num));
 }
 
 int value_str(struct check_ctx *c, const struct ast_val *v, char **out)
@@ -266,13 +268,13 @@ int value_str(struct check_ctx *c, const struct ast_val *v, char **out)
 		diag_error(c->d, &v->loc, "expected a string");
 		return -1;
 	}
-	if (append(&s, &len, "", 0) < 0)
+	if (append(c, &s, &len, "", 0) < 0)
 		goto nomem;
 	for (p = v->str; (open = strstr(p, "${")); p = close + 1) {
 		close = strchr(open, '}');
 		if (!close)
 			break;
-		if (append(&s, &len, p, (size_t)(open - p)) < 0)
+		if (append(c, &s, &len, p, (size_t)(open - p)) < 0)
 			goto nomem;
 		if (substitute(c, v, open + 2, (size_t)(close - open - 2), &s,
 		    &len) < 0) {
@@ -280,18 +282,18 @@ int value_str(struct check_ctx *c, const struct ast_val *v, char **out)
 			return -1;
 		}
 	}
-	if (append(&s, &len, p, strlen(p)) < 0)
+	if (append(c, &s, &len, p, strlen(p)) < 0)
 		goto nomem;
 	*out = s;
 	return 0;
 nomem:
 	free(s);
-	diag_error(c->d, NULL, "out of memory");
 	return -1;
 }
 
 int value_errno(struct check_ctx *c, const struct ast_val *v, uint32_t *out)
 {
+	char dym[DIAG_SUGGEST_MAX];
 	const struct ast_val *r = resolve(c, v);
 	const char *s;
 	int e;
@@ -305,9 +307,8 @@ int value_errno(struct check_ctx *c, const struct ast_val *v, uint32_t *out)
 			return 0;
 		}
 		s = tables_suggest('e', r->str);
-		diag_error(c->d, &r->loc, "unknown errno name %s%s%s%s",
-		    r->str, s ? "; did you mean " : "", s ? s : "",
-		    s ? "?" : "");
+		diag_error(c->d, &r->loc, "unknown errno name %s%s", r->str,
+		    diag_did_you_mean(dym, sizeof(dym), "", s, ""));
 		return -1;
 	}
 	if (r->kind != AST_V_NUM || r->alt || (r->neg && r->num) ||

@@ -30,6 +30,15 @@ struct diag *diag_new(FILE *out)
 	return d;
 }
 
+const char *diag_did_you_mean(char *buf, size_t len, const char *before,
+    const char *sug, const char *after)
+{
+	if (!sug || snprintf(buf, len, "; did you mean %s%s%s?", before, sug,
+	    after) < 0)
+		return "";
+	return buf;
+}
+
 void diag_free(struct diag *d)
 {
 	struct diag_src *s, *next;

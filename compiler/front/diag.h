@@ -18,6 +18,12 @@ struct diag;
 
 /* Messages go to out (stderr in cordonc, a memory stream in tests). */
 struct diag *diag_new(FILE *out);
+/* The one "did you mean" of every "unknown NAME" message: "; did you mean
+ * BEFORE sug AFTER?" in buf (AFTER: "@", "\"" or ""), or "" when sug is
+ * NULL. */
+#define DIAG_SUGGEST_MAX 192
+const char *diag_did_you_mean(char *buf, size_t len, const char *before,
+    const char *sug, const char *after);
 void diag_free(struct diag *d);
 /* Treat warnings as errors. */
 void diag_set_werror(struct diag *d, int on);

@@ -145,6 +145,7 @@ static int read_one(struct reader *r, char *path, char *name,
 static void not_found(struct reader *r, const struct ast_stmt *s,
     const char *from)
 {
+	char dym[DIAG_SUGGEST_MAX];
 	const char *dirs[PARSE_MAX_INCDIRS + 2], *inc = s->val->str;
 	char *here = join(from, ".");
 	char near[256];
@@ -158,10 +159,10 @@ static void not_found(struct reader *r, const struct ast_stmt *s,
 	i = (unsigned int)parse_include_suggest(inc, dirs, n, near,
 	    sizeof(near));
 	diag_error(r->d, &s->val->loc, "cannot find included file \"%s\" "
-	    "(searched beside this file, %sin %s)%s%s%s", inc,
+	    "(searched beside this file, %sin %s)%s", inc,
 	    r->nincdirs ? "in the -I directories, " : "",
-	    parse_default_incdir, i ? "; did you mean \"" : "",
-	    i ? near : "", i ? "\"?" : "");
+	    parse_default_incdir, diag_did_you_mean(dym, sizeof(dym), "\"",
+	    i ? near : NULL, "\""));
 	free(here);
 }
 

@@ -320,7 +320,7 @@ static void profile(struct exp *e)
 struct eopts {
 	const char *out, *report;
 	int widen_unknown;
-	struct input_opts in;
+	struct compile_opts in;
 };
 
 static int parse_args(int argc, char **argv, struct eopts *o)

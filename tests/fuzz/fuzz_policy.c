@@ -26,6 +26,7 @@
 #include "cpol.h"
 #include "diag.h"
 #include "emit.h"
+#include "validate.h"
 #include "explain.h"
 #include "fuzz.h"
 #include "parse.h"
@@ -151,7 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parse_pieces(&p, data, size, d);
 	if (diag_errors(d) > 0)
 		goto out;
-	rc = check_policy(&p, d, &pol);
+	rc = check_policy(&p, d, &pol, NULL, NULL);
 	if (rc < 0 && diag_errors(d) == 0)
 		fuzz_fail("check_policy failed without an error");
 	if (rc == 0 && diag_errors(d) > 0)

@@ -17,6 +17,7 @@
 
 #include "bpf.h"
 #include "emit.h"
+#include "validate.h"
 #include "tables.h"
 
 #define MAXR 4200
