@@ -36,7 +36,8 @@ static const struct option longopts[] = {
 
 static int usage(const struct opts *o)
 {
-	fprintf(stderr, "usage: cordonc %s\n", o->usage);
+	fprintf(stderr, "usage: cordonc %s\ncordonc %.*s --help describes "
+	    "every option\n", o->usage, (int)strcspn(o->usage, " "), o->usage);
 	return 2;
 }
 
