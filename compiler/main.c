@@ -68,6 +68,7 @@ static const struct subcommand {
 	    HELP_JSON HELP_I HELP_D },
 	{ "test", auditcmd_test, AUDITCMD_USAGE_TEST,
 	    "check each policy's expect statements",
+	    "  -v, --verbose     print every passing expectation too\n"
 	    HELP_JSON HELP_I HELP_D },
 	{ "lint", auditcmd_lint, AUDITCMD_USAGE_LINT,
 	    "report risky things a policy allows (rule ids CL000...)",
