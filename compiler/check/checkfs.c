@@ -30,7 +30,9 @@ static uint64_t right_bits(struct check_ctx *c, const struct ast_item *it)
 	for (i = 0; i < 63 && (names[i] = tables_right_at(i, NULL)); i++)
 		;
 	names[i] = NULL;
-	s = tables_suggest_among(it->name, names);
+	s = tables_right_alias(it->name);
+	if (!s)
+		s = tables_suggest_among(it->name, names);
 	diag_error(c->d, &it->loc, "unknown right %s%s%s%s", it->name,
 	    s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
 	return 0;

@@ -121,7 +121,9 @@ static int arg_of(struct check_ctx *c, const char *sys, const struct ast_cond
     *k, unsigned int *idx, unsigned int *width)
 {
 	const char *names[7], *s;
+	char list[160];
 	unsigned int i, n = 0;
+	size_t used;
 
 	if (strlen(k->arg) == 4 && !strncmp(k->arg, "arg", 3) &&
 	    k->arg[3] >= '0' && k->arg[3] <= '5') {
@@ -135,10 +137,16 @@ static int arg_of(struct check_ctx *c, const char *sys, const struct ast_cond
 		if ((names[n] = tables_arg_name(sys, i)))
 			n++;
 	names[n] = NULL;
-	s = tables_suggest_among(k->arg, names);
-	diag_error(c->d, &k->arg_loc, "%s has no argument named %s%s%s%s "
-	    "(arg0 to arg5 always work)", sys, k->arg,
-	    s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
+	/* two edits make anything of a short name: cmd is not fd */
+	s = strlen(k->arg) > 3 ? tables_suggest_among(k->arg, names) : NULL;
+	list[0] = '\0';
+	for (i = 0, used = 0; i < n && used < sizeof(list); i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used,
+		    "%s%s", i ? ", " : "", names[i]);
+	diag_error(c->d, &k->arg_loc, "%s has no argument named %s%s%s%s; "
+	    "its arguments are %s (arg0 to arg5 always work)", sys, k->arg,
+	    s ? "; did you mean " : "", s ? s : "", s ? "?" : "",
+	    n ? list : "not named");
 	return -1;
 }
 
