@@ -33,6 +33,48 @@ static const char usage_text[] =
     "              [--observe trace]\n"
     "              policy.cpol snippet | - [arg ...]\n";
 
+/* --help: the usage, then every option (cordon(1) says more). */
+static const char options_text[] =
+    "Run snippet (a file, or - for standard input) under policy.cpol.\n"
+    "\n"
+    "options:\n"
+    "  --check               validate the blob and this kernel's support,\n"
+    "                        print the layers that would apply, run nothing\n"
+    "  --keep-workdir        keep the working directory and print its path\n"
+    "  --no-namespaces       use no namespace (no private /tmp; a disk\n"
+    "                        bound is watched instead)\n"
+    "  --quiet               no notes on standard error after the run\n"
+    "  --idle                run the snippet in SCHED_IDLE\n"
+    "  --nice n              add n (0 to 19) to the run's nice value\n"
+    "  --limit name=value    tighten an rlimit (cpu, as, data, fsize,\n"
+    "                        stack, memlock, nproc, nofile, core,\n"
+    "                        sigpending) or a whole-run bound (memory,\n"
+    "                        disk, pids, files); sizes take K, M, G, T\n"
+    "  --output bytes        tighten the cap on stdout plus stderr\n"
+    "  --status-fd fd        write the status JSON to descriptor fd (3 up)\n"
+    "  --status-file path    write the status JSON to path, atomically\n"
+    "  --timeout seconds     tighten the wall-clock timeout (decimals ok)\n"
+    "  --workdir dir         run in the existing directory dir\n"
+    "  --cgroup dir          a delegated cgroup v2 directory for the\n"
+    "                        memory and pids bounds (or CORDON_CGROUP)\n"
+    "  --resolve name:address  the egress proxy resolves name to address\n"
+    "                        (tests and local services; up to 16)\n"
+    "  --observe trace       learn mode, trusted code only: let refused\n"
+    "                        calls through and record them in trace\n"
+    "  --version             print the version\n"
+    "  --help                print this help\n"
+    "Exit status: the snippet's; 124 timeout, 125 cordon failed, 126 or\n"
+    "127 the command cannot run or is missing, 137 output past the cap,\n"
+    "128+N signal N (cordon(1) has the details).\n";
+
+/* The usage, then more (the options, or where to find them); 0. */
+static int help(FILE *f, const char *more)
+{
+	fputs(usage_text, f);
+	fputs(more, f);
+	return 0;
+}
+
 /* A number with an optional K/M/G/T suffix (powers of 1024). */
 static int parse_size(const char *s, uint64_t *v)
 {
@@ -162,7 +204,7 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'L': o->observe = optarg; break;
 		case 'V': printf("cordon %s\n", CORDON_VERSION); return 0;
-		case 'h': fputs(usage_text, stdout); return 0;
+		case 'h': return help(stdout, options_text);
 		case 't':
 			if (parse_timeout(optarg, o) < 0)
 				goto bad;
@@ -196,7 +238,7 @@ bad:
 	if (c != '?' && c != -1)
 		fprintf(stderr, "cordon: bad value for --%s: %s\n",
 		    lo[li].name, optarg);
-	fputs(usage_text, stderr);
+	help(stderr, "cordon --help describes every option\n");
 	return EXIT_CORDON;
 }
 

@@ -266,3 +266,62 @@ def test_audit_sarif(cordonc_bin, audit_dir):
     assert [r for r in cl001 if r.get("suppressions")]
     assert [r for r in cl001 if not r.get("suppressions")][0][
         "locations"][0]["physicalLocation"]["region"]["startLine"] == 3
+
+
+def test_test_prints_one_line_per_tool_when_all_pass(cordonc_bin, src_dir):
+    pols = sorted((src_dir / "policies").glob("*.policy"))
+    if not pols:
+        pytest.skip("no shipped policies in policies/")
+    _, text, _ = cordonc(cordonc_bin, "test", *pols, check_rc=0)
+    lines = text.splitlines()
+    assert lines == ["%s: all %s" % (p, l.split(": all ", 1)[1])
+                     for p, l in zip(pols, lines)], text
+    assert all(l.endswith("expectations pass") for l in lines)
+    _, verbose, _ = cordonc(cordonc_bin, "test", "-v", pols[0], check_rc=0)
+    passes = [l for l in verbose.splitlines() if ": PASS expect " in l]
+    assert len(passes) > 10
+    # attributed to the tool tested, with the expectation's own origin
+    assert all(l.startswith("%s: PASS" % pols[0]) for l in passes)
+    assert any("base/expect.policy:" in l for l in passes)
+
+
+def test_test_failure_names_not_numbers(cordonc_bin, audit_dir, tmp_path):
+    pol = tmp_path / "tool.policy"
+    pol.write_text((audit_dir / "clean.policy").read_text()
+                   + "expect allow ioctl(0, TIOCSTI);\n")
+    line = len(pol.read_text().splitlines())
+    _, text, _ = cordonc(cordonc_bin, "test", pol, check_rc=1)
+    fails = [l for l in text.splitlines() if "FAIL" in l]
+    assert fails == ["%s: FAIL expect allow ioctl(0, TIOCSTI) (%s:%d): "
+                     "ioctl(fd=0, request=TIOCSTI) -> errno(ENOSYS)"
+                     % (pol, pol, line)], text
+    assert text.splitlines()[-1] == "%s: 1 of %d expectations failed" % (
+        pol, len(cordonc_json(cordonc_bin, "test", pol, check_rc=1)[1]
+                 ["policies"][0]["expectations"]))
+
+
+def test_audit_units_in_text_exact_in_json(cordonc_bin, src_dir):
+    pol = src_dir / "policies" / "code_gen.policy"
+    _, text, _ = cordonc(cordonc_bin, "audit", pol, check_rc=0)
+    _, md, _ = cordonc(cordonc_bin, "audit", "--format", "markdown", pol,
+                       check_rc=0)
+    for out in (text, md):
+        assert "errno(ENOSYS)" in out and "errno(38)" not in out
+        assert "as=4G" in out and "4294967296" not in out
+        assert "timeout 2m, output 1M" in out and " ms," not in out
+    _, js, _ = cordonc(cordonc_bin, "audit", "--format", "json", pol,
+                       check_rc=0)
+    p = json.loads(js)["policies"][0]
+    assert "as=4294967296" in p["matrix"]["limits"]
+    time = [f for f in p["factors"] if f["name"] == "timeout and output"]
+    assert time[0]["detail"] == "timeout 120000 ms, output 1048576 bytes"
+
+
+def test_explain_leads_with_what_a_reviewer_reads(cordonc_bin, src_dir):
+    _, text, _ = cordonc(cordonc_bin, "explain",
+                         src_dir / "policies" / "code_gen.policy",
+                         check_rc=0)
+    heads = [l.split(" ")[0] for l in text.splitlines()
+             if l and not l.startswith(" ")]
+    assert heads == ["policy", "command", "paths", "layers", "limits",
+                     "environment", "syscalls"], heads

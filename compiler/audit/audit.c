@@ -10,6 +10,7 @@
 
 #include "audit.h"
 #include "bpf.h"
+#include "explain_fmt.h"
 #include "landlock_compat.h"
 #include "lint.h"
 #include "pathq.h"
@@ -114,6 +115,8 @@ static void score_danger(struct audit_policy *a, const struct cpol *p)
 	}
 	setf(a, F_DEFAULT, sysq_allows(p->default_action), "%s",
 	    bpf_action_str(p->default_action, act, sizeof(act)));
+	explain_action(p->default_action, a->f[F_DEFAULT].human,
+	    sizeof(a->f[F_DEFAULT].human));
 	setf(a, F_DANGER, a->ndanger / AUDIT_DANGER_FULL, "%u allowed%s%s",
 	    a->ndanger, a->ndanger ? ": " : "", a->danger);
 	if (!a->ndanger)
@@ -208,7 +211,7 @@ static uint64_t limit_of(const struct cpol *p, unsigned int res)
 static void score_limits(struct audit_policy *a, const struct cpol *p)
 {
 	static const unsigned int want[] = { CPOL_RLIM_NPROC, CPOL_RLIM_FSIZE };
-	char miss[AUDIT_CELL] = "", item[64];
+	char miss[AUDIT_CELL] = "", item[64], v[32];
 	unsigned int n = 0;
 
 	for (uint32_t i = 0; i < p->nlimits; i++) {
@@ -220,6 +223,9 @@ static void score_limits(struct audit_policy *a, const struct cpol *p)
 			snprintf(item, sizeof(item), "%s=%llu", name,
 			    (unsigned long long)p->limits[i].value);
 		cell_add(a->limits, item);
+		snprintf(item, sizeof(item), "%s=%s", name,
+		    explain_limit(&p->limits[i], v, sizeof(v)));
+		cell_add(a->limits_h, item);
 	}
 	if (limit_of(p, CPOL_RLIM_AS) == CPOL_RLIM_INFINITY &&
 	    limit_of(p, CPOL_RLIM_DATA) == CPOL_RLIM_INFINITY && ++n)
@@ -227,13 +233,16 @@ static void score_limits(struct audit_policy *a, const struct cpol *p)
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (limit_of(p, want[i]) == CPOL_RLIM_INFINITY && ++n)
 			cell_add(miss, cpol_rlim_name(want[i]));
-	if (!a->limits[0])
+	if (!a->limits[0]) {
 		strcpy(a->limits, "none");
+		strcpy(a->limits_h, "none");
+	}
 	setf(a, F_LIMITS, n / 3.0, "missing: %s", n ? miss : "none");
 }
 
 static void score_time(struct audit_policy *a, const struct cpol *p)
 {
+	char t[32], o[32];
 	double x = 0;
 
 	if (p->timeout_ms == 0 || p->timeout_ms > AUDIT_HUGE_TIMEOUT_MS)
@@ -245,6 +254,10 @@ static void score_time(struct audit_policy *a, const struct cpol *p)
 	setf(a, F_TIME, x, "timeout %llu ms, output %llu bytes",
 	    (unsigned long long)p->timeout_ms,
 	    (unsigned long long)p->output_cap);
+	snprintf(a->f[F_TIME].human, sizeof(a->f[F_TIME].human),
+	    "timeout %s, output %s", p->timeout_ms ? explain_ms(p->timeout_ms,
+	    t, sizeof(t)) : "none", p->output_cap ? explain_size(p->output_cap,
+	    o, sizeof(o)) : "none");
 }
 
 static void score_layers(struct audit_policy *a, const struct cpol *p)

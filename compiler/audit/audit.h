@@ -20,7 +20,9 @@ struct audit_factor {
 	const char *name;        /* "default action" (static) */
 	double weight;           /* the weights add up to 10 */
 	double exposure;         /* 0 (closed) .. 1 (open) */
-	char detail[AUDIT_CELL];
+	char detail[AUDIT_CELL];  /* exact numbers (JSON, SARIF) */
+	char human[AUDIT_CELL];   /* with units and names (text, Markdown);
+	                           * empty: the detail says it */
 };
 
 struct audit_policy {
@@ -33,7 +35,8 @@ struct audit_policy {
 	char writes[AUDIT_CELL];     /* writable paths */
 	char exec[AUDIT_CELL];       /* executable paths */
 	char danger[AUDIT_CELL];     /* dangerous syscalls the filter allows */
-	char limits[AUDIT_CELL];
+	char limits[AUDIT_CELL];     /* exact (JSON) */
+	char limits_h[AUDIT_CELL];   /* with units (text, Markdown) */
 	unsigned int nwrites, nexec, ndanger;
 };
 

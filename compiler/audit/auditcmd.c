@@ -20,7 +20,7 @@ enum { OPT_JSON = 256, OPT_STRICT, OPT_LIST, OPT_FORMAT, OPT_HELP };
 
 struct opts {
 	struct compile_opts in;
-	int json, strict, list;
+	int json, strict, list, verbose;
 	const char *format;
 	const char *usage;
 };
@@ -31,12 +31,14 @@ static const struct option longopts[] = {
 	{ "list", no_argument, NULL, OPT_LIST },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "verbose", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
 };
 
 static int usage(const struct opts *o)
 {
-	fprintf(stderr, "usage: cordonc %s\n", o->usage);
+	fprintf(stderr, "usage: cordonc %s\ncordonc %.*s --help describes "
+	    "every option\n", o->usage, (int)strcspn(o->usage, " "), o->usage);
 	return 2;
 }
 
@@ -66,7 +68,7 @@ static int parse(struct opts *o, int argc, char **argv, const char *use)
 	o->format = "text";
 	o->usage = use;
 	optind = 0;   /* glibc: restart scanning from argv[1] */
-	while ((c = getopt_long(argc, argv, "I:D:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "I:D:hv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'I':
 			if (o->in.nincdirs >= PARSE_MAX_INCDIRS)
@@ -80,6 +82,7 @@ static int parse(struct opts *o, int argc, char **argv, const char *use)
 		case OPT_JSON: o->json = 1; break;
 		case OPT_STRICT: o->strict = 1; break;
 		case OPT_LIST: o->list = 1; break;
+		case 'v': o->verbose = 1; break;
 		case OPT_FORMAT: o->format = optarg; break;
 		case 'h':
 		case OPT_HELP:
@@ -137,7 +140,8 @@ int auditcmd_test(int argc, char **argv)
 			json_sep(stdout, &first);
 			expect_print_json(stdout, &in, r, in.map.nexpects);
 		} else {
-			expect_print_text(stdout, &in, r, in.map.nexpects);
+			expect_print_text(stdout, &in, r, in.map.nexpects,
+			    o.verbose);
 		}
 		free(r);
 		input_free(&in);

@@ -9,7 +9,7 @@
 #define CORDON_AUDITCMD_H
 
 #define AUDITCMD_USAGE_TEST \
-	"test [--json] [-I DIR]... [-D NAME=VALUE]... FILE..."
+	"test [-v] [--json] [-I DIR]... [-D NAME=VALUE]... FILE..."
 #define AUDITCMD_USAGE_LINT \
 	"lint [--json] [--strict] [--list] [-I DIR]... [-D NAME=VALUE]... " \
 	"FILE..."

@@ -37,7 +37,8 @@ static void text_one(FILE *f, const struct audit_policy *a)
 
 		fprintf(f, "  %-2s %-26s %6.2f %8.2f %6.2f  %s\n",
 		    x->exposure > 0 ? "!!" : "ok", x->name, x->weight,
-		    x->exposure, x->weight * x->exposure, x->detail);
+		    x->exposure, x->weight * x->exposure,
+		    x->human[0] ? x->human : x->detail);
 	}
 	for (unsigned int i = 0; i < a->findings.n; i++) {
 		fputs("  ", f);
@@ -72,7 +73,7 @@ void audit_print_text(FILE *f, const struct audit_policy *v, unsigned int n)
 		text_cell(f, a->writes, 24);
 		text_cell(f, a->exec, 24);
 		text_cell(f, a->danger, 24);
-		fprintf(f, " %s\n", a->limits);
+		fprintf(f, " %s\n", a->limits_h);
 	}
 }
 
@@ -168,7 +169,7 @@ static void md_policy(FILE *f, const struct audit_policy *a)
 		snprintf(buf, sizeof(buf), "%.2f | %.2f | %.2f", x->weight,
 		    x->exposure, x->weight * x->exposure);
 		fprintf(f, " %s |", buf);
-		md_cell(f, x->detail);
+		md_cell(f, x->human[0] ? x->human : x->detail);
 		fputc('\n', f);
 	}
 	if (a->findings.n)
@@ -201,7 +202,7 @@ void audit_print_markdown(FILE *f, const struct audit_policy *v,
 		md_cell(f, a->writes);
 		md_cell(f, a->exec);
 		md_cell(f, a->danger);
-		md_cell(f, a->limits);
+		md_cell(f, a->limits_h);
 		fputc('\n', f);
 	}
 	for (unsigned int i = 0; i < n; i++)

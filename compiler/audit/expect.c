@@ -4,9 +4,11 @@
 
 #include "bpf.h"
 #include "expect.h"
+#include "explain_fmt.h"
 #include "jsonout.h"
 #include "pathq.h"
 #include "sysq.h"
+#include "tables.h"
 
 struct sys_walk {
 	const struct cpol *p;
@@ -50,22 +52,48 @@ static void want_str(uint32_t action, char *buf, size_t len)
 	if (action == CHECK_EXPECT_DENY)
 		snprintf(buf, len, "deny");
 	else
-		bpf_action_str(action, buf, len);
+		explain_action(action, buf, len);
+}
+
+/* One argument as the author would write it: TIOCSTI, not 0x5412. */
+static const char *arg_str(const char *syscall, unsigned int i, uint64_t v,
+    char *buf, size_t len)
+{
+	unsigned int width = tables_arg_width(syscall, i);
+
+	return explain_value(syscall, i, width ? width : 64, v, buf, len);
 }
 
 static void sys_text(const struct check_expect *e, char *buf, size_t len)
 {
-	char want[48];
+	char want[48], v[96];
 	size_t used;
 
 	want_str(e->action, want, sizeof(want));
 	used = (size_t)snprintf(buf, len, "%s %s", want, e->syscall);
 	for (unsigned int i = 0; i < e->nargs && i < 6 && used < len; i++)
-		used += e->args[i].wild ? (size_t)snprintf(buf + used,
-		    len - used, "%s*", i ? ", " : "(") :
-		    (size_t)snprintf(buf + used, len - used, "%s0x%llx",
-		    i ? ", " : "(", (unsigned long long)e->args[i].value);
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+		    i ? ", " : "(", e->args[i].wild ? "*" : arg_str(e->syscall,
+		    i, e->args[i].value, v, sizeof(v)));
 	if (e->nargs && used < len)
+		snprintf(buf + used, len - used, ")");
+}
+
+/* The failing call with named arguments: ioctl(fd=0, request=TIOCSTI). */
+static void call_text(const char *syscall, const uint64_t args[6],
+    char *buf, size_t len)
+{
+	char n[32], v[96];
+	size_t used = (size_t)snprintf(buf, len, "%s(", syscall);
+	unsigned int last = 5;
+
+	while (last > 0 && args[last] == 0)
+		last--;
+	for (unsigned int i = 0; i <= last && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s=%s",
+		    i ? ", " : "", explain_arg(syscall, i, n, sizeof(n)),
+		    arg_str(syscall, i, args[i], v, sizeof(v)));
+	if (used < len)
 		snprintf(buf + used, len - used, ")");
 }
 
@@ -74,7 +102,7 @@ static void check_sys(const struct cpol *p, struct expect_result *r)
 	const struct check_expect *e = r->e;
 	struct sys_walk w = { p, e, 0, 0, { 0 } };
 	struct sysq_space s;
-	char ex[160], got[48];
+	char ex[240], got[48];
 
 	sys_text(e, r->text, sizeof(r->text));
 	if (e->nr < 0) {
@@ -93,9 +121,9 @@ static void check_sys(const struct cpol *p, struct expect_result *r)
 		    "combination%s checked", w.points, w.points == 1 ? "" : "s");
 		return;
 	}
-	sysq_format((uint32_t)e->nr, e->syscall, w.args, ex, sizeof(ex));
+	call_text(e->syscall, w.args, ex, sizeof(ex));
 	snprintf(r->detail, sizeof(r->detail), "%s -> %s", ex,
-	    bpf_action_str(w.got, got, sizeof(got)));
+	    explain_action(w.got, got, sizeof(got)));
 }
 
 /* The first rule path that gives path some of mask. */
@@ -226,19 +254,24 @@ static const char *loc_file(const struct input *in, const struct ast_loc *l)
 }
 
 void expect_print_text(FILE *f, const struct input *in,
-    const struct expect_result *r, unsigned int n)
+    const struct expect_result *r, unsigned int n, int verbose)
 {
 	unsigned int failed = 0;
 
 	for (unsigned int i = 0; i < n; i++) {
 		failed += !r[i].pass;
-		fprintf(f, "%s:%d: %s expect %s: %s\n", loc_file(in,
-		    &r[i].e->loc), r[i].e->loc.first_line,
-		    r[i].pass ? "PASS" : "FAIL", r[i].text, r[i].detail);
+		if (r[i].pass && !verbose)
+			continue;
+		fprintf(f, "%s: %s expect %s (%s:%d): %s\n", in->path,
+		    r[i].pass ? "PASS" : "FAIL", r[i].text, loc_file(in,
+		    &r[i].e->loc), r[i].e->loc.first_line, r[i].detail);
 	}
 	if (n == 0)
 		fprintf(f, "%s: no expectations%s\n", in->path, in->is_source ?
 		    "" : " (a blob carries none: test its source)");
+	else if (failed == 0)
+		fprintf(f, "%s: all %u expectation%s pass\n", in->path, n,
+		    n == 1 ? "" : "s");
 	else
 		fprintf(f, "%s: %u of %u expectation%s failed\n", in->path,
 		    failed, n, n == 1 ? "" : "s");

@@ -25,9 +25,11 @@ struct expect_result {
  * it).  Returns the number that failed, or -1 on ENOMEM. */
 int expect_run(const struct input *in, struct expect_result **out);
 
-/* Print results: "file:line: PASS|FAIL expect TEXT: detail". */
+/* Print results, attributed to the policy tested: each failure (each
+ * result when verbose) as "TOOL: FAIL expect TEXT (file:line): detail",
+ * then one summary line. */
 void expect_print_text(FILE *f, const struct input *in,
-    const struct expect_result *r, unsigned int n);
+    const struct expect_result *r, unsigned int n, int verbose);
 /* One JSON object for one policy. */
 void expect_print_json(FILE *f, const struct input *in,
     const struct expect_result *r, unsigned int n);

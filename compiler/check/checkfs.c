@@ -31,7 +31,9 @@ static uint64_t right_bits(struct check_ctx *c, const struct ast_item *it)
 	for (i = 0; i < 63 && (names[i] = tables_right_at(i, NULL)); i++)
 		;
 	names[i] = NULL;
-	s = tables_suggest_among(it->name, names);
+	s = tables_right_alias(it->name);
+	if (!s)
+		s = tables_suggest_among(it->name, names);
 	diag_error(c->d, &it->loc, "unknown right %s%s", it->name,
 	    diag_did_you_mean(dym, sizeof(dym), "", s, ""));
 	return 0;

@@ -122,7 +122,9 @@ static int arg_of(struct check_ctx *c, const char *sys, const struct ast_cond
 {
 	char dym[DIAG_SUGGEST_MAX];
 	const char *names[7], *s;
+	char list[160];
 	unsigned int i, n = 0;
+	size_t used;
 
 	if (strlen(k->arg) == 4 && !strncmp(k->arg, "arg", 3) &&
 	    k->arg[3] >= '0' && k->arg[3] <= '5') {
@@ -136,10 +138,16 @@ static int arg_of(struct check_ctx *c, const char *sys, const struct ast_cond
 		if ((names[n] = tables_arg_name(sys, i)))
 			n++;
 	names[n] = NULL;
-	s = tables_suggest_among(k->arg, names);
-	diag_error(c->d, &k->arg_loc, "%s has no argument named %s%s (arg0 "
-	    "to arg5 always work)", sys, k->arg, diag_did_you_mean(dym,
-	    sizeof(dym), "", s, ""));
+	/* two edits make anything of a short name: cmd is not fd */
+	s = strlen(k->arg) > 3 ? tables_suggest_among(k->arg, names) : NULL;
+	list[0] = '\0';
+	for (i = 0, used = 0; i < n && used < sizeof(list); i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used,
+		    "%s%s", i ? ", " : "", names[i]);
+	diag_error(c->d, &k->arg_loc, "%s has no argument named %s%s; its "
+	    "arguments are %s (arg0 to arg5 always work)", sys, k->arg,
+	    diag_did_you_mean(dym, sizeof(dym), "", s, ""),
+	    n ? list : "not named");
 	return -1;
 }
 

@@ -151,7 +151,7 @@ static void quoted(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void env_argv(FILE *f, const struct cpol *p)
+static void environment(FILE *f, const struct cpol *p)
 {
 	uint32_t i;
 
@@ -167,6 +167,12 @@ static void env_argv(FILE *f, const struct cpol *p)
 			fputc('\n', f);
 		}
 	}
+}
+
+static void command(FILE *f, const struct cpol *p)
+{
+	uint32_t i;
+
 	fprintf(f, "\ncommand\n ");
 	for (i = 0; i < p->nargv; i++) {
 		fputc(' ', f);
@@ -177,12 +183,14 @@ static void env_argv(FILE *f, const struct cpol *p)
 
 int explain_text(FILE *f, const struct cpol *p)
 {
+	/* what a reviewer reads first, then the syscalls */
 	meta(f, p);
-	layers(f, p);
-	syscalls(f, p);
+	command(f, p);
 	paths(f, p);
+	layers(f, p);
 	limits(f, p);
-	env_argv(f, p);
+	environment(f, p);
+	syscalls(f, p);
 	fflush(f);
 	return ferror(f) ? -1 : 0;
 }

@@ -264,7 +264,8 @@ int learn_cmd(int argc, char **argv)
 
 	memset(&j, 0, sizeof(j));
 	if (options(argc, argv, &j) < 0) {
-		fprintf(stderr, "usage: cordonc %s\n", LEARN_USAGE);
+		fprintf(stderr, "usage: cordonc %s\ncordonc learn --help "
+		    "describes every option\n", LEARN_USAGE);
 		return 2;
 	}
 	memset(&l, 0, sizeof(l));

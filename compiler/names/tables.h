@@ -75,6 +75,9 @@ const char *tables_right_at(unsigned int i, uint64_t *bits);
 const char *tables_right_name(unsigned int bit);
 int tables_right(const char *name, uint64_t *bits);
 const char *tables_rights_shorthand(uint64_t access);
+/* The shorthand an author meant by another tool's spelling (readonly:
+ * ro, read-write: rw, exec: rx), or NULL. */
+const char *tables_right_alias(const char *word);
 const char *tables_rights_pair(unsigned int i, uint64_t *bits);
 
 #endif

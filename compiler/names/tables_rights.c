@@ -5,6 +5,7 @@
  * query/ write them back.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "landlock_compat.h"
 #include "tables.h"
@@ -93,4 +94,23 @@ const char *tables_rights_pair(unsigned int i, uint64_t *bits)
 		return NULL;
 	*bits = rights[FIRST_PAIR + i].bits;
 	return rights[FIRST_PAIR + i].name;
+}
+
+/* What authors write for the shorthands (spellings of other tools). */
+const char *tables_right_alias(const char *word)
+{
+	static const char *const alias[][2] = {
+		{ "readonly", "ro" }, { "read-only", "ro" },
+		{ "read_only", "ro" }, { "r", "ro" },
+		{ "readwrite", "rw" }, { "read-write", "rw" },
+		{ "read_write", "rw" }, { "writable", "rw" },
+		{ "writeable", "rw" }, { "w", "rw" },
+		{ "exec", "rx" }, { "executable", "rx" }, { "x", "rx" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
+		if (strcasecmp(word, alias[i][0]) == 0)
+			return alias[i][1];
+	return NULL;
 }

@@ -398,7 +398,8 @@ int oci_export_cmd(int argc, char **argv)
 	int i, ret = EXIT_POLICY;
 
 	if ((i = parse_args(argc, argv, &o)) < 0) {
-		fprintf(stderr, "usage: cordonc %s\n", OCI_USAGE_EXPORT);
+		fprintf(stderr, "usage: cordonc %s\ncordonc export --help "
+		    "describes every option\n", OCI_USAGE_EXPORT);
 		return EXIT_USAGE;
 	}
 	if (input_load(argv[i], &o.in, &in) < 0)

@@ -396,7 +396,8 @@ int oci_import_cmd(int argc, char **argv)
 
 	memset(&im, 0, sizeof(im));
 	if ((i = parse_args(argc, argv, &im, &out)) < 0) {
-		fprintf(stderr, "usage: cordonc %s\n", OCI_USAGE_IMPORT);
+		fprintf(stderr, "usage: cordonc %s\ncordonc import --help "
+		    "describes every option\n", OCI_USAGE_IMPORT);
 		return EXIT_USAGE;
 	}
 	im.profile = argv[i];
