@@ -266,3 +266,81 @@ def test_audit_sarif(cordonc_bin, audit_dir):
     assert [r for r in cl001 if r.get("suppressions")]
     assert [r for r in cl001 if not r.get("suppressions")][0][
         "locations"][0]["physicalLocation"]["region"]["startLine"] == 3
+
+
+# Each high-risk grant, added alone to the lint base (common.inc, which
+# scores "ok"), must make the policy "exposed" (issue 16 item 8).
+HIGH_RISK = {   # grant: (added, dropped from the base, its factor)
+    "default allow": ("default allow;", None, "default action"),
+    "ptrace": ("allow ptrace;", None, "dangerous syscalls"),
+    "process_vm_readv": ("allow process_vm_readv;", None,
+                         "dangerous syscalls"),
+    "secret env": ("env keep OPENAI_API_KEY;", None,
+                   "secret-like environment"),
+    "writable and executable": ('path "$WORKDIR" rw, execute;', None,
+                                "write+execute"),
+    "writes outside workdir": ("path optional /srv/data rw;", None,
+                               "writes outside $WORKDIR"),
+    "host secret readable": ("path /etc ro;", None, "sensitive reads"),
+    "ssh keys readable": ("path optional /root/.ssh ro;", None,
+                          "sensitive reads"),
+    "any host at a port": ("network connect 443;", "network off;",
+                           "network"),
+    "listening": ("network bind 8080;", "network off;", "network"),
+}
+
+
+def _score(cordonc_bin, audit_dir, tmp_path, add, drop=None):
+    inc = audit_dir / "lint" / "common.inc"
+    base = 'include "%s";\n' % inc
+    if drop:    # a statement the including file cannot take back
+        assert drop in inc.read_text()
+        base = inc.read_text().replace(drop, "")
+    pol = tmp_path / "p.policy"
+    pol.write_text(base + 'policy "p";\n' + add + "\n")
+    _, js, _ = cordonc(cordonc_bin, "audit", "--format", "json", pol,
+                       check_rc=0)
+    return json.loads(js)["policies"][0]
+
+
+def test_audit_base_is_ok(cordonc_bin, audit_dir, tmp_path):
+    p = _score(cordonc_bin, audit_dir, tmp_path, "")
+    assert p["rating"] == "ok" and p["high_risk"] == 0, p
+
+
+@pytest.mark.parametrize("grant", sorted(HIGH_RISK))
+def test_audit_high_risk_grant_alone_is_exposed(cordonc_bin, audit_dir,
+                                                tmp_path, grant):
+    add, drop, factor = HIGH_RISK[grant]
+    p = _score(cordonc_bin, audit_dir, tmp_path, add, drop)
+    high = [f["name"] for f in p["factors"] if f["high_risk"]]
+    assert factor in high, p["factors"]
+    # a default that allows also allows every dangerous syscall
+    assert len(high) == (2 if grant == "default allow" else 1), high
+    assert p["score"] >= 4.0 and p["rating"] == "exposed", p
+
+
+def test_audit_issue_example_exposed(cordonc_bin, audit_dir, tmp_path):
+    """ptrace, OPENAI_API_KEY kept, $WORKDIR writable and executable, /etc
+    and two directories outside $WORKDIR: 4.1/10 before the calibration."""
+    p = _score(cordonc_bin, audit_dir, tmp_path,
+               'allow ptrace;\nenv keep OPENAI_API_KEY;\n'
+               'path "$WORKDIR" rw, execute;\npath /etc ro;\n'
+               'path optional /srv/a rw;\npath optional /srv/b rw;')
+    assert p["high_risk"] == 5
+    assert p["score"] >= 6.0 and p["rating"] in ("exposed", "unsafe"), p
+    assert p["factor_sum"] < p["score"]
+
+
+def test_audit_device_node_write_is_not_high_risk(cordonc_bin, audit_dir,
+                                                  tmp_path):
+    p = _score(cordonc_bin, audit_dir, tmp_path,
+               "path optional /dev/nvidia0 write-file;")
+    assert p["high_risk"] == 0 and p["rating"] != "exposed", p
+
+
+def test_audit_named_hosts_are_not_high_risk(cordonc_bin, audit_dir,
+                                             tmp_path):
+    p = _score(cordonc_bin, audit_dir, tmp_path,
+               'network connect "api.example.org":443;', "network off;")
+    assert p["high_risk"] == 0 and p["rating"] in ("ok", "medium"), p
