@@ -6,6 +6,7 @@ pairs; clean.policy has true expectations only.
 """
 import json
 import shutil
+import subprocess
 
 import pytest
 
@@ -344,3 +345,96 @@ def test_audit_named_hosts_are_not_high_risk(cordonc_bin, audit_dir,
     p = _score(cordonc_bin, audit_dir, tmp_path,
                'network connect "api.example.org":443;', "network off;")
     assert p["high_risk"] == 0 and p["rating"] in ("ok", "medium"), p
+
+
+def _sarif(cordonc_bin, cwd, *args):
+    p = subprocess.run([str(cordonc_bin), "audit", "--format", "sarif",
+                        *map(str, args)], capture_output=True, text=True,
+                       cwd=cwd, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def _sarif_structure(sarif):
+    """The SARIF 2.1.0 rules this report must keep (the schema itself is
+    not available offline: these are its required properties and the
+    spec's normative "shall"s that can be checked here)."""
+    assert sarif["version"] == "2.1.0" and isinstance(sarif["runs"], list)
+    for run in sarif["runs"]:
+        driver = run["tool"]["driver"]
+        assert isinstance(driver["name"], str) and driver["name"]
+        ids = [r["id"] for r in driver["rules"]]
+        assert len(ids) == len(set(ids))            # 3.49.3: unique ids
+        bases = run.get("originalUriBaseIds", {})
+        for b in bases.values():                     # 3.14.14
+            assert b.get("uri", "file:///").startswith("file:///")
+            assert b.get("uri", "/").endswith("/")
+        for res in run["results"]:
+            assert isinstance(res["message"]["text"], str)   # 3.27.11
+            assert res["level"] in ("none", "note", "warning", "error")
+            assert ids[res["ruleIndex"]] == res["ruleId"]   # 3.27.6
+            for k, v in res["partialFingerprints"].items():
+                assert isinstance(k, str) and isinstance(v, str)
+            for loc in res["locations"]:
+                art = loc["physicalLocation"]["artifactLocation"]
+                assert ":" not in art["uri"].split("/")[0]  # relative
+                assert not art["uri"].startswith("/")
+                assert art["uriBaseId"] in bases
+                reg = loc["physicalLocation"].get("region")
+                assert reg is None or reg["startLine"] >= 1
+            for s in res.get("suppressions", []):
+                assert s["kind"] in ("inSource", "external")
+
+
+def test_audit_sarif_once_relative_fingerprinted(cordonc_bin, tmp_path):
+    """A base file's finding is one result however many policies include
+    it; with -I absolute and outside the current directory, URIs are
+    relative to a base id; fingerprints do not follow line numbers."""
+    inc = tmp_path / "inc"
+    work = tmp_path / "work"
+    inc.mkdir()
+    work.mkdir()
+    (inc / "base.inc").write_text(
+        'default errno(ENOSYS);\nallow read, write, exit_group;\n'
+        'allow ptrace;\npath /usr rx;\nnetwork off;\n'
+        'command "/usr/bin/python3" "-I" "$SNIPPET";\n')
+    for n in ("a", "b"):
+        (work / f"{n}.policy").write_text(
+            f'include "base.inc";\npolicy "{n}";\n')
+    one = _sarif(cordonc_bin, work, "-I", inc, "a.policy", "b.policy")
+    _sarif_structure(one)
+    run = one["runs"][0]
+    cl001 = [r for r in run["results"] if r["ruleId"] == "CL001"]
+    assert len(cl001) == 1, cl001
+    art = cl001[0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert art["uri"] == "base.inc" and art["uriBaseId"] != "%SRCROOT%"
+    assert run["originalUriBaseIds"][art["uriBaseId"]]["uri"] == \
+        inc.resolve().as_uri() + "/"
+    score = [r for r in run["results"] if r["ruleId"] == "CA001"]
+    assert {r["locations"][0]["physicalLocation"]["artifactLocation"][
+        "uri"] for r in score} == {"a.policy", "b.policy"}
+    # lines move: the fingerprints stay
+    (inc / "base.inc").write_text("# moved\n\n" +
+                                  (inc / "base.inc").read_text())
+    two = _sarif(cordonc_bin, work, "-I", inc, "a.policy", "b.policy")
+    fp = {r["ruleId"] + r["locations"][0]["physicalLocation"][
+        "artifactLocation"]["uri"]: r["partialFingerprints"]
+        for r in run["results"]}
+    moved = [r for r in two["runs"][0]["results"] if r["ruleId"] == "CL001"]
+    assert moved[0]["locations"][0]["physicalLocation"]["region"][
+        "startLine"] == cl001[0]["locations"][0]["physicalLocation"][
+        "region"]["startLine"] + 2
+    for r in two["runs"][0]["results"]:
+        key = r["ruleId"] + r["locations"][0]["physicalLocation"][
+            "artifactLocation"]["uri"]
+        assert r["partialFingerprints"] == fp[key]
+
+
+def test_audit_sarif_shipped_structure(cordonc_bin, src_dir):
+    pols = sorted((src_dir / "policies").glob("*.policy"))
+    sarif = _sarif(cordonc_bin, src_dir, "-I", src_dir / "policies", *pols)
+    _sarif_structure(sarif)
+    for r in sarif["runs"][0]["results"]:
+        art = r["locations"][0]["physicalLocation"]["artifactLocation"]
+        assert art["uriBaseId"] == "%SRCROOT%"
+        assert art["uri"].startswith("policies/")
