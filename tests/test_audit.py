@@ -6,6 +6,7 @@ pairs; clean.policy has true expectations only.
 """
 import json
 import shutil
+import subprocess
 
 import pytest
 
@@ -325,3 +326,174 @@ def test_explain_leads_with_what_a_reviewer_reads(cordonc_bin, src_dir):
              if l and not l.startswith(" ")]
     assert heads == ["policy", "command", "paths", "layers", "limits",
                      "environment", "syscalls"], heads
+
+
+# Each high-risk grant, added alone to the lint base (common.inc, which
+# scores "ok"), must make the policy "exposed" (issue 16 item 8).
+HIGH_RISK = {   # grant: (added, dropped from the base, its factor)
+    "default allow": ("default allow;", None, "default action"),
+    "ptrace": ("allow ptrace;", None, "dangerous syscalls"),
+    "process_vm_readv": ("allow process_vm_readv;", None,
+                         "dangerous syscalls"),
+    "secret env": ("env keep OPENAI_API_KEY;", None,
+                   "secret-like environment"),
+    "writable and executable": ('path "$WORKDIR" rw, execute;', None,
+                                "write+execute"),
+    "writes outside workdir": ("path optional /srv/data rw;", None,
+                               "writes outside $WORKDIR"),
+    "host secret readable": ("path /etc ro;", None, "sensitive reads"),
+    "ssh keys readable": ("path optional /root/.ssh ro;", None,
+                          "sensitive reads"),
+    "any host at a port": ("network connect 443;", "network off;",
+                           "network"),
+    "listening": ("network bind 8080;", "network off;", "network"),
+}
+
+
+def _score(cordonc_bin, audit_dir, tmp_path, add, drop=None):
+    inc = audit_dir / "lint" / "common.inc"
+    base = 'include "%s";\n' % inc
+    if drop:    # a statement the including file cannot take back
+        assert drop in inc.read_text()
+        base = inc.read_text().replace(drop, "")
+    pol = tmp_path / "p.policy"
+    pol.write_text(base + 'policy "p";\n' + add + "\n")
+    _, js, _ = cordonc(cordonc_bin, "audit", "--format", "json", pol,
+                       check_rc=0)
+    return json.loads(js)["policies"][0]
+
+
+def test_audit_base_is_ok(cordonc_bin, audit_dir, tmp_path):
+    p = _score(cordonc_bin, audit_dir, tmp_path, "")
+    assert p["rating"] == "ok" and p["high_risk"] == 0, p
+
+
+@pytest.mark.parametrize("grant", sorted(HIGH_RISK))
+def test_audit_high_risk_grant_alone_is_exposed(cordonc_bin, audit_dir,
+                                                tmp_path, grant):
+    add, drop, factor = HIGH_RISK[grant]
+    p = _score(cordonc_bin, audit_dir, tmp_path, add, drop)
+    high = [f["name"] for f in p["factors"] if f["high_risk"]]
+    assert factor in high, p["factors"]
+    # a default that allows also allows every dangerous syscall
+    assert len(high) == (2 if grant == "default allow" else 1), high
+    assert p["score"] >= 4.0 and p["rating"] == "exposed", p
+
+
+def test_audit_issue_example_exposed(cordonc_bin, audit_dir, tmp_path):
+    """ptrace, OPENAI_API_KEY kept, $WORKDIR writable and executable, /etc
+    and two directories outside $WORKDIR: 4.1/10 before the calibration."""
+    p = _score(cordonc_bin, audit_dir, tmp_path,
+               'allow ptrace;\nenv keep OPENAI_API_KEY;\n'
+               'path "$WORKDIR" rw, execute;\npath /etc ro;\n'
+               'path optional /srv/a rw;\npath optional /srv/b rw;')
+    assert p["high_risk"] == 5
+    assert p["score"] >= 6.0 and p["rating"] in ("exposed", "unsafe"), p
+    assert p["factor_sum"] < p["score"]
+
+
+def test_audit_device_node_write_is_not_high_risk(cordonc_bin, audit_dir,
+                                                  tmp_path):
+    p = _score(cordonc_bin, audit_dir, tmp_path,
+               "path optional /dev/nvidia0 write-file;")
+    assert p["high_risk"] == 0 and p["rating"] != "exposed", p
+
+
+def test_audit_named_hosts_are_not_high_risk(cordonc_bin, audit_dir,
+                                             tmp_path):
+    p = _score(cordonc_bin, audit_dir, tmp_path,
+               'network connect "api.example.org":443;', "network off;")
+    assert p["high_risk"] == 0 and p["rating"] in ("ok", "medium"), p
+
+
+def _sarif(cordonc_bin, cwd, *args):
+    p = subprocess.run([str(cordonc_bin), "audit", "--format", "sarif",
+                        *map(str, args)], capture_output=True, text=True,
+                       cwd=cwd, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def _sarif_structure(sarif):
+    """The SARIF 2.1.0 rules this report must keep (the schema itself is
+    not available offline: these are its required properties and the
+    spec's normative "shall"s that can be checked here)."""
+    assert sarif["version"] == "2.1.0" and isinstance(sarif["runs"], list)
+    for run in sarif["runs"]:
+        driver = run["tool"]["driver"]
+        assert isinstance(driver["name"], str) and driver["name"]
+        ids = [r["id"] for r in driver["rules"]]
+        assert len(ids) == len(set(ids))            # 3.49.3: unique ids
+        bases = run.get("originalUriBaseIds", {})
+        for b in bases.values():                     # 3.14.14
+            assert b.get("uri", "file:///").startswith("file:///")
+            assert b.get("uri", "/").endswith("/")
+        for res in run["results"]:
+            assert isinstance(res["message"]["text"], str)   # 3.27.11
+            assert res["level"] in ("none", "note", "warning", "error")
+            assert ids[res["ruleIndex"]] == res["ruleId"]   # 3.27.6
+            for k, v in res["partialFingerprints"].items():
+                assert isinstance(k, str) and isinstance(v, str)
+            for loc in res["locations"]:
+                art = loc["physicalLocation"]["artifactLocation"]
+                assert ":" not in art["uri"].split("/")[0]  # relative
+                assert not art["uri"].startswith("/")
+                assert art["uriBaseId"] in bases
+                reg = loc["physicalLocation"].get("region")
+                assert reg is None or reg["startLine"] >= 1
+            for s in res.get("suppressions", []):
+                assert s["kind"] in ("inSource", "external")
+
+
+def test_audit_sarif_once_relative_fingerprinted(cordonc_bin, tmp_path):
+    """A base file's finding is one result however many policies include
+    it; with -I absolute and outside the current directory, URIs are
+    relative to a base id; fingerprints do not follow line numbers."""
+    inc = tmp_path / "inc"
+    work = tmp_path / "work"
+    inc.mkdir()
+    work.mkdir()
+    (inc / "base.inc").write_text(
+        'default errno(ENOSYS);\nallow read, write, exit_group;\n'
+        'allow ptrace;\npath /usr rx;\nnetwork off;\n'
+        'command "/usr/bin/python3" "-I" "$SNIPPET";\n')
+    for n in ("a", "b"):
+        (work / f"{n}.policy").write_text(
+            f'include "base.inc";\npolicy "{n}";\n')
+    one = _sarif(cordonc_bin, work, "-I", inc, "a.policy", "b.policy")
+    _sarif_structure(one)
+    run = one["runs"][0]
+    cl001 = [r for r in run["results"] if r["ruleId"] == "CL001"]
+    assert len(cl001) == 1, cl001
+    art = cl001[0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert art["uri"] == "base.inc" and art["uriBaseId"] != "%SRCROOT%"
+    assert run["originalUriBaseIds"][art["uriBaseId"]]["uri"] == \
+        inc.resolve().as_uri() + "/"
+    score = [r for r in run["results"] if r["ruleId"] == "CA001"]
+    assert {r["locations"][0]["physicalLocation"]["artifactLocation"][
+        "uri"] for r in score} == {"a.policy", "b.policy"}
+    # lines move: the fingerprints stay
+    (inc / "base.inc").write_text("# moved\n\n" +
+                                  (inc / "base.inc").read_text())
+    two = _sarif(cordonc_bin, work, "-I", inc, "a.policy", "b.policy")
+    fp = {r["ruleId"] + r["locations"][0]["physicalLocation"][
+        "artifactLocation"]["uri"]: r["partialFingerprints"]
+        for r in run["results"]}
+    moved = [r for r in two["runs"][0]["results"] if r["ruleId"] == "CL001"]
+    assert moved[0]["locations"][0]["physicalLocation"]["region"][
+        "startLine"] == cl001[0]["locations"][0]["physicalLocation"][
+        "region"]["startLine"] + 2
+    for r in two["runs"][0]["results"]:
+        key = r["ruleId"] + r["locations"][0]["physicalLocation"][
+            "artifactLocation"]["uri"]
+        assert r["partialFingerprints"] == fp[key]
+
+
+def test_audit_sarif_shipped_structure(cordonc_bin, src_dir):
+    pols = sorted((src_dir / "policies").glob("*.policy"))
+    sarif = _sarif(cordonc_bin, src_dir, "-I", src_dir / "policies", *pols)
+    _sarif_structure(sarif)
+    for r in sarif["runs"][0]["results"]:
+        art = r["locations"][0]["physicalLocation"]["artifactLocation"]
+        assert art["uriBaseId"] == "%SRCROOT%"
+        assert art["uri"].startswith("policies/")

@@ -358,8 +358,21 @@ def test_roundtrip_export_import_export(name, blobs, tmp_path):
      ' "action": "SCMP_ACT_ALLOW", "args": [{"index": 6, "value": 1,'
      ' "op": "SCMP_CMP_EQ"}]}]}', "syscalls[0]"),
     ('{"defaultAction": "SCMP_ACT_ERRNO", "defaultErrnoRet": -1}',
-     "not a seccomp profile"),
-])
+     "errnoRet must be an errno from 0 to 4095"),
+    # as strict as runc's and Docker's loaders (issue 16 item 9)
+    ('{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["read"],'
+     ' "action": "SCMP_ACT_ERRNO", "errnoRet": 5000}]}',
+     "syscalls[0] (line 1): entry 0: errnoRet must be an errno"),
+    ('{"defaultAction": "SCMP_ACT_ALLOW", "architectures": '
+     '["SCMP_ARCH_X86_64"], "archMap": [{"architecture": '
+     '"SCMP_ARCH_X86_64"}]}', 'both "architectures" and "archMap"'),
+    ('{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"name": "read", '
+     '"names": ["write"], "action": "SCMP_ACT_ERRNO"}]}',
+     'both "name" and "names"'),
+] + [('{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["read"],'
+      ' "action": "SCMP_ACT_ERRNO", "includes": {"minKernel": %s}}]}' % k,
+      "includes.minKernel") for k in ('"4.15abc"', '"0.0"', '"3.12.1\\""',
+                                      '"4"', '".5"', '"4."', '4.15')])
 def test_import_refuses_bad_json(text, why, tmp_path):
     p = tmp_path / "bad.json"
     p.write_bytes(text.encode("utf-8", "surrogateescape")
@@ -369,6 +382,16 @@ def test_import_refuses_bad_json(text, why, tmp_path):
     assert r.returncode == 1, r.stdout
     assert why in r.stderr
     assert r.stdout == ""
+
+
+@pytest.mark.parametrize("k", ["null", '""', '"4.15"'])
+def test_import_min_kernel_accepted(k, tmp_path):
+    p = tmp_path / "p.json"
+    p.write_text('{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names":'
+                 ' ["read"], "action": "SCMP_ACT_ERRNO", "includes": '
+                 '{"minKernel": %s}}]}' % k)
+    r = cordonc("import", "--format", "oci", "--kernel", "6.1", p)
+    assert "errno(EPERM) read;" in r.stdout
 
 
 # ---- a real OCI runtime ----------------------------------------------

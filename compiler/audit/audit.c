@@ -3,6 +3,16 @@
  * audit.h).  Every factor is measured on the compiled policy: dangerous
  * syscalls by asking the seccomp program itself (the interpreter), paths
  * through Landlock's rule semantics.  auditfmt.c and sarif.c print.
+ *
+ * The score is the weighted sum of the factors, raised to a floor by the
+ * high-risk grants: a default that allows, a dangerous syscall allowed
+ * (ptrace, process_vm_*, ...: lint.c's list), network beyond named hosts
+ * (unrestricted, a listening port, any host at a port), a
+ * writable path outside $WORKDIR, a host secret readable, a path both
+ * writable and executable, a secret-looking environment name kept.  Any
+ * one of them is enough to escape the sandbox's intent, so one alone
+ * makes the policy "exposed" (AUDIT_HIGH_FLOOR) and each further one
+ * adds AUDIT_HIGH_STEP.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,21 +41,23 @@ enum {
 	F_ENV, F_LIMITS, F_TIME, F_LAYERS,
 };
 
+/* high: a factor whose full exposure (1.0) is a high-risk grant. */
 static const struct {
 	const char *name;
 	double weight;
+	int high;
 } factors[AUDIT_NFACTORS] = {
-	[F_DEFAULT] = { "default action", 3.0 },
-	[F_DANGER] = { "dangerous syscalls", 1.5 },
-	[F_NETWORK] = { "network", 1.0 },
-	[F_WRITES] = { "writes outside $WORKDIR", 1.0 },
-	[F_READS] = { "sensitive reads", 1.0 },
-	[F_WX] = { "write+execute", 0.5 },
-	[F_EXEC] = { "executable paths", 0.25 },
-	[F_ENV] = { "secret-like environment", 0.75 },
-	[F_LIMITS] = { "resource limits", 0.5 },
-	[F_TIME] = { "timeout and output", 0.25 },
-	[F_LAYERS] = { "enforcement layers", 0.25 },
+	[F_DEFAULT] = { "default action", 3.0, 1 },
+	[F_DANGER] = { "dangerous syscalls", 1.5, 1 },
+	[F_NETWORK] = { "network", 1.0, 1 },
+	[F_WRITES] = { "writes outside $WORKDIR", 1.0, 1 },
+	[F_READS] = { "sensitive reads", 1.0, 1 },
+	[F_WX] = { "write+execute", 0.5, 1 },
+	[F_EXEC] = { "executable paths", 0.25, 0 },
+	[F_ENV] = { "secret-like environment", 0.75, 1 },
+	[F_LIMITS] = { "resource limits", 0.5, 0 },
+	[F_TIME] = { "timeout and output", 0.25, 0 },
+	[F_LAYERS] = { "enforcement layers", 0.25, 0 },
 };
 
 static double cap1(double x)
@@ -80,6 +92,12 @@ static void setf(struct audit_policy *a, int i, double x, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(a->f[i].detail, sizeof(a->f[i].detail), fmt, ap);
 	va_end(ap);
+}
+
+/* Factor i is a high-risk grant in this policy when cond holds. */
+static void mark(struct audit_policy *a, int i, int cond)
+{
+	a->f[i].high = factors[i].high && cond;
 }
 
 struct any_allow {
@@ -119,6 +137,8 @@ static void score_danger(struct audit_policy *a, const struct cpol *p)
 	    sizeof(a->f[F_DEFAULT].human));
 	setf(a, F_DANGER, a->ndanger / AUDIT_DANGER_FULL, "%u allowed%s%s",
 	    a->ndanger, a->ndanger ? ": " : "", a->danger);
+	mark(a, F_DEFAULT, sysq_allows(p->default_action));
+	mark(a, F_DANGER, a->ndanger > 0);
 	if (!a->ndanger)
 		strcpy(a->danger, "none");
 }
@@ -131,6 +151,7 @@ static void score_network(struct audit_policy *a, const struct cpol *p)
 	if (!(p->flags & (CPOL_F_NET_OFF | CPOL_F_NET_TCP))) {
 		strcpy(a->network, "unrestricted");
 		setf(a, F_NETWORK, 1, "unrestricted");
+		mark(a, F_NETWORK, 1);
 		return;
 	}
 	if (p->flags & CPOL_F_NET_OFF) {
@@ -146,13 +167,26 @@ static void score_network(struct audit_policy *a, const struct cpol *p)
 	}
 	if (!p->nnet)
 		strcpy(a->network, "tcp, no port");
-	setf(a, F_NETWORK, bind ? 1.0 : 0.5, "TCP %s: %s",
-	    bind ? "connect and listen" : "connect", a->network);
+	setf(a, F_NETWORK, bind ? 1.0 : 0.5, "TCP %s: %s%s",
+	    bind ? "connect and listen" : "connect", a->network,
+	    p->flags & CPOL_F_NET_HOSTS ? " (named hosts, by the proxy)" :
+	    " (any host)");
+	/* Beyond a tool's need: listening, or any host at a port. */
+	mark(a, F_NETWORK, bind || !(p->flags & CPOL_F_NET_HOSTS));
+}
+
+/* Writing a device node (write-file alone, under /dev/: a GPU, a
+ * terminal) is I/O to a device, not a change to host files: counted in
+ * the factor, not a high-risk grant. */
+static int device_io(const char *path, uint64_t acc)
+{
+	return strncmp(path, "/dev/", 5) == 0 &&
+	    (acc & PATHQ_MODIFY) == CORDON_LL_FS_WRITE_FILE;
 }
 
 static void score_paths(struct audit_policy *a, const struct cpol *p)
 {
-	unsigned int nout = 0, nsens = 0, nwx = 0;
+	unsigned int nout = 0, nsens = 0, nwx = 0, nhost = 0;
 	char out[AUDIT_CELL] = "", sens[AUDIT_CELL] = "", wx[AUDIT_CELL] = "";
 
 	for (uint32_t i = 0; i < p->nfs; i++) {
@@ -164,6 +198,8 @@ static void score_paths(struct audit_policy *a, const struct cpol *p)
 			cell_add(a->writes, path);
 			if (!pathq_write_ok(p, path) && ++nout)
 				cell_add(out, path);
+			nhost += !pathq_write_ok(p, path) &&
+			    !device_io(path, acc);
 		}
 		if (acc & CORDON_LL_FS_EXECUTE) {
 			a->nexec++;
@@ -187,6 +223,9 @@ static void score_paths(struct audit_policy *a, const struct cpol *p)
 	setf(a, F_WX, nwx ? 1 : 0, "%u%s%s", nwx, nwx ? ": " : "", wx);
 	setf(a, F_EXEC, a->nexec / AUDIT_EXEC_FULL, "%u: %s", a->nexec,
 	    a->exec);
+	mark(a, F_WRITES, nhost > 0);
+	mark(a, F_READS, nsens > 0);
+	mark(a, F_WX, nwx > 0);
 }
 
 static void score_env(struct audit_policy *a, const struct cpol *p)
@@ -198,6 +237,7 @@ static void score_env(struct audit_policy *a, const struct cpol *p)
 		if (lint_secret_word(p->env[i].name) && ++n)
 			cell_add(names, p->env[i].name);
 	setf(a, F_ENV, n ? 1 : 0, "%s", n ? names : "none");
+	mark(a, F_ENV, n > 0);
 }
 
 static uint64_t limit_of(const struct cpol *p, unsigned int res)
@@ -276,6 +316,26 @@ static void score_layers(struct audit_policy *a, const struct cpol *p)
 	    ", private tmp best-effort" : "");
 }
 
+/* The weighted sum, raised to the high-risk floor. */
+double audit_high_floor(unsigned int n)
+{
+	return n ? AUDIT_HIGH_FLOOR + AUDIT_HIGH_STEP * (n - 1) : 0.0;
+}
+
+static void audit_total(struct audit_policy *a)
+{
+	double low;
+
+	for (int i = 0; i < AUDIT_NFACTORS; i++) {
+		a->sum += a->f[i].weight * a->f[i].exposure;
+		a->nhigh += (unsigned int)a->f[i].high;
+	}
+	low = audit_high_floor(a->nhigh);
+	a->score = a->sum > low ? a->sum : low;
+	if (a->score > 10.0)
+		a->score = 10.0;
+}
+
 int audit_policy(const struct input *in, struct audit_policy *a)
 {
 	const struct cpol *p = &in->pol;
@@ -293,10 +353,7 @@ int audit_policy(const struct input *in, struct audit_policy *a)
 	score_limits(a, p);
 	score_time(a, p);
 	score_layers(a, p);
-	for (int i = 0; i < AUDIT_NFACTORS; i++)
-		a->score += a->f[i].weight * a->f[i].exposure;
-	if (a->score > 10.0)
-		a->score = 10.0;
+	audit_total(a);
 	return lint_run(in, &a->findings);
 }
 

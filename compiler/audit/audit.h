@@ -20,14 +20,22 @@ struct audit_factor {
 	const char *name;        /* "default action" (static) */
 	double weight;           /* the weights add up to 10 */
 	double exposure;         /* 0 (closed) .. 1 (open) */
+	int high;                /* 1: a high-risk grant (audit.c's list) */
 	char detail[AUDIT_CELL];  /* exact numbers (JSON, SARIF) */
 	char human[AUDIT_CELL];   /* with units and names (text, Markdown);
 	                           * empty: the detail says it */
 };
 
+/* Each high-risk grant alone makes a policy "exposed": the score is at
+ * least AUDIT_HIGH_FLOOR, and each further one adds AUDIT_HIGH_STEP. */
+#define AUDIT_HIGH_FLOOR 4.0
+#define AUDIT_HIGH_STEP 0.5
+
 struct audit_policy {
 	const struct input *in;
-	double score;            /* sum of weight * exposure, 0..10 */
+	double sum;              /* sum of weight * exposure, 0..10 */
+	double score;            /* max(sum, the high-risk floor), 0..10 */
+	unsigned int nhigh;      /* high-risk grants (factors with high) */
 	struct audit_factor f[AUDIT_NFACTORS];
 	struct finding_list findings;
 	/* the capability matrix row */
@@ -44,6 +52,9 @@ struct audit_policy {
  * outlive a).  Returns 0, or -1 on ENOMEM. */
 int audit_policy(const struct input *in, struct audit_policy *a);
 void audit_policy_free(struct audit_policy *a);
+
+/* The least score n high-risk grants give (0 for none). */
+double audit_high_floor(unsigned int n);
 
 /* "ok", "medium", "exposed", "unsafe" for a score. */
 const char *audit_rating(double score);

@@ -30,14 +30,19 @@ static void text_one(FILE *f, const struct audit_policy *a)
 {
 	fprintf(f, "%s (%s): exposure %.1f/10 %s\n", pname(a), a->in->path,
 	    a->score, audit_rating(a->score));
+	if (a->nhigh)
+		fprintf(f, "  %u high-risk grant%s (marked HR): at least "
+		    "%.1f; the factors add up to %.1f\n", a->nhigh,
+		    a->nhigh > 1 ? "s" : "", audit_high_floor(a->nhigh),
+		    a->sum);
 	fprintf(f, "  %-2s %-26s %6s %8s %6s  %s\n", "", "FACTOR", "WEIGHT",
 	    "EXPOSURE", "SCORE", "DETAIL");
 	for (int i = 0; i < AUDIT_NFACTORS; i++) {
 		const struct audit_factor *x = &a->f[i];
 
 		fprintf(f, "  %-2s %-26s %6.2f %8.2f %6.2f  %s\n",
-		    x->exposure > 0 ? "!!" : "ok", x->name, x->weight,
-		    x->exposure, x->weight * x->exposure,
+		    x->high ? "HR" : x->exposure > 0 ? "!!" : "ok", x->name,
+		    x->weight, x->exposure, x->weight * x->exposure,
 		    x->human[0] ? x->human : x->detail);
 	}
 	for (unsigned int i = 0; i < a->findings.n; i++) {
@@ -89,8 +94,8 @@ static void json_factors(FILE *f, const struct audit_policy *a)
 		fputs("{\"name\":", f);
 		json_str(f, x->name);
 		fprintf(f, ",\"weight\":%.2f,\"exposure\":%.2f,\"score\":%.2f,"
-		    "\"detail\":", x->weight, x->exposure,
-		    x->weight * x->exposure);
+		    "\"high_risk\":%s,\"detail\":", x->weight, x->exposure,
+		    x->weight * x->exposure, x->high ? "true" : "false");
 		json_str(f, x->detail);
 		fputc('}', f);
 	}
@@ -126,7 +131,8 @@ void audit_print_json(FILE *f, const struct audit_policy *v, unsigned int n)
 		json_str(f, pname(a));
 		fputs(",\"file\":", f);
 		json_str(f, a->in->path);
-		fprintf(f, ",\"score\":%.1f,\"rating\":", a->score);
+		fprintf(f, ",\"score\":%.1f,\"factor_sum\":%.1f,"
+		    "\"high_risk\":%u,\"rating\":", a->score, a->sum, a->nhigh);
 		json_str(f, audit_rating(a->score));
 		fputc(',', f);
 		json_factors(f, a);
@@ -159,12 +165,16 @@ static void md_policy(FILE *f, const struct audit_policy *a)
 
 	fprintf(f, "\n### %s: %.1f/10 (%s)\n\n", pname(a), a->score,
 	    audit_rating(a->score));
+	if (a->nhigh)
+		fprintf(f, "%u high-risk grant%s (**HR**): the score is at "
+		    "least %.1f (the factors add up to %.1f).\n\n", a->nhigh,
+		    a->nhigh > 1 ? "s" : "", audit_high_floor(a->nhigh), a->sum);
 	fputs("| Factor | Weight | Exposure | Score | Detail |\n"
 	    "|---|---:|---:|---:|---|\n", f);
 	for (int i = 0; i < AUDIT_NFACTORS; i++) {
 		const struct audit_factor *x = &a->f[i];
 
-		fputs("|", f);
+		fputs(x->high ? "| **HR**" : "|", f);
 		md_cell(f, x->name);
 		snprintf(buf, sizeof(buf), "%.2f | %.2f | %.2f", x->weight,
 		    x->exposure, x->weight * x->exposure);

@@ -43,8 +43,11 @@ static int parse_action(struct oci_import *im, const struct json_val *act,
 	if (!s)
 		return -1;
 	if (eret && (eret->type != JSON_NUM || !eret->is_uint ||
-	    eret->num > 4095))
+	    eret->num > 4095)) {
+		snprintf(im->err, sizeof(im->err), "%s: errnoRet must be an "
+		    "errno from 0 to 4095", what);
 		return -1;
+	}
 	if (eret)
 		e = eret->num;
 	for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
@@ -98,6 +101,29 @@ static int has_cap(const struct oci_import *im, const char *cap)
 	return 0;
 }
 
+/* minKernel as Docker's loader reads it: exactly "X.Y" (digits), not
+ * 0.0; -1 otherwise. */
+static int kernel_strict(const char *s, unsigned int *maj,
+    unsigned int *min)
+{
+	unsigned long a, b;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	a = strtoul(s, &end, 10);
+	if (*end != '.' || errno || a > UINT_MAX || end[1] < '0' ||
+	    end[1] > '9')
+		return -1;
+	b = strtoul(end + 1, &end, 10);
+	if (*end || errno || b > UINT_MAX || (a == 0 && b == 0))
+		return -1;
+	*maj = (unsigned int)a;
+	*min = (unsigned int)b;
+	return 0;
+}
+
 /* "X.Y..." into *maj, *min; -1 if it does not start that way or a part
  * does not fit (sscanf's %u would be undefined there). */
 static int kernel_version(const char *s, unsigned int *maj,
@@ -124,16 +150,37 @@ static int kernel_cmp(const struct oci_import *im, const char *v)
 {
 	unsigned int a, b;
 
-	if (kernel_version(v, &a, &b) < 0)
+	if (kernel_strict(v, &a, &b) < 0)
 		return -2;
 	if (im->kmajor != a)
 		return im->kmajor > a ? 1 : -1;
 	return im->kminor > b ? 1 : im->kminor < b ? -1 : 0;
 }
 
+static const struct json_val bad_kernel;
+#define BAD_KERNEL (&bad_kernel)
+
+/* The minKernel of includes or excludes: NULL when absent, null or ""
+ * (Docker: no minimum); BAD_KERNEL (why in im->err) when malformed. */
+static const struct json_val *min_kernel(struct oci_import *im,
+    const struct json_val *obj, const char *where)
+{
+	const struct json_val *k = json_get(obj, "minKernel");
+
+	if (!k || k->type == JSON_NULL || (k->type == JSON_STR && !k->str[0]))
+		return NULL;
+	if (k->type == JSON_STR && kernel_cmp(im, k->str) != -2)
+		return k;
+	snprintf(im->err, sizeof(im->err), "%s.minKernel %s%s%s: not a "
+	    "kernel version \"X.Y\" (digits, not 0.0)", where,
+	    k->type == JSON_STR ? "\"" : "", k->type == JSON_STR ? k->str :
+	    "(not a string)", k->type == JSON_STR ? "\"" : "");
+	return BAD_KERNEL;
+}
+
 /* Docker's includes/excludes.  1: the entry applies; 0: it does not
  * (why in *why); -1: malformed. */
-static int applies(const struct oci_import *im, const struct json_val *ent,
+static int applies(struct oci_import *im, const struct json_val *ent,
     char *why, size_t len)
 {
 	const struct json_val *inc = json_get(ent, "includes");
@@ -157,13 +204,11 @@ static int applies(const struct oci_import *im, const struct json_val *ent,
 		else if (has_cap(im, a->items[i].str))
 			return snprintf(why, len, "excludes.caps has %s",
 			    a->items[i].str), 0;
-	if ((k = json_get(inc, "minKernel")) && (k->type != JSON_STR ||
-	    kernel_cmp(im, k->str) == -2))
+	if ((k = min_kernel(im, inc, "includes")) == BAD_KERNEL)
 		return -1;
 	if (k && kernel_cmp(im, k->str) < 0)
 		return snprintf(why, len, "includes.minKernel %s", k->str), 0;
-	if ((k = json_get(exc, "minKernel")) && (k->type != JSON_STR ||
-	    kernel_cmp(im, k->str) == -2))
+	if ((k = min_kernel(im, exc, "excludes")) == BAD_KERNEL)
 		return -1;
 	if (k && kernel_cmp(im, k->str) >= 0)
 		return snprintf(why, len, "excludes.minKernel %s", k->str), 0;
@@ -256,6 +301,11 @@ static int entry(struct oci_import *im, const struct json_val *ent,
 	int ok;
 
 	snprintf(what, sizeof(what), "entry %u", e);
+	if (names && name) {
+		snprintf(im->err, sizeof(im->err), "both \"name\" and "
+		    "\"names\": use one (as runc and Docker require)");
+		return -1;
+	}
 	if (ent->type != JSON_OBJ || (!names && !name) ||
 	    (names && names->type != JSON_ARR) ||
 	    (name && name->type != JSON_STR) ||
@@ -293,6 +343,11 @@ static int arches(struct oci_import *im, const struct json_val *top)
 	    *m = json_get(top, "archMap");
 	int found = 0;
 
+	if (a && m && a->type != JSON_NULL && m->type != JSON_NULL) {
+		snprintf(im->err, sizeof(im->err), "both \"architectures\" "
+		    "and \"archMap\": use one (as Docker's loader requires)");
+		return -1;
+	}
 	if (str_in(a, x86_64_names, 3))
 		found = 1;
 	for (unsigned int i = 0; m && m->type == JSON_ARR && i < m->n; i++) {
@@ -340,8 +395,8 @@ static int read_profile(struct oci_import *im, const struct json_val *top)
 	for (unsigned int i = 0; sc && i < sc->n; i++)
 		if (entry(im, &sc->items[i], i) < 0) {
 			fprintf(stderr, "cordonc: import: %s: syscalls[%u] (line "
-			    "%u): malformed or too many rules\n", im->profile,
-			    i, sc->items[i].line);
+			    "%u): %s\n", im->profile, i, sc->items[i].line,
+			    im->err[0] ? im->err : "malformed or too many rules");
 			return -2;
 		}
 	return 0;
@@ -406,7 +461,9 @@ int oci_import_cmd(int argc, char **argv)
 		return EXIT_POLICY;
 	}
 	r = read_profile(&im, &top);
-	if (r == -1)
+	if (r == -1 && im.err[0])
+		fprintf(stderr, "cordonc: import: %s: %s\n", argv[i], im.err);
+	else if (r == -1)
 		fprintf(stderr, "cordonc: import: %s: not a seccomp profile "
 		    "(defaultAction, architectures, syscalls)\n", argv[i]);
 	if (r < 0)

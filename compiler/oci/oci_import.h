@@ -43,6 +43,7 @@ struct oci_import {
 	struct oci_rule *rules;
 	unsigned int nrules;
 	struct oci_notes notes;   /* one "# " comment line each */
+	char err[192];            /* why the profile was refused, or "" */
 };
 
 /* Resolve conflicts the policy language forbids, and write the source.
