@@ -29,8 +29,8 @@
 #define DNS_T_AAAA 28
 
 struct cur {
-	const uint8_t *p, *start;
-	size_t left, len;
+	const uint8_t *p;
+	size_t left;
 	int bad;
 };
 
@@ -80,7 +80,7 @@ static void name_skip(struct cur *c)
 int dns_parse(const uint8_t *msg, size_t len, uint16_t id, uint16_t qtype,
     struct sockaddr_storage *out, int max)
 {
-	struct cur c = { .p = msg, .start = msg, .left = len, .len = len };
+	struct cur c = { .p = msg, .left = len };
 	unsigned int flags, qd, an, i, type, class, rdlen;
 	const uint8_t *rd;
 	int n = 0;

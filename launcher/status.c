@@ -130,9 +130,10 @@ static void num(struct out *o, const char *key, uint64_t v)
 static void egress(struct out *o, const struct report *r)
 {
 	const struct egress_shared *n = &r->net;
-	uint32_t i, listed = n->refused < EGRESS_REFUSED_MAX ? n->refused :
-	    EGRESS_REFUSED_MAX;
+	uint32_t i, listed = n->refused;
 
+	if (listed > EGRESS_REFUSED_MAX)
+		listed = EGRESS_REFUSED_MAX;
 	if (!r->egress) {
 		add(o, "\"egress\":null,\"network_refused\":[],"
 		    "\"network_refused_dropped\":0,");
@@ -201,7 +202,7 @@ static void denials(struct out *o, const struct denials *d)
 	if (!d || !d->observed) {
 		add(o, "\"seccomp\"");
 		sep = ",";
-	} else if (d && d->traps) {
+	} else if (d->traps) {
 		add(o, "\"seccomp-trap\"");
 		sep = ",";
 	}
