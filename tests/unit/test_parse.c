@@ -39,6 +39,7 @@ static void run_parse(struct run *r, const char *src)
 	assert_non_null(r->d);
 	assert_int_equal(diag_source(r->d, "t.policy", src, strlen(src)), 0);
 	r->s = parse_buffer("t.policy", src, strlen(src), r->d, &r->lint);
+	diag_flush(r->d);
 	fflush(r->f);
 }
 
@@ -160,6 +161,7 @@ static void test_bad_bytes(void **state)
 	r.f = open_memstream(&r.msgs, &r.len);
 	r.d = diag_new(r.f);
 	r.s = parse_buffer("t.policy", src, sizeof(src) - 1, r.d, &r.lint);
+	diag_flush(r.d);
 	fflush(r.f);
 	assert_int_equal(diag_errors(r.d), 2);
 	assert_non_null(strstr(r.msgs, "NUL byte"));
