@@ -143,8 +143,9 @@ static void test_recovery(void **state)
 	run_parse(&r, "allow read\nallow write;\nlimit as;\nkill ptrace;\n"
 	    "path /usr rx, best-effort;\n");
 	assert_int_equal(diag_errors(r.d), 3);
-	assert_non_null(strstr(r.msgs, "t.policy:2:1: error: syntax error, "
-	    "unexpected allow, expecting ';' or ','"));
+	/* at the end of the statement, not at the next line's start */
+	assert_non_null(strstr(r.msgs, "t.policy:1:11: error: missing ';' "
+	    "after read\n"));
 	assert_non_null(strstr(r.msgs, "t.policy:3:9:"));
 	assert_int_equal(count(r.s), 1);
 	assert_string_equal(r.s->items->name, "ptrace");
