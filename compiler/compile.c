@@ -146,13 +146,22 @@ static int passes(const char *path, const struct compile_opts *o,
     struct compile_map *m)
 {
 	char err[512];
+	unsigned int syntax;
 
 	if (parse_policy(p, path, o->incdirs, o->nincdirs, o->defines,
-	    o->ndefines, d) < 0 || diag_errors(d) > 0)
+	    o->ndefines, d) < 0)
 		return -1;
+	/* After syntax errors the statements that parsed are still checked
+	 * (every error in one run), but nothing goes further. */
+	syntax = diag_errors(d);
 	if (check_policy(p, d, pol, m ? &m->expects : NULL,
 	    m ? &m->nexpects : NULL) < 0)
 		return -1;
+	if (syntax > 0) {
+		cpol_free(pol);
+		return -1;
+	}
+	diag_flush(d);    /* the warnings, before what emit may say */
 	if (emit_seccomp(pol, err, sizeof(err)) < 0 ||
 	    validate_seccomp(pol, err, sizeof(err)) < 0) {
 		fprintf(o->errf, "%s%s: %s\n", o->cli ? "cordonc: error: " :
@@ -186,6 +195,8 @@ int compile_source(const char *path, const struct compile_opts *o,
 		fprintf(o->errf, "%s%s: out of memory\n", o->cli ?
 		    "cordonc: error: " : "", path);
 	}
+	if (d)
+		diag_flush(d);
 	if (r < 0 && o->cli && d && diag_errors(d) > 0)
 		fprintf(o->errf, "cordonc: %u error%s; nothing written\n",
 		    diag_errors(d), diag_errors(d) == 1 ? "" : "s");

@@ -8,7 +8,7 @@
 %define api.pure full
 %define api.prefix {pol}
 %define api.location.type {struct ast_loc}
-%define parse.error detailed
+%define parse.error custom
 %locations
 %expect 0
 %param {yyscan_t scanner}
@@ -28,8 +28,14 @@ struct lex_state;
 #include "parse.h"
 
 int pollex(POLSTYPE *lval, POLLTYPE *lloc, yyscan_t scanner);
+struct lex_state *polget_extra(yyscan_t scanner);
 static void polerror(POLLTYPE *loc, yyscan_t scanner, struct lex_state *ls,
     const char *msg);
+/* The parser reads its tokens through tracked(), which remembers the
+ * last two for "missing ';' after ...". */
+static int tracked(POLSTYPE *lval, POLLTYPE *lloc, yyscan_t scanner);
+#undef yylex
+#define yylex tracked
 
 /* Spans keep the file of their first symbol. */
 #define YYLLOC_DEFAULT(Cur, Rhs, N) do {				\
@@ -55,6 +61,7 @@ static struct ast_stmt *st_val(enum ast_kind kind, const POLLTYPE *loc,
     struct ast_val *v);
 static struct ast_stmt *st_items(enum ast_kind kind, const POLLTYPE *loc,
     struct ast_item *items);
+static void spaced_unit(struct ast_val *v, char *unit, const POLLTYPE *loc);
 }
 
 %union {
@@ -83,7 +90,7 @@ static struct ast_stmt *st_items(enum ast_kind kind, const POLLTYPE *loc,
 %token <val> NUMBER "number" QUANTITY "number with a unit"
 
 %type <str> sysname
-%type <val> scalar scalars dest dests pathval word words atom valexpr pattern patterns
+%type <val> scalar scalars dest dests pathval fspath word words atom valexpr pattern patterns
 %type <cond> cond conds
 %type <item> item items exitem exitems names assigns rights
 %type <act> action
@@ -132,11 +139,11 @@ stmt:	  "include" pathval ';'
 		{ if (!($$ = st_items(AST_RULE, &@$, $3))) {
 		      ast_val_free($1.errno_val); YYNOMEM; }
 		  $$->action = $1; $$->flags = AST_F_ALSO; }
-	| "path" pathval rights ';'
+	| "path" fspath rights ';'
 		{ if (!($$ = st_items(AST_PATH, &@$, $3))) {
 		      ast_val_free($2); YYNOMEM; }
 		  $$->val = $2; $$->flags = $3 ? 0 : AST_F_NONE; }
-	| "path" "optional" pathval rights ';'
+	| "path" "optional" fspath rights ';'
 		{ if (!($$ = st_items(AST_PATH, &@$, $4))) {
 		      ast_val_free($3); YYNOMEM; }
 		  $$->val = $3;
@@ -150,11 +157,18 @@ stmt:	  "include" pathval ';'
 	| "limit" IDENT scalar ';'
 		{ if (!($$ = st_val(AST_LIMIT, &@$, $3))) { free($2); YYNOMEM; }
 		  $$->name = $2; $$->name_loc = @2; }
+	| "limit" IDENT scalar IDENT ';'
+		{ spaced_unit($3, $4, &@4);
+		  if (!($$ = st_val(AST_LIMIT, &@$, $3))) { free($2); YYNOMEM; }
+		  $$->name = $2; $$->name_loc = @2; }
 	| "limit" IDENT "required" ';'
 		{ if (!($$ = st_val(AST_LIMIT, &@$, NULL))) { free($2); YYNOMEM; }
 		  $$->name = $2; $$->name_loc = @2; $$->flags = AST_F_REQUIRED; }
 	| "timeout" scalar ';'
 		{ if (!($$ = st_val(AST_TIMEOUT, &@$, $2))) YYNOMEM; }
+	| "timeout" scalar IDENT ';'
+		{ spaced_unit($2, $3, &@3);
+		  if (!($$ = st_val(AST_TIMEOUT, &@$, $2))) YYNOMEM; }
 	| "output" scalar ';'
 		{ if (!($$ = st_val(AST_OUTPUT, &@$, $2))) YYNOMEM; }
 	| "output" scalar IDENT ';'
@@ -311,6 +325,12 @@ pathval:  STRING	{ if (!($$ = val_str(&@$, AST_V_STR, $1))) YYNOMEM; }
 	| VAR		{ if (!($$ = val_str(&@$, AST_V_VAR, $1))) YYNOMEM; }
 	;
 
+/* A path statement's path; a bare word too, for the check to refuse
+ * as a relative path (the message the quoted form gets). */
+fspath:	  pathval
+	| IDENT		{ if (!($$ = val_str(&@$, AST_V_STR, $1))) YYNOMEM; }
+	;
+
 /* A right list, or "none" (NULL) to drop an included rule. */
 rights:	  "none"	{ $$ = NULL; }
 	| names		{ $$ = $1; }
@@ -349,6 +369,83 @@ static void polerror(POLLTYPE *loc, yyscan_t scanner, struct lex_state *ls,
 {
 	(void)scanner;
 	diag_error(ls->diag, loc, "%s", msg);
+}
+
+static int tracked(POLSTYPE *lval, POLLTYPE *lloc, yyscan_t scanner)
+{
+	struct lex_state *ls = polget_extra(scanner);
+	int tok = pollex(lval, lloc, scanner);
+	int n = lloc->last_column - lloc->first_column + 1;
+
+	ls->prev = ls->last;
+	if (tok == POLEOF)
+		return tok;    /* no match: lloc is stale */
+	ls->last.loc = *lloc;
+	ls->last.len = lloc->first_line == lloc->last_line && n > 0 &&
+	    (size_t)n <= ls->pos ? n : 0;
+	ls->last.off = ls->pos - (size_t)ls->last.len;
+	return tok;
+}
+
+/* "missing ';' after X", at the end of X, when ';' could come next and
+ * the next token is on a later line (or there is none). */
+static int missing_semi(const yypcontext_t *ctx, struct lex_state *ls,
+    const yysymbol_kind_t *exp, int n)
+{
+	const struct lex_tok *t = &ls->prev;
+	POLLTYPE at;
+	int i;
+
+	for (i = 0; i < n && strcmp(yysymbol_name(exp[i]), "';'") != 0; i++)
+		;
+	if (i == n || !t->loc.file || (yypcontext_token(ctx) != YYSYMBOL_YYEOF
+	    && yypcontext_location(ctx)->first_line <= t->loc.last_line))
+		return 0;
+	at = (POLLTYPE){ t->loc.file, t->loc.last_line,
+	    t->loc.last_column + 1, t->loc.last_line, t->loc.last_column + 1 };
+	diag_error(ls->diag, &at, "missing ';' after %.*s%s",
+	    t->len > 40 ? 40 : t->len, ls->src + t->off,
+	    t->len > 40 ? "..." : "");
+	return 1;
+}
+
+/* Bison's "detailed" message (up to 4 expected tokens), or the missing
+ * ';' above. */
+static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner,
+    struct lex_state *ls)
+{
+	yysymbol_kind_t exp[YYNTOKENS];
+	char msg[256];
+	int n = yypcontext_expected_tokens(ctx, exp, YYNTOKENS), i, len;
+
+	(void)scanner;
+	if (n < 0)
+		return n;
+	if (missing_semi(ctx, ls, exp, n))
+		return 0;
+	len = snprintf(msg, sizeof(msg), "syntax error, unexpected %s",
+	    yysymbol_name(yypcontext_token(ctx)));
+	for (i = 0; n <= 4 && i < n && len > 0 && (size_t)len < sizeof(msg);
+	    i++)
+		len += snprintf(msg + len, sizeof(msg) - (size_t)len, "%s%s",
+		    i ? " or " : ", expecting ", yysymbol_name(exp[i]));
+	diag_error(ls->diag, yypcontext_location(ctx), "%s", msg);
+	return 0;
+}
+
+/* "timeout 10 sec": the word as the number's unit, marked spaced for
+ * the check's message (a unit is written against its number).  Takes
+ * unit. */
+static void spaced_unit(struct ast_val *v, char *unit, const POLLTYPE *loc)
+{
+	if (v->kind != AST_V_NUM) {
+		free(unit);
+		return;
+	}
+	v->kind = AST_V_QTY;
+	v->str = unit;
+	v->unit_loc = *loc;
+	v->spaced = 1;
 }
 
 static void add(struct lex_state *ls, struct ast_stmt *s)

@@ -44,7 +44,7 @@ static void meta(struct check_ctx *c, struct cpol *out)
 	int neg;
 
 	s = single(c, AST_POLICY, "policy");
-	if (!s)
+	if (!s && !c->partial)
 		diag_error(c->d, NULL, "%s: no policy statement (policy "
 		    "\"NAME\";)", c->p->files[0].name);
 	else if (value_str(c, s->val, &out->name) == 0 &&
@@ -253,8 +253,10 @@ static void command(struct check_ctx *c, struct cpol *out)
 	unsigned int n = 0;
 
 	if (!s) {
-		diag_error(c->d, NULL, "%s: no command statement (command "
-		    "\"/usr/bin/python3\" \"$SNIPPET\";)", c->p->files[0].name);
+		if (!c->partial)
+			diag_error(c->d, NULL, "%s: no command statement "
+			    "(command \"/usr/bin/python3\" \"$SNIPPET\";)",
+			    c->p->files[0].name);
 		return;
 	}
 	for (w = s->val; w; w = w->next)
@@ -349,6 +351,7 @@ int check_policy(const struct policy *p, struct diag *d, struct cpol *out,
 	unsigned int ne = 0;
 	unsigned int before = diag_errors(d);
 
+	c.partial = before > 0;
 	memset(out, 0, sizeof(*out));
 	defines(&c);
 	if (value_init(&c) < 0)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "checkctx.h"
 #include "tables.h"
@@ -159,22 +160,68 @@ static const char *const unit_help[] = {
 	[VALUE_COUNT] = "a plain count, without a unit",
 };
 
-/* Scale of a unit for its kind (milliseconds for times), or 0. */
+/* The units: scale for their kind (milliseconds for times). */
+static const struct { const char *u; enum value_unit k; uint64_t m; }
+    units[] = {
+	{ "K", VALUE_SIZE, 1ull << 10 }, { "M", VALUE_SIZE, 1ull << 20 },
+	{ "G", VALUE_SIZE, 1ull << 30 }, { "T", VALUE_SIZE, 1ull << 40 },
+	{ "ms", VALUE_TIME, 1 }, { "s", VALUE_TIME, 1000 },
+	{ "m", VALUE_TIME, 60000 }, { "h", VALUE_TIME, 3600000 },
+};
+
+/* Scale of a unit for its kind, or 0. */
 static uint64_t unit_scale(const char *u, enum value_unit unit)
 {
-	static const struct { const char *u; enum value_unit k; uint64_t m; }
-	    t[] = {
-		{ "K", VALUE_SIZE, 1ull << 10 }, { "M", VALUE_SIZE, 1ull << 20 },
-		{ "G", VALUE_SIZE, 1ull << 30 }, { "T", VALUE_SIZE, 1ull << 40 },
-		{ "ms", VALUE_TIME, 1 }, { "s", VALUE_TIME, 1000 },
-		{ "m", VALUE_TIME, 60000 }, { "h", VALUE_TIME, 3600000 },
+	size_t i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (units[i].k == unit && strcmp(units[i].u, u) == 0)
+			return units[i].m;
+	return 0;
+}
+
+/* The unit meant by a spelling from elsewhere (sec, GB, MiB, M for
+ * minutes), or NULL. */
+static const char *unit_meant(const char *u, enum value_unit unit)
+{
+	static const struct { const char *from, *to; } alias[] = {
+		{ "sec", "s" }, { "secs", "s" }, { "second", "s" },
+		{ "seconds", "s" }, { "msec", "ms" }, { "msecs", "ms" },
+		{ "millis", "ms" }, { "min", "m" }, { "mins", "m" },
+		{ "minute", "m" }, { "minutes", "m" }, { "hr", "h" },
+		{ "hrs", "h" }, { "hour", "h" }, { "hours", "h" },
+		{ "KB", "K" }, { "KiB", "K" }, { "MB", "M" }, { "MiB", "M" },
+		{ "GB", "G" }, { "GiB", "G" }, { "TB", "T" }, { "TiB", "T" },
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (t[i].k == unit && strcmp(t[i].u, u) == 0)
-			return t[i].m;
-	return 0;
+	for (i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
+		if (strcasecmp(alias[i].from, u) == 0 &&
+		    unit_scale(alias[i].to, unit))
+			return alias[i].to;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (units[i].k == unit && strcasecmp(units[i].u, u) == 0)
+			return units[i].u;
+	return NULL;
+}
+
+/* "timeout 10 sec": a unit apart from its number. */
+static void spaced(struct check_ctx *c, const struct ast_val *v,
+    enum value_unit unit)
+{
+	char dym[DIAG_SUGGEST_MAX];
+	const char *meant = unit_meant(v->str, unit);
+
+	if (unit_scale(v->str, unit))
+		diag_error(c->d, &v->unit_loc, "write %llu%s: a unit is "
+		    "written against its number", (unsigned long long)v->num,
+		    v->str);
+	else if (meant)
+		diag_error(c->d, &v->unit_loc, "unknown unit %s%s", v->str,
+		    diag_did_you_mean(dym, sizeof(dym), "", meant, ""));
+	else
+		diag_error(c->d, &v->unit_loc, "unknown unit %s: expected %s",
+		    v->str, unit_help[unit]);
 }
 
 int value_qty(struct check_ctx *c, const struct ast_val *v,
@@ -200,13 +247,20 @@ int value_qty(struct check_ctx *c, const struct ast_val *v,
 		diag_error(c->d, &v->loc, "negative value");
 		return -1;
 	}
+	if (v->spaced) {
+		spaced(c, v, unit);
+		return -1;
+	}
 	if (v->kind == AST_V_QTY)
 		scale = unit_scale(v->str, unit);
 	else if (unit == VALUE_TIME)
 		scale = 1000;
 	if (scale == 0) {
-		diag_error(c->d, &v->loc, "bad unit \"%s\": expected %s",
-		    v->str, unit_help[unit]);
+		char dym[DIAG_SUGGEST_MAX];
+
+		diag_error(c->d, &v->loc, "bad unit \"%s\": expected %s%s",
+		    v->str, unit_help[unit], diag_did_you_mean(dym,
+		    sizeof(dym), "", unit_meant(v->str, unit), ""));
 		return -1;
 	}
 	if (v->num > UINT64_MAX / scale ||

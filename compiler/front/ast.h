@@ -41,6 +41,8 @@ struct ast_val {
 	struct ast_val *alt;
 	struct ast_val *port;
 	struct ast_val *next;
+	struct ast_loc unit_loc;  /* spaced: "10 sec", the unit's place */
+	int spaced;
 };
 
 enum ast_op {

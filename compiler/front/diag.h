@@ -1,7 +1,8 @@
 /*
  * diag.h - compiler diagnostics: "file:line:col: error: message", the
- * source line, a caret under the column.  Every error is reported (up to
- * DIAG_MAX_ERRORS); any error means no output.
+ * source line, a caret under the column.  Every error is reported (the
+ * first DIAG_MAX_ERRORS in source order), sorted by place when flushed;
+ * any error means no output.
  */
 #ifndef CORDON_DIAG_H
 #define CORDON_DIAG_H
@@ -41,6 +42,11 @@ void diag_warning(struct diag *d, const struct ast_loc *loc,
 /* A note attached to the previous message (e.g. "first defined here"). */
 void diag_note(struct diag *d, const struct ast_loc *loc,
     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Print the messages so far in source order (file in reading order,
+ * line, column; messages with no place last), then forget them.
+ * diag_free flushes too; source texts must still be alive. */
+void diag_flush(struct diag *d);
 
 /* Errors so far, warnings counted when -Werror is on. */
 unsigned int diag_errors(const struct diag *d);

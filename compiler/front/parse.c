@@ -87,7 +87,7 @@ struct ast_stmt *parse_buffer(const char *name, const char *text, size_t len,
     struct diag *d, struct parse_lint **lint)
 {
 	struct lex_state ls = { .file = name, .line = 1, .col = 1, .diag = d,
-	    .lint_tail = lint };
+	    .lint_tail = lint, .src = text };
 	yyscan_t scanner;
 	YY_BUFFER_STATE b;
 	int r;

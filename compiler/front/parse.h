@@ -53,8 +53,20 @@ struct policy {
 	unsigned char digest[32];      /* SHA-256 of the sources, as read */
 };
 
+/* A token as read: where, and its text in the source (len 0 if it
+ * spans lines).  For "missing ';' after ...". */
+struct lex_tok {
+	struct ast_loc loc;
+	size_t off;
+	int len;
+};
+
 /* Lexer state (flex's yyextra), one per file being scanned. */
 struct lex_state {
+	const char *src;            /* the text being scanned */
+	size_t pos;                 /* offset of the next character */
+	struct lex_tok last;        /* the last token read (the lookahead) */
+	struct lex_tok prev;        /* the one before it */
 	const char *file;
 	int line;
 	int col;

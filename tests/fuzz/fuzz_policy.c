@@ -141,6 +141,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cpol pol;
 	char err[512];
 	int rc, compiled = 0;
+	unsigned int syntax;
 
 	if (size > FUZZ_MAX_TEXT)
 		return 0;
@@ -150,15 +151,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!d)
 		fuzz_fail("diag_new: out of memory");
 	parse_pieces(&p, data, size, d);
-	if (diag_errors(d) > 0)
-		goto out;
+	/* As compile_source: what parsed is checked after syntax errors,
+	 * and nothing goes further. */
+	syntax = diag_errors(d);
 	rc = check_policy(&p, d, &pol, NULL, NULL);
-	if (rc < 0 && diag_errors(d) == 0)
+	if (rc < 0 && diag_errors(d) == syntax)
 		fuzz_fail("check_policy failed without an error");
-	if (rc == 0 && diag_errors(d) > 0)
+	if (rc == 0 && diag_errors(d) > syntax)
 		fuzz_fail("check_policy succeeded after %u errors",
 		    diag_errors(d));
-	if (rc < 0)
+	if (rc == 0 && syntax > 0)
+		cpol_free(&pol);
+	if (rc < 0 || syntax > 0)
 		goto out;
 	if (emit_seccomp(&pol, err, sizeof(err)) < 0) {
 		if (err[0] == '\0')
