@@ -361,7 +361,11 @@ def test_roundtrip_export_import_export(name, blobs, tmp_path):
     assert cordonc("export", tmp_path / "b.cpol").stdout == a
 
 
-FIXTURES = SRC / ".." / "shared" / "external-fixtures"
+# Public reference data beside the checkout (read there, never copied);
+# run-pytest.sh names it for the unprivileged run, which has a copy of
+# tests/ elsewhere.
+FIXTURES = pathlib.Path(os.environ.get(
+    "CORDON_FIXTURES", SRC / ".." / "shared" / "external-fixtures"))
 
 
 def _table():
