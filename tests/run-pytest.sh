@@ -2,7 +2,9 @@
 # Run the pytest suites against the built binaries.  As root, run them
 # twice: as root, then as uid 65534 on a copy of what they need in a
 # temporary directory that uid can read (the checkout may sit in a folder
-# it cannot enter).  Extra arguments go to pytest (e.g. -k, -m).
+# it cannot enter; the public fixtures beside the checkout, in
+# ../shared/external-fixtures, are read where they are).  Extra arguments
+# go to pytest (e.g. -k, -m).
 set -eu
 BUILD=${BUILD:-build}
 PYTHON=${PYTHON:-/usr/bin/python3}
@@ -25,6 +27,7 @@ if [ "$(id -u)" = 0 ] && [ "${CORDON_NO_UNPRIV:-0}" != 1 ]; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups -- env -i \
 		PATH=/usr/bin:/bin HOME="$tmp" LANG=C.UTF-8 \
 		CORDON_BUILD="$tmp/build" CORDON_SRC="$tmp/src" \
+		CORDON_FIXTURES="$top/../shared/external-fixtures" \
 		"$PYTHON" -m pytest -q -p no:cacheprovider \
 		-o cache_dir="$tmp/.cache" "$tmp/src/tests" "$@"
 fi

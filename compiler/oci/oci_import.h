@@ -49,5 +49,9 @@ struct oci_import {
 /* Resolve conflicts the policy language forbids, and write the source.
  * 0, or -1 (out of memory). */
 int oci_import_write(struct oci_import *im, FILE *f);
+/* After resolving: name clone3 and io_uring_* with the profile's answer
+ * where cordon's ENOSYS would differ, note socketpair's widening by
+ * `network off` (oci_import_keep.c).  0, or -1 (out of memory). */
+int oci_import_keep(struct oci_import *im);
 
 #endif

@@ -287,7 +287,7 @@ int oci_import_write(struct oci_import *im, FILE *f)
 	if (im->nrules)
 		qsort(im->rules, im->nrules, sizeof(im->rules[0]), cmp_rule);
 	resolve(im);
-	if (im->notes.oom)
+	if (oci_import_keep(im) < 0 || im->notes.oom)
 		return -1;
 	print_header(f, im);
 	print_rules(f, im);

@@ -14,7 +14,13 @@
  *
  * then "POINTS n DIFFS m".  Exit 0 when it ran, 2 on an error.
  *
+ * With --profiles, two profiles are compared the same way (the second
+ * in the blob's column): an original and the one exported from the
+ * policy imported from it; the points are the blob's (that policy's)
+ * plus the boundary values of the original's conditions.
+ *
  * usage: ociload PROFILE.json BLOB.cpol
+ *        ociload --profiles ORIGINAL.json EXPORTED.json BLOB.cpol
  */
 #include <errno.h>
 #include <seccomp.h>
@@ -163,9 +169,8 @@ release:
 }
 
 struct cmp_ctx {
-	const struct cpol *blob;
-	const struct cpol_insn *oci;
-	uint32_t noci, arch, nr;
+	const struct cpol_insn *left, *oci;
+	uint32_t nleft, noci, arch, nr;
 	unsigned long points, diffs;
 	uint32_t seen[MAX_KINDS][2];
 	unsigned int nseen;
@@ -194,7 +199,7 @@ static int point(const uint64_t args[6], void *vctx)
 	in.nr = c->nr;
 	in.arch = c->arch;
 	memcpy(in.args, args, sizeof(in.args));
-	a = bpf_run(c->blob->insns, c->blob->ninsns, &in);
+	a = bpf_run(c->left, c->nleft, &in);
 	b = bpf_run(c->oci, c->noci, &in);
 	c->points++;
 	if (a != b && ++c->diffs && first_seen(c, a, b))
@@ -207,29 +212,76 @@ static int point(const uint64_t args[6], void *vctx)
 	return 0;
 }
 
+static void add_value(struct sysq_space *s, unsigned int arg, uint64_t v)
+{
+	for (unsigned int i = 0; i < s->n[arg]; i++)
+		if (s->v[arg][i] == v)
+			return;
+	if (s->n[arg] < SYSQ_MAX_VALUES)
+		s->v[arg][s->n[arg]++] = v;
+}
+
+/* The boundary values of prof's conditions on nr into s. */
+static void profile_values(struct sysq_space *s, const struct json_val *prof,
+    uint32_t nr)
+{
+	const struct json_val *sc = json_get(prof, "syscalls");
+
+	for (unsigned int e = 0; sc && e < sc->n; e++) {
+		const struct json_val *names = json_get(&sc->items[e], "names"),
+		    *args = json_get(&sc->items[e], "args");
+		struct scmp_arg_cmp c;
+		int hit = 0;
+
+		for (unsigned int i = 0; names && i < names->n; i++)
+			hit |= names->items[i].type == JSON_STR &&
+			    seccomp_syscall_resolve_name(names->items[i].str) ==
+			    (int)nr;
+		for (unsigned int i = 0; hit && args && i < args->n; i++) {
+			if (cond(&args->items[i], &c) < 0 || c.arg > 5)
+				continue;
+			add_value(s, c.arg, c.datum_a);
+			add_value(s, c.arg, c.datum_a + 1);
+			add_value(s, c.arg, c.datum_a - 1);
+			add_value(s, c.arg, c.datum_b);
+			add_value(s, c.arg, c.datum_b | ~c.datum_a);
+			add_value(s, c.arg, c.datum_a | 0xffffffff00000000ull);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const uint32_t extra[] = { 0x3fffffff, 0x40000000, 0x40000001,
 		0x40000200, 0x7fffffff, 0xffffffff };
-	struct json_val top;
+	struct json_val top, exp;
 	struct cpol blob;
+	int two = argc == 5 && !strcmp(argv[1], "--profiles");
 	struct sysq_space s;
 	struct cmp_ctx c;
 	char err[256];
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: ociload PROFILE.json BLOB.cpol\n");
+	if (argc != 3 && !two) {
+		fprintf(stderr, "usage: ociload PROFILE.json BLOB.cpol\n"
+		    "       ociload --profiles ORIGINAL.json EXPORTED.json "
+		    "BLOB.cpol\n");
 		return 2;
 	}
-	if (json_load(argv[1], &top, err, sizeof(err)) < 0 ||
-	    cpol_load(argv[2], 0, &blob, err, sizeof(err)) < 0) {
+	if (json_load(argv[1 + two], &top, err, sizeof(err)) < 0 ||
+	    (two && json_load(argv[3], &exp, err, sizeof(err)) < 0) ||
+	    cpol_load(argv[2 + 2 * two], 0, &blob, err, sizeof(err)) < 0) {
 		fprintf(stderr, "ociload: %s\n", err);
 		return 2;
 	}
 	memset(&c, 0, sizeof(c));
-	c.blob = &blob;
+	c.left = blob.insns;
+	c.nleft = blob.ninsns;
+	if (two)
+		c.left = build(&exp, &c.nleft);
 	c.oci = build(&top, &c.noci);
-	if (!c.oci || bpf_check(c.oci, c.noci, err, sizeof(err)) < 0) {
+	if (!c.oci || !c.left || bpf_check(c.oci, c.noci, err,
+	    sizeof(err)) < 0 || bpf_check(c.left, c.nleft, err,
+	    sizeof(err)) < 0) {
 		/* main returns: the filter need not be freed. */
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		fprintf(stderr, "ociload: cannot build the filter %s\n",
@@ -241,10 +293,16 @@ int main(int argc, char **argv)
 		c.nr = i < 1024 ? i : i < 1030 ? extra[i - 1024] : i - 1030;
 		c.nseen = 0;
 		sysq_space_init(&s, &blob, NULL, c.nr);
+		if (two)
+			profile_values(&s, &top, c.nr);
 		sysq_walk(&s, point, &c);
 	}
 	printf("POINTS %lu DIFFS %lu\n", c.points, c.diffs);
 	free((void *)c.oci);
+	if (two) {
+		free((void *)c.left);
+		json_free(&exp);
+	}
 	cpol_free(&blob);
 	json_free(&top);
 	return 0;
