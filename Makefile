@@ -74,6 +74,13 @@ deps:
 		python3-pip python3-setuptools python3-wheel python3-all \
 		debhelper dh-python dpkg-dev fakeroot lintian bash-completion \
 		python3-venv pybuild-plugin-pyproject
+	# The SARIF 2.1.0 schema as TypeScript types (@types/sarif is generated
+	# from it): tests/test_audit.py type-checks cordonc's SARIF with tsc.
+	# From the npm registry, pinned, into tools/node (ignored by git).
+	if command -v npm >/dev/null; then \
+		npm install --no-save --no-audit --no-fund --prefix tools/node \
+			typescript@5.9.3 @types/sarif@2.1.7; \
+	else echo "deps: no npm: the SARIF schema test will skip"; fi
 
 clean:
 	rm -rf $(BUILD) build-san build-fuzz $(CLEAN)

@@ -497,3 +497,43 @@ def test_audit_sarif_shipped_structure(cordonc_bin, src_dir):
         art = r["locations"][0]["physicalLocation"]["artifactLocation"]
         assert art["uriBaseId"] == "%SRCROOT%"
         assert art["uri"].startswith("policies/")
+
+
+def test_sarif_matches_the_schema(cordonc_bin, audit_dir, src_dir, tmp_path):
+    """The SARIF 2.1.0 schema, as the TypeScript types generated from it
+    (@types/sarif, installed by make deps): cordonc's SARIF for the
+    shipped policies and a bad one must type-check as a sarif.Log, with
+    strict checks (an unknown property or a wrong enum value fails)."""
+    node = src_dir / "tools" / "node"
+    tsc = node / "node_modules" / ".bin" / "tsc"
+    if not tsc.exists() or not (node / "node_modules" / "@types" /
+                                "sarif").exists():
+        pytest.skip("make deps installs typescript and @types/sarif "
+                    "from npm into tools/node")
+    pols = sorted((src_dir / "policies").glob("*.policy")) + [
+        audit_dir / "lint" / "CL001-bad.policy"]
+    _, out, _ = cordonc(cordonc_bin, "audit", "--format", "sarif",
+                        "-I", src_dir / "policies", *pols, check_rc=0)
+    log = json.loads(out)
+    assert log["runs"][0]["results"]
+
+    def typecheck(doc, name):
+        (tmp_path / name).write_text(
+            'import type { Log } from "sarif";\n'
+            "export const log: Log = %s;\n" % json.dumps(doc))
+        (tmp_path / "tsconfig.json").write_text(json.dumps({
+            "compilerOptions": {"strict": True, "noEmit": True,
+                                "types": ["sarif"],
+                                "typeRoots": [str(node / "node_modules" /
+                                                  "@types")]},
+            "files": [name]}))
+        return subprocess.run([str(tsc), "-p", str(tmp_path)],
+                              capture_output=True, text=True, timeout=300)
+
+    p = typecheck(log, "good.ts")
+    assert p.returncode == 0, p.stdout + p.stderr
+    # the check can fail: a wrong level and an unknown property
+    log["runs"][0]["results"][0]["level"] = "fatal"
+    log["runs"][0]["results"][0]["severity"] = 1
+    p = typecheck(log, "bad.ts")
+    assert p.returncode != 0 and "level" in p.stdout, p.stdout
