@@ -151,8 +151,10 @@ static int arg_of(struct check_ctx *c, const char *sys, const struct ast_cond
 	return -1;
 }
 
-static const char *const op_text[] = { "", "==", "!=", "<", "<=", ">",
-	">=" };
+/* The parser's operators are the blob's: their names are cpol_op_name's. */
+#define SAME_OP(x) ((int)AST_OP_##x == (int)CPOL_OP_##x)
+_Static_assert(SAME_OP(EQ) && SAME_OP(NE) && SAME_OP(LT) && SAME_OP(LE) &&
+    SAME_OP(GT) && SAME_OP(GE), "ast_op values are CPOL_OP_* values");
 
 /* Lower one condition; see HACKING.md "Comparisons". */
 static int lower_cond(struct check_ctx *c, const struct entry *e,
@@ -175,7 +177,7 @@ static int lower_cond(struct check_ctx *c, const struct entry *e,
 	if (width == 32 && k->op != AST_OP_EQ) {
 		diag_error(c->d, &k->loc, "'%s' on the 32-bit argument %s of "
 		    "%s cannot be expressed exactly (only == and & ... == "
-		    "can)", op_text[k->op], k->arg, e->name);
+		    "can)", cpol_op_name((unsigned int)k->op), k->arg, e->name);
 		return -1;
 	}
 	if (fit(c, k->value, width, &out->value) < 0)
