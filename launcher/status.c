@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cordon.h"
+#include "wall.h"
 
 /* The outcome names: the one table of them (cordon.1 describes each). */
 static const char *const outcomes[] = {
@@ -275,7 +276,7 @@ int status_write(const struct report *r, int fd, const char *file,
 		snprintf(err, errlen, "%s: %s", file, strerror(errno));
 		return -1;
 	}
-	if (supervise_write(tfd, o.buf, o.len) < 0) {
+	if (write_all(tfd, o.buf, o.len) < 0) {
 		close(tfd);
 		tfd = -1;
 	}
