@@ -387,7 +387,8 @@ static int emit_rule(struct rules *r, const struct cpol_rule *src,
 	nr = &r->out->rules[r->out->nrules];
 	*nr = *src;
 	nr->name = strdup(name);
-	nr->origin = check_origin(loc);
+	nr->origin = cpol_origin_format(loc ? loc->file : NULL,
+	    loc ? (unsigned int)loc->first_line : 0);
 	if (!nr->name || !nr->origin) {
 		free(nr->name);
 		free(nr->origin);
