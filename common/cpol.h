@@ -226,6 +226,15 @@ struct cpol_rule {
 	char *origin;
 };
 
+/* A rule's origin, in origin.c (the one owner of its syntax): "file:line",
+ * or CPOL_ORIGIN_BUILTIN for a rule no statement wrote.  format returns
+ * a heap string (NULL when out of memory); split returns a heap copy of
+ * the file part with *line set, or of the whole origin with *line 0 when
+ * it has no line ("-" for NULL). */
+#define CPOL_ORIGIN_BUILTIN "builtin"
+char *cpol_origin_format(const char *file, unsigned int line);
+char *cpol_origin_split(const char *origin, unsigned int *line);
+
 struct cpol_fs {
 	uint64_t access;
 	uint8_t flags;

@@ -7,44 +7,29 @@
  * Nothing here makes a system call but malloc; cpol_load (cpol_load.c)
  * does the file I/O.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include "cpol.h"
+#include "fault.h"
 #include "sha256.h"
 
 struct cur {
 	const uint8_t *p;
 	size_t left;
-	char *err;
-	size_t errlen;
-	int bad;
+	struct fault f;
 };
 
-static void fail(struct cur *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void fail(struct cur *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (c->bad)
-		return;
-	c->bad = 1;
-	va_start(ap, fmt);
-	vsnprintf(c->err, c->errlen, fmt, ap);
-	va_end(ap);
-}
+#define fail(c, ...) fault(&(c)->f, __VA_ARGS__)
 
 /* The one place input bytes are read. */
 static const uint8_t *take(struct cur *c, size_t n, const char *what)
 {
 	const uint8_t *p;
 
-	if (c->bad)
+	if (c->f.bad)
 		return NULL;
 	if (n > c->left) {
 		fail(c, "truncated %s: need %zu bytes, %zu left", what, n,
@@ -126,7 +111,7 @@ static uint32_t count(struct cur *c, uint32_t lo, uint32_t cap,
 {
 	uint32_t n = u32(c, what);
 
-	if (c->bad)
+	if (c->f.bad)
 		return 0;
 	if (n < lo || n > cap) {
 		fail(c, "%s: count %u out of range %u..%u", what, n, lo, cap);
@@ -144,7 +129,7 @@ static void *alloc(struct cur *c, uint32_t n, size_t size)
 {
 	void *p;
 
-	if (c->bad || n == 0)
+	if (c->f.bad || n == 0)
 		return NULL;
 	p = calloc(n, size);
 	if (!p)
@@ -162,7 +147,7 @@ static void meta(struct cur *c, struct cpol *p)
 	d = take(c, 32, "source digest");
 	if (d)
 		memcpy(p->source_digest, d, 32);
-	if (!c->bad && p->name[0] == '\0')
+	if (!c->f.bad && p->name[0] == '\0')
 		fail(c, "empty policy name");
 }
 
@@ -173,7 +158,7 @@ static void layers(struct cur *c, struct cpol *p)
 	p->landlock_abi_min = u32(c, "landlock ABI");
 	p->flags = u32(c, "layer flags");
 	p->errata_min = u32(c, "errata");
-	if (c->bad)
+	if (c->f.bad)
 		return;
 	if (p->landlock_abi_min < 1 || p->landlock_abi_min > 255)
 		fail(c, "landlock ABI %u out of range 1..255",
@@ -191,7 +176,7 @@ static void seccomp(struct cur *c, struct cpol *p)
 
 	p->ninsns = count(c, 1, CPOL_MAX_INSNS, 8, "seccomp program");
 	p->insns = alloc(c, p->ninsns, sizeof(*p->insns));
-	for (i = 0; i < p->ninsns && !c->bad; i++) {
+	for (i = 0; i < p->ninsns && !c->f.bad; i++) {
 		p->insns[i].code = u16(c, "instruction");
 		p->insns[i].jt = u8(c, "instruction");
 		p->insns[i].jf = u8(c, "instruction");
@@ -238,13 +223,13 @@ static void fs(struct cur *c, struct cpol *p)
 
 	p->nfs = count(c, 0, CPOL_MAX_FS, 11, "path rules");
 	p->fs = alloc(c, p->nfs, sizeof(*p->fs));
-	for (i = 0; i < p->nfs && !c->bad; i++) {
+	for (i = 0; i < p->nfs && !c->f.bad; i++) {
 		struct cpol_fs *r = &p->fs[i];
 
 		r->access = u64(c, "path rights");
 		r->flags = u8(c, "path flags");
 		r->path = str(c, "path");
-		if (c->bad)
+		if (c->f.bad)
 			break;
 		if (r->access == 0 || r->access >> 16)
 			fail(c, "path %s: bad rights 0x%llx", r->path,
@@ -264,10 +249,10 @@ static void net(struct cur *c, struct cpol *p)
 
 	p->nnet = count(c, 0, CPOL_MAX_NET, 3, "network rules");
 	p->net = alloc(c, p->nnet, sizeof(*p->net));
-	for (i = 0; i < p->nnet && !c->bad; i++) {
+	for (i = 0; i < p->nnet && !c->f.bad; i++) {
 		p->net[i].kind = u8(c, "network rule");
 		p->net[i].port = u16(c, "network rule");
-		if (c->bad)
+		if (c->f.bad)
 			break;
 		if (p->net[i].kind != CPOL_NET_CONNECT &&
 		    p->net[i].kind != CPOL_NET_BIND)
@@ -284,12 +269,12 @@ static void hosts(struct cur *c, struct cpol *p)
 
 	p->nhosts = count(c, 1, CPOL_MAX_HOSTS, 4, "host rules");
 	p->hosts = alloc(c, p->nhosts, sizeof(*p->hosts));
-	for (i = 0; i < p->nhosts && !c->bad; i++) {
+	for (i = 0; i < p->nhosts && !c->f.bad; i++) {
 		struct cpol_host *h = &p->hosts[i];
 
 		h->host = str(c, "host");
 		h->port = u16(c, "host port");
-		if (c->bad)
+		if (c->f.bad)
 			break;
 		if (cpol_host_kind(h->host) == CPOL_HOST_BAD)
 			fail(c, "host rule %u: \"%s\" is not a lower-case "
@@ -311,12 +296,12 @@ static void limits(struct cur *c, struct cpol *p)
 	p->output_cap = u64(c, "output cap");
 	p->nlimits = count(c, 0, CPOL_RLIM_MAX, 9, "limits");
 	p->limits = alloc(c, p->nlimits, sizeof(*p->limits));
-	if (!c->bad && p->timeout_ms == 0)
+	if (!c->f.bad && p->timeout_ms == 0)
 		fail(c, "timeout of 0 ms");
-	for (i = 0; i < p->nlimits && !c->bad; i++) {
+	for (i = 0; i < p->nlimits && !c->f.bad; i++) {
 		p->limits[i].resource = u8(c, "limit");
 		p->limits[i].value = u64(c, "limit");
-		if (c->bad)
+		if (c->f.bad)
 			break;
 		if (p->limits[i].resource < 1 ||
 		    p->limits[i].resource > CPOL_RLIM_MAX)
@@ -347,13 +332,13 @@ static void env(struct cur *c, struct cpol *p)
 
 	p->nenv = count(c, 0, CPOL_MAX_ENV, 5, "environment");
 	p->env = alloc(c, p->nenv, sizeof(*p->env));
-	for (i = 0; i < p->nenv && !c->bad; i++) {
+	for (i = 0; i < p->nenv && !c->f.bad; i++) {
 		struct cpol_env *e = &p->env[i];
 
 		e->kind = u8(c, "environment entry");
 		e->name = str(c, "environment name");
 		e->value = str(c, "environment value");
-		if (c->bad)
+		if (c->f.bad)
 			break;
 		if (e->kind != CPOL_ENV_KEEP && e->kind != CPOL_ENV_SET)
 			fail(c, "environment entry %u: unknown kind %u", i,
@@ -371,11 +356,11 @@ static void argv(struct cur *c, struct cpol *p)
 
 	p->nargv = count(c, 1, CPOL_MAX_ARGV, 2, "command line");
 	p->argv = alloc(c, p->nargv + 1, sizeof(*p->argv));
-	for (i = 0; i < p->nargv && !c->bad; i++)
+	for (i = 0; i < p->nargv && !c->f.bad; i++)
 		p->argv[i] = str(c, "command word");
 	/* Not bad: count() gave nargv >= 1 and every str() succeeded. */
 	/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference) */
-	if (!c->bad && p->argv[0][0] != '/')
+	if (!c->f.bad && p->argv[0][0] != '/')
 		fail(c, "command \"%s\" is not an absolute path", p->argv[0]);
 }
 
@@ -403,7 +388,7 @@ static void rule(struct cur *c, struct cpol_rule *r)
 	r->name = str(c, "syscall name");
 	r->action = u32(c, "rule action");
 	r->ncond = u8(c, "rule");
-	if (c->bad)
+	if (c->f.bad)
 		return;
 	/* Only the count here: the conditions are not read yet. */
 	if (r->ncond > CPOL_MAX_CONDS) {
@@ -418,7 +403,7 @@ static void rule(struct cur *c, struct cpol_rule *r)
 		r->cond[j].value = u64(c, "condition");
 	}
 	r->origin = str(c, "rule origin");
-	if (!c->bad)
+	if (!c->f.bad)
 		rule_ok(c, r);
 }
 
@@ -431,11 +416,11 @@ static void rules(struct cur *c, struct cpol *p, unsigned int flags)
 	p->nrules = count(c, 0, CPOL_MAX_RULES, 13, "syscall rules");
 	if (!(flags & CPOL_READ_NO_RULES)) {
 		p->rules = alloc(c, p->nrules, sizeof(*p->rules));
-		for (i = 0; i < p->nrules && !c->bad; i++)
+		for (i = 0; i < p->nrules && !c->f.bad; i++)
 			rule(c, &p->rules[i]);
 		return;
 	}
-	for (i = 0; i < p->nrules && !c->bad; i++) {
+	for (i = 0; i < p->nrules && !c->f.bad; i++) {
 		memset(&one, 0, sizeof(one));
 		rule(c, &one);
 		free(one.name);
@@ -454,8 +439,8 @@ static const char *const section_names[CPOL_S_MAX + 1] = {
 static void section(struct cur *c, struct cpol *p, unsigned int type,
     uint32_t len, unsigned int flags)
 {
-	struct cur s = { .p = NULL, .left = 0, .err = c->err,
-	    .errlen = c->errlen, .bad = 0 };
+	struct cur s = { .p = NULL, .left = 0,
+	    .f = { .err = c->f.err, .errlen = c->f.errlen, .bad = 0 } };
 
 	s.p = take(c, len, "section");
 	if (!s.p)
@@ -474,11 +459,11 @@ static void section(struct cur *c, struct cpol *p, unsigned int type,
 	case CPOL_S_HOSTS: hosts(&s, p); break;
 	default: return;
 	}
-	if (!s.bad && s.left != 0)
+	if (!s.f.bad && s.left != 0)
 		fail(&s, "%zu stray bytes at the end of the %s section",
 		    s.left, section_names[type]);
-	if (s.bad)
-		c->bad = 1;
+	if (s.f.bad)
+		c->f.bad = 1;
 }
 
 static void header(struct cur *c, const uint8_t *buf, size_t len,
@@ -499,7 +484,7 @@ static void header(struct cur *c, const uint8_t *buf, size_t len,
 	*nsect = u32(c, "header");
 	flags = u32(c, "header");
 	reserved = u32(c, "header");
-	if (!take(c, CPOL_SUM_LEN, "header") || c->bad)
+	if (!take(c, CPOL_SUM_LEN, "header") || c->f.bad)
 		return;
 	if (version != CPOL_VERSION)
 		fail(c, "blob format version %u, this reader knows %u",
@@ -513,7 +498,7 @@ static void header(struct cur *c, const uint8_t *buf, size_t len,
 		fail(c, "unknown header flags");
 	else if (*nsect > CPOL_MAX_SECTIONS)
 		fail(c, "%u sections exceed %u", *nsect, CPOL_MAX_SECTIONS);
-	if (c->bad)
+	if (c->f.bad)
 		return;
 	sha256_init(&h);
 	sha256_update(&h, buf, CPOL_SUM_OFF);
@@ -541,8 +526,8 @@ int cpol_read(const uint8_t *buf, size_t len, struct cpol *out,
 int cpol_read_flags(const uint8_t *buf, size_t len, unsigned int flags,
     struct cpol *out, char *err, size_t errlen)
 {
-	struct cur c = { .p = buf, .left = len, .err = err,
-	    .errlen = errlen, .bad = 0 };
+	struct cur c = { .p = buf, .left = len,
+	    .f = { .err = err, .errlen = errlen, .bad = 0 } };
 	uint32_t nsect, i, seen = 0;
 	unsigned int last = 0;
 
@@ -550,12 +535,12 @@ int cpol_read_flags(const uint8_t *buf, size_t len, unsigned int flags,
 	if (len > CPOL_MAX_SIZE)
 		fail(&c, "blob of %zu bytes exceeds %u", len, CPOL_MAX_SIZE);
 	header(&c, buf, len, out, &nsect);
-	for (i = 0; i < nsect && !c.bad; i++) {
+	for (i = 0; i < nsect && !c.f.bad; i++) {
 		uint16_t type = u16(&c, "section header");
 		uint16_t sflags = u16(&c, "section header");
 		uint32_t slen = u32(&c, "section header");
 
-		if (c.bad)
+		if (c.f.bad)
 			break;
 		if (type <= last)
 			fail(&c, "section %u out of order or repeated", type);
@@ -571,18 +556,18 @@ int cpol_read_flags(const uint8_t *buf, size_t len, unsigned int flags,
 			seen |= 1u << type;
 		section(&c, out, type, slen, flags);
 	}
-	if (!c.bad && c.left != 0)
+	if (!c.f.bad && c.left != 0)
 		fail(&c, "%zu stray bytes after the last section", c.left);
-	if (!c.bad && (seen & REQUIRED) != REQUIRED)
+	if (!c.f.bad && (seen & REQUIRED) != REQUIRED)
 		fail(&c, "a required section is missing (have 0x%x)", seen);
-	if (!c.bad && !(out->flags & CPOL_F_NET_HOSTS) !=
+	if (!c.f.bad && !(out->flags & CPOL_F_NET_HOSTS) !=
 	    !(seen & (1u << CPOL_S_HOSTS)))
 		fail(&c, "host rules without the named-hosts flag, or the "
 		    "flag without host rules");
-	if (!c.bad && (out->flags & CPOL_F_NET_HOSTS) &&
+	if (!c.f.bad && (out->flags & CPOL_F_NET_HOSTS) &&
 	    !(out->flags & CPOL_F_NET_TCP))
 		fail(&c, "named hosts without network tcp");
-	if (c.bad) {
+	if (c.f.bad) {
 		cpol_free(out);
 		return -1;
 	}

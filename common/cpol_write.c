@@ -4,42 +4,27 @@
  * The writer enforces the reader's limits, so it never emits a blob that
  * cordon would refuse.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpol.h"
+#include "fault.h"
 #include "sha256.h"
 
 struct buf {
 	uint8_t *p;
 	size_t len, cap;
-	int bad;
-	char *err;
-	size_t errlen;
+	struct fault f;
 };
 
-static void fail(struct buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void fail(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (b->bad)
-		return;
-	b->bad = 1;
-	va_start(ap, fmt);
-	vsnprintf(b->err, b->errlen, fmt, ap);
-	va_end(ap);
-}
+#define fail(b, ...) fault(&(b)->f, __VA_ARGS__)
 
 static void put(struct buf *b, const void *src, size_t n)
 {
 	/* n == 0: src may be NULL (an absent string), and memcpy's
 	 * arguments must not be, even for no bytes. */
-	if (b->bad || n == 0)
+	if (b->f.bad || n == 0)
 		return;
 	if (n > CPOL_MAX_SIZE - b->len) {
 		fail(b, "blob would exceed %u bytes", CPOL_MAX_SIZE);
@@ -125,7 +110,7 @@ static void close_sect(struct buf *b, size_t at)
 {
 	size_t n;
 
-	if (b->bad)
+	if (b->f.bad)
 		return;
 	n = b->len - at - 4;
 	b->p[at] = (uint8_t)n;
@@ -250,8 +235,8 @@ static void body(struct buf *b, const struct cpol *p)
 int cpol_write(const struct cpol *p, uint8_t **bufp, size_t *lenp,
     char *err, size_t errlen)
 {
-	struct buf b = { .p = NULL, .len = 0, .cap = 0, .bad = 0,
-	    .err = err, .errlen = errlen };
+	struct buf b = { .p = NULL, .len = 0, .cap = 0,
+	    .f = { .err = err, .errlen = errlen, .bad = 0 } };
 	uint8_t zero[CPOL_SUM_LEN] = { 0 }, sum[CPOL_SUM_LEN];
 	struct sha256 h;
 	struct cpol check;
@@ -268,7 +253,7 @@ int cpol_write(const struct cpol *p, uint8_t **bufp, size_t *lenp,
 	u32(&b, 0);
 	put(&b, zero, sizeof(zero));  /* checksum, patched below */
 	body(&b, p);
-	if (b.bad) {
+	if (b.f.bad) {
 		free(b.p);
 		return -1;
 	}

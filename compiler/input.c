@@ -11,25 +11,6 @@
 
 #include "input.h"
 
-char *input_origin_file(const char *origin, unsigned int *line)
-{
-	const char *colon = origin ? strrchr(origin, ':') : NULL;
-	char *end;
-	unsigned long n;
-
-	*line = 0;
-	if (!origin)
-		return strdup("-");
-	if (!colon || colon[1] == '\0')
-		return strdup(origin);
-	errno = 0;
-	n = strtoul(colon + 1, &end, 10);
-	if (*end || errno || n > 0xffffffffu)
-		return strdup(origin);
-	*line = (unsigned int)n;
-	return strndup(origin, (size_t)(colon - origin));
-}
-
 const char *input_file_path(const struct input *in, const char *name)
 {
 	for (unsigned int i = 0; i < in->map.nfiles; i++)

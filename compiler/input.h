@@ -41,7 +41,4 @@ const char *input_where(const struct input *in, int kind, const char *key,
  * origins and locations); name itself when unknown. */
 const char *input_file_path(const struct input *in, const char *name);
 
-/* Split an origin "file:line" into *line, returning a heap copy of file. */
-char *input_origin_file(const char *origin, unsigned int *line);
-
 #endif

@@ -289,7 +289,6 @@ struct fate {
 };
 uint64_t supervise_now_ms(void);
 long supervise_oom_kills(void);
-int supervise_write(int fd, const char *p, size_t n);
 int supervise_exec(int msg_r, char *msg, size_t len);
 void supervise(const struct sup *sp, struct report *r);
 

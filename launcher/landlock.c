@@ -223,29 +223,39 @@ static int add_ports(int rs, const struct cpol *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* A ruleset handling every right ABI abi knows: all file rights, TCP
+ * bind and connect from 4, abstract-socket and signal scoping from 6.
+ * *attr says what it handles.  Returns the fd, or -1 with errno set. */
+static int create_ruleset(int abi, struct cordon_ll_ruleset_attr *attr)
+{
+	size_t size = sizeof(attr->handled_access_fs);
+
+	memset(attr, 0, sizeof(*attr));
+	attr->handled_access_fs = landlock_fs_rights(abi);
+	if (abi >= 4) {
+		attr->handled_access_net = CORDON_LL_NET_BIND_TCP |
+		    CORDON_LL_NET_CONNECT_TCP;
+		size = offsetof(struct cordon_ll_ruleset_attr, scoped);
+	}
+	if (abi >= 6) {
+		attr->scoped = CORDON_LL_SCOPE_ABSTRACT_UNIX_SOCKET |
+		    CORDON_LL_SCOPE_SIGNAL;
+		size = sizeof(*attr);
+	}
+	return (int)syscall(__NR_landlock_create_ruleset, attr, size, 0);
+}
+
 /* Returns the ruleset fd (O_CLOEXEC), -1 on error, -2 when there is no
  * Landlock at all (only reached for a best-effort policy). */
 int landlock_build(const struct cpol *p, int abi, char *err,
     size_t errlen)
 {
-	struct cordon_ll_ruleset_attr attr = { 0 };
-	size_t size = sizeof(attr.handled_access_fs);
+	struct cordon_ll_ruleset_attr attr;
 	int rs;
 
 	if (abi < 1)
 		return -2;
-	attr.handled_access_fs = landlock_fs_rights(abi);
-	if (abi >= 4) {
-		attr.handled_access_net = CORDON_LL_NET_BIND_TCP |
-		    CORDON_LL_NET_CONNECT_TCP;
-		size = offsetof(struct cordon_ll_ruleset_attr, scoped);
-	}
-	if (abi >= 6) {
-		attr.scoped = CORDON_LL_SCOPE_ABSTRACT_UNIX_SOCKET |
-		    CORDON_LL_SCOPE_SIGNAL;
-		size = sizeof(attr);
-	}
-	rs = (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);
+	rs = create_ruleset(abi, &attr);
 	if (rs < 0) {
 		snprintf(err, errlen, "landlock_create_ruleset: %s",
 		    strerror(errno));
@@ -266,25 +276,13 @@ int landlock_build(const struct cpol *p, int abi, char *err,
  * has none; a failure is an error. */
 int landlock_confine(const struct cpol *p)
 {
-	struct cordon_ll_ruleset_attr attr = { 0 };
-	size_t size = sizeof(attr.handled_access_fs);
+	struct cordon_ll_ruleset_attr attr;
 	int errata, abi = landlock_probe(&errata), rs, rc = 0;
 	uint32_t i;
 
 	if (abi < 1)
 		return 0;
-	attr.handled_access_fs = landlock_fs_rights(abi);
-	if (abi >= 4) {
-		attr.handled_access_net = CORDON_LL_NET_BIND_TCP |
-		    CORDON_LL_NET_CONNECT_TCP;
-		size = offsetof(struct cordon_ll_ruleset_attr, scoped);
-	}
-	if (abi >= 6) {
-		attr.scoped = CORDON_LL_SCOPE_ABSTRACT_UNIX_SOCKET |
-		    CORDON_LL_SCOPE_SIGNAL;
-		size = sizeof(attr);
-	}
-	rs = (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);
+	rs = create_ruleset(abi, &attr);
 	if (rs < 0)
 		return -1;
 	for (i = 0; abi >= 4 && i < p->nhosts && rc == 0; i++) {

@@ -35,6 +35,7 @@
 #include "cordon.h"
 #include "egress.h"
 #include "infile.h"
+#include "wall.h"
 
 /* The refusal names (the status report's "why"): the one table. */
 static const char *const whys[] = {
@@ -298,19 +299,14 @@ static int dial(struct sockaddr_storage *a, int n, uint16_t port)
 static int pump(int from, int to, struct egress_shared *sh)
 {
 	char buf[65536];
-	ssize_t n = read(from, buf, sizeof(buf)), w, off = 0;
+	ssize_t n = read(from, buf, sizeof(buf));
 
 	if (n <= 0)
 		return n < 0 && errno == EINTR ? 1 : 0;
 	if (__atomic_add_fetch(&sh->bytes, (uint64_t)n, __ATOMIC_RELAXED) >
 	    EGRESS_MAX_BYTES)
 		return -1;
-	for (; off < n; off += w) {
-		w = write(to, buf + off, (size_t)(n - off));
-		if (w <= 0)
-			return 0;
-	}
-	return 1;
+	return write_all(to, buf, (size_t)n) < 0 ? 0 : 1;
 }
 
 static void relay(int a, int b, struct egress_shared *sh, const char *dest)

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "cordon.h"
+#include "wall.h"
 
 static int subdir(int dirfd, const char *name)
 {
@@ -70,7 +71,7 @@ static int file_copy(int from, int to, const char *name, mode_t mode)
 	while ((n = read(in, buf, sizeof(buf))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 || supervise_write(out, buf, (size_t)n) < 0)
+		if (n < 0 || write_all(out, buf, (size_t)n) < 0)
 			goto close_out;
 	}
 	rc = 0;

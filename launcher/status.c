@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "cordon.h"
+#include "jsonesc.h"
+#include "wall.h"
 
 /* The outcome names: the one table of them (cordon.1 describes each). */
 static const char *const outcomes[] = {
@@ -53,6 +55,19 @@ static void add(struct out *o, const char *fmt, ...)
 		o->len = sizeof(o->buf) - 1;
 }
 
+/* Append n bytes of p, cut where the buffer ends (as add() does). */
+static void put_out(void *ctx, const char *p, size_t n)
+{
+	struct out *o = ctx;
+	size_t room = sizeof(o->buf) - 1 - o->len;
+
+	if (n > room)
+		n = room;
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+	o->buf[o->len] = '\0';
+}
+
 /* A JSON string, or null. */
 static void str(struct out *o, const char *key, const char *s)
 {
@@ -62,16 +77,7 @@ static void str(struct out *o, const char *key, const char *s)
 		return;
 	}
 	add(o, "\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			add(o, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			add(o, "\\u%04x", c);
-		else
-			add(o, "%c", c);
-	}
+	json_escape(s, put_out, o);
 	add(o, "\",");
 }
 
@@ -276,7 +282,7 @@ int status_write(const struct report *r, int fd, const char *file,
 		snprintf(err, errlen, "%s: %s", file, strerror(errno));
 		return -1;
 	}
-	if (supervise_write(tfd, o.buf, o.len) < 0) {
+	if (write_all(tfd, o.buf, o.len) < 0) {
 		close(tfd);
 		tfd = -1;
 	}

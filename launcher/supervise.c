@@ -108,22 +108,6 @@ int supervise_exec(int msg_r, char *msg, size_t len)
 	return e ? e : -1;
 }
 
-/* write() all of p, looping on short writes.  Returns 0 or -1. */
-int supervise_write(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Read what the run wrote on stream i.  Bytes past the cap are counted
  * and dropped; with drain (the run is over), so are bytes that find no
  * room, and those count as dropped output. */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cordon.h"
+#include "wall.h"
 
 /* A fresh private directory under $TMPDIR (absolute) or /tmp, or the
  * caller's existing directory.  The path goes to path[]. */
@@ -103,7 +104,7 @@ int snippet_copy(int in, const char *src, const char *dir, int fresh,
 			    strerror(errno) : "larger than 16 MiB");
 			goto close_fd;
 		}
-		if (supervise_write(fd, buf, (size_t)n) < 0) {
+		if (write_all(fd, buf, (size_t)n) < 0) {
 			snprintf(err, errlen, "snippet copy: %s",
 			    strerror(errno));
 			goto close_fd;

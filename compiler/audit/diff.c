@@ -49,6 +49,23 @@ static int has_port(const struct cpol *p, const struct cpol_net *n)
 	return 0;
 }
 
+/* The port rules of a that b lacks, each a change of kind ("what"). */
+static int ports_only_in(const struct cpol *a, const struct cpol *b,
+    int kind, const char *what, struct diff_list *out)
+{
+	for (uint32_t i = 0; i < a->nnet; i++) {
+		const struct cpol_net *n = &a->net[i];
+		char port[8];
+
+		snprintf(port, sizeof(port), "%u", (unsigned int)n->port);
+		if (!has_port(b, n) && diff_add(out, kind, "network", port,
+		    NULL, "%s to TCP port %s %s", n->kind == CPOL_NET_BIND ?
+		    "bind" : "connect", port, what) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int net_diff(const struct cpol *old, const struct cpol *new,
     struct diff_list *out)
 {
@@ -58,26 +75,9 @@ static int net_diff(const struct cpol *old, const struct cpol *new,
 	    strcmp(b, "unrestricted") == 0 ? DIFF_WIDER : DIFF_NARROWER,
 	    "network", "mode", NULL, "%s -> %s", a, b) < 0)
 		return -1;
-	for (uint32_t i = 0; i < new->nnet; i++) {
-		const struct cpol_net *n = &new->net[i];
-		char port[8];
-
-		snprintf(port, sizeof(port), "%u", (unsigned int)n->port);
-		if (!has_port(old, n) && diff_add(out, DIFF_WIDER, "network",
-		    port, NULL, "%s to TCP port %s added", n->kind ==
-		    CPOL_NET_BIND ? "bind" : "connect", port) < 0)
-			return -1;
-	}
-	for (uint32_t i = 0; i < old->nnet; i++) {
-		const struct cpol_net *n = &old->net[i];
-		char port[8];
-
-		snprintf(port, sizeof(port), "%u", (unsigned int)n->port);
-		if (!has_port(new, n) && diff_add(out, DIFF_NARROWER, "network",
-		    port, NULL, "%s to TCP port %s removed", n->kind ==
-		    CPOL_NET_BIND ? "bind" : "connect", port) < 0)
-			return -1;
-	}
+	if (ports_only_in(new, old, DIFF_WIDER, "added", out) < 0 ||
+	    ports_only_in(old, new, DIFF_NARROWER, "removed", out) < 0)
+		return -1;
 	return 0;
 }
 

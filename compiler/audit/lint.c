@@ -166,7 +166,7 @@ static int at_origin(struct finding_list *out, const struct cpol_rule *r,
     const char *id, int sev, const char *what, const char *why)
 {
 	unsigned int line = 0;
-	char *file = input_origin_file(r->origin, &line);
+	char *file = cpol_origin_split(r->origin, &line);
 	int ret = file ? finding_add(out, id, sev, file, line, "%s %s (%s)",
 	    r->name, what, why) : -1;
 

@@ -17,9 +17,10 @@
  * unchanged.  This is exact and small: the alternative (ENOSYS as the
  * filter default plus one default-action rule for every known syscall the
  * policy does not name) costs hundreds of instructions.  clone3 and
- * io_uring_* answer ENOSYS unless the policy names them
- * (tables_fixed_action: check/rules.c writes those rules for every policy
- * it compiles; this covers a struct cpol built by other means).
+ * io_uring_* answer ENOSYS unless the policy names them: those are rules
+ * of the table like any other, written by check/rules.c (as
+ * tables_fixed_action decides); emit lowers exactly p->rules, and
+ * validate.c refuses a table that lacks them.
  * validate.c re-checks the result against the rules with the interpreter.
  */
 #include <errno.h>
@@ -192,7 +193,6 @@ static scmp_filter_ctx make_ctx(const struct cpol *p, char *err,
     size_t errlen)
 {
 	scmp_filter_ctx ctx;
-	uint32_t nr, a;
 
 	if (p->arch != tables_arch() || seccomp_arch_native() !=
 	    SCMP_ARCH_X86_64) {
@@ -216,14 +216,6 @@ static scmp_filter_ctx make_ctx(const struct cpol *p, char *err,
 		fail(err, errlen, "libseccomp: cannot set filter attributes");
 		return NULL;
 	}
-	for (nr = 0; nr <= (uint32_t)tables_syscall_max(); nr++)
-		if (tables_fixed_action(p, nr, &a) && a != p->default_action &&
-		    seccomp_rule_add_exact(ctx, a, (int)nr, 0) < 0) {
-			seccomp_release(ctx);
-			fail(err, errlen, "libseccomp refused ENOSYS for %u",
-			    nr);
-			return NULL;
-		}
 	return ctx;
 }
 

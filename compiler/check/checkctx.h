@@ -68,7 +68,6 @@ int mentions_add(struct mentions *ms, const char *key,
 void mentions_merge(struct check_ctx *c, struct mentions *ms, int multi,
     const char *what);
 void mentions_free(struct mentions *ms);
-char *check_origin(const struct ast_loc *loc);
 void *check_mem(struct check_ctx *c, void *p);
 
 /* checkfs.c: path, private and network statements */

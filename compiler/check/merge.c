@@ -1,8 +1,7 @@
 /*
  * merge.c - the merge rule (HACKING.md): every mention of a key, then the
- * last file's mentions kept, same key twice in one file an error; and a
- * rule's origin ("file:line").  Called by every section of check/; calls
- * nothing of theirs back.
+ * last file's mentions kept, same key twice in one file an error.
+ * Called by every section of check/; calls nothing of theirs back.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,15 +102,4 @@ void *check_mem(struct check_ctx *c, void *p)
 	if (!p)
 		diag_error(c->d, NULL, "out of memory");
 	return p;
-}
-
-char *check_origin(const struct ast_loc *loc)
-{
-	char *s;
-
-	if (!loc || !loc->file)
-		return strdup("builtin");
-	if (asprintf(&s, "%s:%d", loc->file, loc->first_line) < 0)
-		return NULL;
-	return s;
 }

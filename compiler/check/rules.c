@@ -151,8 +151,10 @@ static int arg_of(struct check_ctx *c, const char *sys, const struct ast_cond
 	return -1;
 }
 
-static const char *const op_text[] = { "", "==", "!=", "<", "<=", ">",
-	">=" };
+/* The parser's operators are the blob's: their names are cpol_op_name's. */
+#define SAME_OP(x) ((int)AST_OP_##x == (int)CPOL_OP_##x)
+_Static_assert(SAME_OP(EQ) && SAME_OP(NE) && SAME_OP(LT) && SAME_OP(LE) &&
+    SAME_OP(GT) && SAME_OP(GE), "ast_op values are CPOL_OP_* values");
 
 /* Lower one condition; see HACKING.md "Comparisons". */
 static int lower_cond(struct check_ctx *c, const struct entry *e,
@@ -175,7 +177,7 @@ static int lower_cond(struct check_ctx *c, const struct entry *e,
 	if (width == 32 && k->op != AST_OP_EQ) {
 		diag_error(c->d, &k->loc, "'%s' on the 32-bit argument %s of "
 		    "%s cannot be expressed exactly (only == and & ... == "
-		    "can)", op_text[k->op], k->arg, e->name);
+		    "can)", cpol_op_name((unsigned int)k->op), k->arg, e->name);
 		return -1;
 	}
 	if (fit(c, k->value, width, &out->value) < 0)
@@ -385,7 +387,8 @@ static int emit_rule(struct rules *r, const struct cpol_rule *src,
 	nr = &r->out->rules[r->out->nrules];
 	*nr = *src;
 	nr->name = strdup(name);
-	nr->origin = check_origin(loc);
+	nr->origin = cpol_origin_format(loc ? loc->file : NULL,
+	    loc ? (unsigned int)loc->first_line : 0);
 	if (!nr->name || !nr->origin) {
 		free(nr->name);
 		free(nr->origin);
@@ -561,9 +564,8 @@ static void dropped(struct rules *r, const struct entry *e, unsigned int n,
 	}
 }
 
-/* Apply the merge rule to the entries of one syscall (reading order);
- * returns 1 if explicit rules were emitted. */
-static int one_syscall(struct rules *r, struct entry *e, unsigned int n,
+/* Apply the merge rule to the entries of one syscall (reading order). */
+static void one_syscall(struct rules *r, struct entry *e, unsigned int n,
     struct entry **l)
 {
 	unsigned int i, j, k = 0, ex = 0;
@@ -575,7 +577,7 @@ static int one_syscall(struct rules *r, struct entry *e, unsigned int n,
 				diag_error(r->c->d, e[i].loc, "%s is controlled "
 				    "by the network statement; rules on it are "
 				    "not allowed", e[i].name);
-		return 0;
+		return;
 	}
 	for (i = 0; i < n; i++)
 		if (kept(e, n, o, i)) {
@@ -590,13 +592,13 @@ static int one_syscall(struct rules *r, struct entry *e, unsigned int n,
 				l[j++] = l[i];
 		k = j;
 	} else if (in_list(e[0].name, tables_fixed_enosys)) {
-		return 0;
+		return;
 	}
 	for (i = 0; i < k; i++)
 		if (!l[i]->ok)
-			return 0;
+			return;
 	if (consistent(r, l, k) < 0)
-		return 0;
+		return;
 	for (i = 0; i < k; i++) {
 		for (j = 0; j < i && !same_rule(&l[i]->r, &l[j]->r); j++)
 			;
@@ -604,7 +606,6 @@ static int one_syscall(struct rules *r, struct entry *e, unsigned int n,
 		    &l[i]->s->loc) < 0)
 			diag_error(r->c->d, NULL, "out of memory");
 	}
-	return ex > 0;
 }
 
 static int by_entry(const void *a, const void *b)
@@ -755,7 +756,7 @@ void rules_lower(struct check_ctx *c, struct cpol *out)
 	struct rules r = { .c = c, .out = out };
 	struct entry **l;
 	unsigned int i, j, k;
-	unsigned long long named = 0;   /* bit k: tables_fixed_enosys[k] */
+	uint32_t a;
 
 	collect(&r);
 	if (r.n > 0)
@@ -766,15 +767,15 @@ void rules_lower(struct check_ctx *c, struct cpol *out)
 	for (i = 0; l && i < r.n; i = j) {
 		for (j = i; j < r.n && r.e[j].nr == r.e[i].nr; j++)
 			;
-		if (one_syscall(&r, &r.e[i], j - i, l))
-			for (k = 0; tables_fixed_enosys[k]; k++)
-				if (!strcmp(r.e[i].name, tables_fixed_enosys[k]))
-					named |= 1ull << k;
+		one_syscall(&r, &r.e[i], j - i, l);
 	}
-	for (k = 0; tables_fixed_enosys[k]; k++)
-		if (!(named >> k & 1))
-			gen(&r, tables_fixed_enosys[k], SECCOMP_RET_ERRNO | ENOSYS,
-			    NULL, 0, NULL);
+	/* The fixed ENOSYS rules: tables_fixed_action decides (names/). */
+	for (k = 0; tables_fixed_enosys[k]; k++) {
+		int nr = tables_syscall_nr(tables_fixed_enosys[k]);
+
+		if (nr >= 0 && tables_fixed_action(out, (uint32_t)nr, &a))
+			gen(&r, tables_fixed_enosys[k], a, NULL, 0, NULL);
+	}
 	network(&r);
 	if (out->nrules > 0)
 		qsort(out->rules, out->nrules, sizeof(*out->rules),

@@ -166,10 +166,7 @@ static void rule(FILE *f, const struct cpol_rule *r, int *outer)
 
 static void fixed(FILE *f, const struct cpol *p, int *outer)
 {
-	static const char *const names[] = {
-		"clone3", "io_uring_setup", "io_uring_enter",
-		"io_uring_register",
-	};
+	const char *const *names = tables_fixed_enosys;
 	char a[64];
 	uint32_t act;
 	size_t i;
@@ -182,7 +179,7 @@ static void fixed(FILE *f, const struct cpol *p, int *outer)
 	kv_str(f, &first, "x32", "kill");
 	kv_u64(f, &first, "syscall_max", (uint64_t)tables_syscall_max());
 	kv_str(f, &first, "unknown", "errno(ENOSYS)");
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; names[i]; i++) {
 		int nr = tables_syscall_nr(names[i]);
 
 		if (nr >= 0 && tables_fixed_action(p, (uint32_t)nr, &act))

@@ -1,29 +1,22 @@
 /* jsonout.c - JSON string escaping and separators (see jsonout.h). */
+#include "jsonesc.h"
 #include "jsonout.h"
+
+/* The stream's error flag, checked where the file is closed, records a
+ * failed write. */
+static void put_file(void *f, const char *p, size_t n)
+{
+	(void)fwrite(p, 1, n, f);
+}
 
 void json_str(FILE *f, const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
-
 	if (!s) {
 		fputs("null", f);
 		return;
 	}
 	fputc('"', f);
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		switch (*c) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '\r': fputs("\\r", f); break;
-		default:
-			if (*c < 0x20 || *c == 0x7f)
-				fprintf(f, "\\u00%c%c", hex[*c >> 4], hex[*c & 15]);
-			else
-				fputc(*c, f);
-		}
-	}
+	json_escape(s, put_file, f);
 	fputc('"', f);
 }
 

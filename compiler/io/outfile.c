@@ -9,21 +9,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
+#include "wall.h"
 
 /* Renaming over a device node or a symlink would replace it: refuse. */
 static int target_ok(const char *path)

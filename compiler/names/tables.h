@@ -58,9 +58,11 @@ const char *tables_suggest(char kind, const char *word);
 const char *tables_suggest_among(const char *word, const char *const *cands);
 
 /* The syscalls that answer ENOSYS unless a policy names them (clone3,
- * io_uring_*), NULL-terminated; check/rules.c lowers them to rules.
- * tables_fixed_action: 1 and *action set when nr is one of them and p
- * has no rule for it (a struct cpol not built by check/), else 0. */
+ * io_uring_*), NULL-terminated.  tables_fixed_action, their one owner:
+ * 1 and *action set when nr is one of them and p has no rule for it yet,
+ * else 0.  check/rules.c writes a rule wherever it says 1; validate.c
+ * refuses a table where it still says 1 and the filter does not
+ * answer *action; explain shows what it says for a blob. */
 extern const char *const tables_fixed_enosys[];
 int tables_fixed_action(const struct cpol *p, uint32_t nr, uint32_t *action);
 

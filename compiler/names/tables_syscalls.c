@@ -245,8 +245,6 @@ const char *const tables_fixed_enosys[] = {
 	NULL,
 };
 #define NFIXED (sizeof(tables_fixed_enosys) / sizeof(tables_fixed_enosys[0]) - 1)
-/* check/rules.c keeps one bit per entry in an unsigned long long. */
-_Static_assert(NFIXED < 64, "tables_fixed_enosys fits a 64-bit mask");
 
 /* Is nr one of tables_fixed_enosys?  (Numbers resolved once: this is called
  * for every probe of the translation validation.) */

@@ -132,10 +132,6 @@ static void resolve(struct oci_import *im)
 static void print_cmp(FILE *f, const struct oci_rule *r,
     const struct oci_cmp *c)
 {
-	static const char *const ops[] = {
-		[CPOL_OP_EQ] = "==", [CPOL_OP_NE] = "!=", [CPOL_OP_LT] = "<",
-		[CPOL_OP_LE] = "<=", [CPOL_OP_GT] = ">", [CPOL_OP_GE] = ">=",
-	};
 	unsigned int w = tables_arg_width(r->name, c->index);
 	uint64_t full = w == 32 ? 0xffffffffu : UINT64_MAX;
 	char arg[64], val[128];
@@ -149,7 +145,7 @@ static void print_cmp(FILE *f, const struct oci_rule *r,
 	}
 	explain_value(r->name, c->index, w ? w : 64, c->value & full, val,
 	    sizeof(val));
-	fprintf(f, "%s %s %s", arg, ops[c->op], val);
+	fprintf(f, "%s %s %s", arg, cpol_op_name(c->op), val);
 }
 
 /* Unconditional rules with one action, names wrapped. */

@@ -8,5 +8,6 @@ m = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
 m.write(code)
 addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
 f = ctypes.CFUNCTYPE(ctypes.c_long)(addr)
+print("ATTACK", flush=True)  # reached: executable memory works
 r = f()
 print("ESCAPED int80 returned", r, flush=True)

@@ -230,17 +230,22 @@ static void test_json(void **state)
 static void test_origin(void **state)
 {
 	unsigned int line;
-	char *f;
+	char *f, *o;
 
 	(void)state;
-	f = input_origin_file("base/python.policy:12", &line);
+	o = cpol_origin_format("base/python.policy", 12);
+	assert_string_equal(o, "base/python.policy:12");
+	f = cpol_origin_split(o, &line);
 	assert_string_equal(f, "base/python.policy");
 	assert_int_equal(line, 12);
 	free(f);
-	f = input_origin_file("builtin", &line);
-	assert_string_equal(f, "builtin");
+	free(o);
+	o = cpol_origin_format(NULL, 0);
+	f = cpol_origin_split(o, &line);
+	assert_string_equal(f, CPOL_ORIGIN_BUILTIN);
 	assert_int_equal(line, 0);
 	free(f);
+	free(o);
 }
 
 int main(void)

@@ -163,11 +163,14 @@ static int reads(const uint8_t *b, size_t len)
 	return rc;
 }
 
-static void refused(uint8_t *b, size_t len, const char *why)
+/* b (resealed) must be refused with exactly the message want. */
+static void refused(uint8_t *b, size_t len, const char *want)
 {
 	reseal(b, len);
 	if (reads(b, len) == 0)
-		fail_msg("accepted: %s (%zu bytes)", why, len);
+		fail_msg("accepted: %s (%zu bytes)", want, len);
+	if (strcmp(err, want) != 0)
+		fail_msg("refused as \"%s\", not \"%s\"", err, want);
 	free(b);
 }
 
@@ -250,35 +253,39 @@ static void test_bit_flips(void **state)
 static void test_header(void **state)
 {
 	uint8_t *b;
+	char want[64];
 
 	(void)state;
 	b = copy(0);
 	b[1] ^= 0x20;
-	refused(b, blen, "magic");
+	refused(b, blen, "not a cordon policy blob (bad magic)");
 	b = copy(0);
 	b[8] = 2;
-	refused(b, blen, "version");
+	refused(b, blen, "blob format version 2, this reader knows 1");
 	b = copy(0);
 	b[10] = 32;
-	refused(b, blen, "header length");
+	refused(b, blen, "header length 32, expected 64");
 	b = copy(0);
 	b[24] = 1;
-	refused(b, blen, "header flags");
+	refused(b, blen, "unknown header flags");
 	b = copy(0);
-	b[28] = 1;
-	refused(b, blen, "reserved");
+	b[28] = 1;      /* the reserved word: refused as flags are */
+	refused(b, blen, "unknown header flags");
 	b = copy(0);
 	put32(b, 20, 1000);
-	refused(b, blen, "section count");
+	refused(b, blen, "1000 sections exceed 32");
 	/* wrong size: reseal writes the true size, so undo that */
 	b = copy(0);
 	reseal(b, blen);
 	put32(b, 16, (uint32_t)blen + 1);
 	assert_int_equal(reads(b, blen), -1);
+	snprintf(want, sizeof(want), "header says %zu bytes, file has %zu",
+	    blen + 1, blen);
+	assert_string_equal(err, want);
 	free(b);
 	/* trailing byte, size and checksum updated */
 	b = copy(1);
-	refused(b, blen + 1, "trailing byte");
+	refused(b, blen + 1, "1 stray bytes after the last section");
 }
 
 /* Body offset of a section (after its 8-byte header). */
@@ -289,17 +296,45 @@ static size_t body(const uint8_t *b, unsigned int type)
 
 static void test_counts(void **state)
 {
-	static const struct { unsigned int type; size_t at; uint32_t v; } c[] = {
-		{ CPOL_S_SECCOMP, 0, 0 }, { CPOL_S_SECCOMP, 0, 4097 },
-		{ CPOL_S_SECCOMP, 0, 0xffffffffu }, { CPOL_S_FS, 0, 513 },
-		{ CPOL_S_FS, 0, 0x7fffffffu }, { CPOL_S_NET, 0, 65 },
-		{ CPOL_S_ENV, 0, 129 }, { CPOL_S_ARGV, 0, 0 },
-		{ CPOL_S_ARGV, 0, 65 }, { CPOL_S_RULES, 4, 8193 },
-		{ CPOL_S_RULES, 4, 0xffffffffu }, { CPOL_S_LIMITS, 16, 10 },
-		{ CPOL_S_LIMITS, 0, 0 },  /* timeout 0 (low word; high is 0) */
-		{ CPOL_S_LAYERS, 0, 256 },  /* landlock ABI out of range */
-		{ CPOL_S_LAYERS, 4, 0x80 },  /* unknown layer flag */
-		{ CPOL_S_LAYERS, 4, CPOL_F_NET_OFF | CPOL_F_NET_TCP },
+	static const struct {
+		unsigned int type;
+		size_t at;
+		uint32_t v;
+		const char *msg;
+	} c[] = {
+		{ CPOL_S_SECCOMP, 0, 0,
+		    "seccomp program: count 0 out of range 1..4096" },
+		{ CPOL_S_SECCOMP, 0, 4097,
+		    "seccomp program: count 4097 out of range 1..4096" },
+		{ CPOL_S_SECCOMP, 0, 0xffffffffu,
+		    "seccomp program: count 4294967295 out of range 1..4096" },
+		{ CPOL_S_FS, 0, 513, "path rules: count 513 out of range "
+		    "0..512" },
+		{ CPOL_S_FS, 0, 0x7fffffffu, "path rules: count 2147483647 "
+		    "out of range 0..512" },
+		{ CPOL_S_NET, 0, 65, "network rules: count 65 out of range "
+		    "0..64" },
+		{ CPOL_S_ENV, 0, 129, "environment: count 129 out of range "
+		    "0..128" },
+		{ CPOL_S_ARGV, 0, 0, "command line: count 0 out of range "
+		    "1..64" },
+		{ CPOL_S_ARGV, 0, 65, "command line: count 65 out of range "
+		    "1..64" },
+		{ CPOL_S_RULES, 4, 8193, "syscall rules: count 8193 out of "
+		    "range 0..8192" },
+		{ CPOL_S_RULES, 4, 0xffffffffu, "syscall rules: count "
+		    "4294967295 out of range 0..8192" },
+		{ CPOL_S_LIMITS, 16, 10, "limits: count 10 does not fit in "
+		    "27 bytes" },
+		/* timeout 0 (low word; high is 0) */
+		{ CPOL_S_LIMITS, 0, 0, "timeout of 0 ms" },
+		{ CPOL_S_LAYERS, 0, 256, "landlock ABI 256 out of range "
+		    "1..255" },
+		/* an unknown layer flag; both network flags */
+		{ CPOL_S_LAYERS, 4, 0x80, "layer flags must say network off "
+		    "or tcp, once" },
+		{ CPOL_S_LAYERS, 4, CPOL_F_NET_OFF | CPOL_F_NET_TCP,
+		    "layer flags must say network off or tcp, once" },
 	};
 	size_t i;
 
@@ -308,7 +343,7 @@ static void test_counts(void **state)
 		uint8_t *b = copy(0);
 
 		put32(b, body(b, c[i].type) + c[i].at, c[i].v);
-		refused(b, blen, c[i].type == CPOL_S_LAYERS ? "layers" : "count");
+		refused(b, blen, c[i].msg);
 	}
 }
 
@@ -316,6 +351,7 @@ static void test_strings(void **state)
 {
 	uint8_t *b, *s;
 	size_t at;
+	char want[64];
 
 	(void)state;
 	/* META starts with the name: u16 length 4, "demo" */
@@ -323,14 +359,17 @@ static void test_strings(void **state)
 	at = body(b, CPOL_S_META);
 	b[at] = 0xff;
 	b[at + 1] = 0xff;
-	refused(b, blen, "string longer than the blob");
+	refused(b, blen, "policy name: string of 65535 bytes exceeds 4096");
 	b = copy(0);
 	b[at + 2 + 1] = '\0';
-	refused(b, blen, "NUL inside a string");
+	refused(b, blen, "policy name: NUL byte inside a string");
+	/* an empty name: length 0 and its 4 bytes taken out */
 	b = copy(0);
 	b[at] = 0;
 	b[at + 1] = 0;
-	refused(b, blen, "empty name");
+	memmove(b + at + 2, b + at + 6, blen - at - 6);
+	put32(b, at - 4, get32(b, at - 4) - 4);
+	refused(b, blen - 4, "empty policy name");
 	/* paths, same length as "/xx/yy" */
 	{
 		static const char *const bad[] = {
@@ -344,7 +383,9 @@ static void test_strings(void **state)
 			s = memmem(b, blen, "/xx/yy", 6);
 			assert_non_null(s);
 			memcpy(s, bad[i], 6);
-			refused(b, blen, bad[i]);
+			snprintf(want, sizeof(want), "path \"%s\" is not "
+			    "absolute and canonical", bad[i]);
+			refused(b, blen, want);
 		}
 	}
 	/* the command must be an absolute path */
@@ -352,13 +393,14 @@ static void test_strings(void **state)
 	s = memmem(b, blen, "/usr/bin/python3", 16);
 	assert_non_null(s);
 	s[0] = 'u';
-	refused(b, blen, "relative command");
+	refused(b, blen, "command \"uusr/bin/python3\" is not an absolute "
+	    "path");
 	/* environment names */
 	b = copy(0);
 	s = memmem(b, blen, "LANG", 4);
 	assert_non_null(s);
 	s[1] = '=';
-	refused(b, blen, "bad environment name");
+	refused(b, blen, "bad environment name \"L=NG\"");
 }
 
 /* Append a section of type with flags (4 bytes of body). */
@@ -381,6 +423,8 @@ static void test_unknown_sections(void **state)
 		reseal(b, blen + 12);
 		if (critical) {
 			assert_int_equal(reads(b, blen + 12), -1);
+			assert_string_equal(err, "unknown critical section "
+			    "11");
 		} else {
 			assert_int_equal(cpol_read(b, blen + 12, &p, err,
 			    sizeof(err)), 0);
@@ -392,15 +436,15 @@ static void test_unknown_sections(void **state)
 	/* a known section must be marked critical */
 	b = copy(0);
 	b[find_section(b, blen, CPOL_S_NET) + 2] = 0;
-	refused(b, blen, "known section not critical");
+	refused(b, blen, "section 5 is not marked critical");
 	/* unknown section flag */
 	b = copy(0);
 	b[find_section(b, blen, CPOL_S_NET) + 2] = 3;
-	refused(b, blen, "unknown section flag");
+	refused(b, blen, "section 5: unknown flags 0x3");
 	/* out of order: NET renumbered as 3 after SECCOMP */
 	b = copy(0);
 	b[find_section(b, blen, CPOL_S_NET)] = 3;
-	refused(b, blen, "repeated section");
+	refused(b, blen, "section 3 out of order or repeated");
 }
 
 static void test_missing_section(void **state)
@@ -415,14 +459,42 @@ static void test_missing_section(void **state)
 		size_t at = find_section(b, blen, type);
 		size_t n = 8 + get32(b, at + 4);
 
+		char want[64];
+
 		memmove(b + at, b + at + n, blen - at - n);
 		put32(b, 20, get32(b, 20) - 1);
-		refused(b, blen - n, "missing section");
+		snprintf(want, sizeof(want), "a required section is missing "
+		    "(have 0x%x)", 0x3feu & ~(1u << type));
+		refused(b, blen - n, want);
 	}
 }
 
 static void test_section_lengths(void **state)
 {
+	/* Per section type: one byte more claimed than the section has,
+	 * then one less. */
+	static const char *const want[][2] = {
+		[CPOL_S_META] = { "1 stray bytes at the end of the meta section",
+		    "truncated source digest: need 32 bytes, 31 left" },
+		[CPOL_S_LAYERS] = { "1 stray bytes at the end of the layers "
+		    "section", "truncated errata: need 4 bytes, 3 left" },
+		[CPOL_S_SECCOMP] = { "1 stray bytes at the end of the seccomp "
+		    "section", "seccomp program: count 1 does not fit in 7 "
+		    "bytes" },
+		[CPOL_S_FS] = { "1 stray bytes at the end of the fs section",
+		    "truncated path: need 6 bytes, 5 left" },
+		[CPOL_S_NET] = { "1 stray bytes at the end of the net section",
+		    "network rules: count 1 does not fit in 2 bytes" },
+		[CPOL_S_LIMITS] = { "1 stray bytes at the end of the limits "
+		    "section", "limits: count 3 does not fit in 26 bytes" },
+		[CPOL_S_ENV] = { "1 stray bytes at the end of the env section",
+		    "truncated environment value: need 8 bytes, 7 left" },
+		[CPOL_S_ARGV] = { "1 stray bytes at the end of the argv "
+		    "section", "truncated command word: need 8 bytes, 7 "
+		    "left" },
+		[CPOL_S_RULES] = { "truncated section: need 70 bytes, 69 left",
+		    "truncated rule origin: need 3 bytes, 2 left" },
+	};
 	unsigned int type;
 
 	(void)state;
@@ -430,12 +502,11 @@ static void test_section_lengths(void **state)
 		uint8_t *b = copy(0);
 		size_t at = find_section(b, blen, type);
 
-		/* one byte more claimed than the section has */
 		put32(b, at + 4, get32(b, at + 4) + 1);
-		refused(b, blen, "section length + 1");
+		refused(b, blen, want[type][0]);
 		b = copy(0);
 		put32(b, at + 4, get32(b, at + 4) - 1);
-		refused(b, blen, "section length - 1");
+		refused(b, blen, want[type][1]);
 	}
 }
 

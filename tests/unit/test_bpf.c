@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,6 +183,7 @@ static void test_jumps(void **state)
 		assert_int_equal(check(p, N(p)), 0); /* a dead RET is fine */
 		p[1] = IMM(0);
 		assert_int_equal(check(p, N(p)), -1); /* other dead code not */
+		assert_string_equal(err, "instruction 1: unreachable");
 		p[0].k = 0;
 		p[1] = RET(BPF_ACT_LOG);
 		assert_int_equal(run(p, 2), BPF_ACT_LOG);
@@ -209,54 +211,88 @@ static void test_returns(void **state)
 	}
 	for (i = 0; i < N(bad); i++) {
 		struct cpol_insn p[] = { RET(bad[i]) };
+		char want[96];
 
 		assert_int_equal(check(p, 1), -1);
+		snprintf(want, sizeof(want), "instruction 0: return value "
+		    "0x%08x is not an action cordon installs", bad[i]);
+		assert_string_equal(err, want);
 	}
 }
 
-/* Each entry: a program bpf_check must refuse, and why. */
+/* Each entry: a program bpf_check must refuse, and the exact message. */
 static void test_refusals(void **state)
 {
 	static const struct {
 		const char *why;
 		struct cpol_insn p[6];
 		size_t n;
+		const char *msg;
 	} c[] = {
-		{ "half load", { S(0x28, 0, 0, 0), RET(ALLOW) }, 2 },
-		{ "byte load", { S(0x30, 0, 0, 0), RET(ALLOW) }, 2 },
-		{ "indirect", { S(0x40, 0, 0, 0), RET(ALLOW) }, 2 },
-		{ "msh", { S(0xb1, 0, 0, 0), RET(ALLOW) }, 2 },
-		{ "ret a", { S(BPF_RET | BPF_A, 0, 0, 0), RET(ALLOW) }, 2 },
-		{ "ret x", { S(BPF_RET | BPF_X, 0, 0, 0), RET(ALLOW) }, 2 },
-		{ "misaligned", { LD(2), RET(ALLOW) }, 2 },
-		{ "misaligned 17", { LD(17), RET(ALLOW) }, 2 },
-		{ "past data", { LD(64), RET(ALLOW) }, 2 },
-		{ "far past", { LD(0xfffffffcu), RET(ALLOW) }, 2 },
-		{ "slot 16", { IMM(0), S(BPF_ST, 0, 0, 16), RET(ALLOW) }, 3 },
-		{ "unwritten", { S(BPF_LD | BPF_MEM, 0, 0, 0), RET(ALLOW) }, 2 },
+		{ "half load", { S(0x28, 0, 0, 0), RET(ALLOW) }, 2,
+		    "instruction 0: opcode 0x0028 not allowed in seccomp" },
+		{ "byte load", { S(0x30, 0, 0, 0), RET(ALLOW) }, 2,
+		    "instruction 0: opcode 0x0030 not allowed in seccomp" },
+		{ "indirect", { S(0x40, 0, 0, 0), RET(ALLOW) }, 2,
+		    "instruction 0: opcode 0x0040 not allowed in seccomp" },
+		{ "msh", { S(0xb1, 0, 0, 0), RET(ALLOW) }, 2,
+		    "instruction 0: opcode 0x00b1 not allowed in seccomp" },
+		{ "ret a", { S(BPF_RET | BPF_A, 0, 0, 0), RET(ALLOW) }, 2,
+		    "instruction 0: opcode 0x0016 not allowed in seccomp" },
+		{ "ret x", { S(BPF_RET | BPF_X, 0, 0, 0), RET(ALLOW) }, 2,
+		    "instruction 0: opcode 0x000e not allowed in seccomp" },
+		{ "misaligned", { LD(2), RET(ALLOW) }, 2,
+		    "instruction 0: load at offset 2: "
+		    "not an aligned word of seccomp_data" },
+		{ "misaligned 17", { LD(17), RET(ALLOW) }, 2,
+		    "instruction 0: load at offset 17: "
+		    "not an aligned word of seccomp_data" },
+		{ "past data", { LD(64), RET(ALLOW) }, 2,
+		    "instruction 0: load at offset 64: "
+		    "not an aligned word of seccomp_data" },
+		{ "far past", { LD(0xfffffffcu), RET(ALLOW) }, 2,
+		    "instruction 0: load at offset 4294967292: "
+		    "not an aligned word of seccomp_data" },
+		{ "slot 16", { IMM(0), S(BPF_ST, 0, 0, 16), RET(ALLOW) }, 3,
+		    "instruction 1: scratch slot 16 out of range" },
+		{ "unwritten", { S(BPF_LD | BPF_MEM, 0, 0, 0), RET(ALLOW) }, 2,
+		    "instruction 0: scratch slot 0 read before it is written" },
 		{ "one path", { IMM(0), S(BPF_JMP | BPF_JEQ, 0, 1, 0),
 		    S(BPF_ST, 0, 0, 1), S(BPF_LDX | BPF_MEM, 0, 0, 1),
-		    RET(ALLOW) }, 5 },
-		{ "div 0", { S(BPF_ALU | BPF_DIV | BPF_K, 0, 0, 0), RET(ALLOW) },
-		    2 },
-		{ "mod 0", { S(BPF_ALU | BPF_MOD | BPF_K, 0, 0, 0), RET(ALLOW) },
-		    2 },
+		    RET(ALLOW) }, 5,
+		    "instruction 3: scratch slot 1 read before it is written" },
+		{ "div 0", { S(BPF_ALU | BPF_DIV | BPF_K, 0, 0, 0), RET(ALLOW) }, 2,
+		    "instruction 0: division by constant zero" },
+		{ "mod 0", { S(BPF_ALU | BPF_MOD | BPF_K, 0, 0, 0), RET(ALLOW) }, 2,
+		    "instruction 0: division by constant zero" },
 		{ "shift 32", { S(BPF_ALU | BPF_LSH | BPF_K, 0, 0, 32),
-		    RET(ALLOW) }, 2 },
-		{ "ja out", { S(BPF_JMP | BPF_JA, 0, 0, 1), RET(ALLOW) }, 2 },
+		    RET(ALLOW) }, 2,
+		    "instruction 0: shift by 32" },
+		{ "ja out", { S(BPF_JMP | BPF_JA, 0, 0, 1), RET(ALLOW) }, 2,
+		    "instruction 0: jump past the end" },
 		{ "ja huge", { S(BPF_JMP | BPF_JA, 0, 0, 0xffffffffu),
-		    RET(ALLOW) }, 2 },
-		{ "jt out", { S(BPF_JMP | BPF_JEQ, 1, 0, 0), RET(ALLOW) }, 2 },
-		{ "jf out", { S(BPF_JMP | BPF_JEQ, 0, 1, 0), RET(ALLOW) }, 2 },
-		{ "no ret", { RET(ALLOW), IMM(0) }, 2 },
+		    RET(ALLOW) }, 2,
+		    "instruction 0: jump past the end" },
+		{ "jt out", { S(BPF_JMP | BPF_JEQ, 1, 0, 0), RET(ALLOW) }, 2,
+		    "instruction 0: jump past the end" },
+		{ "jf out", { S(BPF_JMP | BPF_JEQ, 0, 1, 0), RET(ALLOW) }, 2,
+		    "instruction 0: jump past the end" },
+		{ "no ret", { RET(ALLOW), IMM(0) }, 2,
+		    "instruction 1: last instruction is not a return" },
 		{ "jt on ld", { S(BPF_LD | BPF_IMM, 1, 0, 0), IMM(0),
-		    RET(ALLOW) }, 3 },
-		{ "k on tax", { S(BPF_MISC | BPF_TAX, 0, 0, 1), RET(ALLOW) }, 2 },
+		    RET(ALLOW) }, 3,
+		    "instruction 0: jt/jf set on a non-jump" },
+		{ "k on tax", { S(BPF_MISC | BPF_TAX, 0, 0, 1), RET(ALLOW) }, 2,
+		    "instruction 0: unused k is 0x1, not 0" },
 		{ "k on alu x", { S(BPF_ALU | BPF_ADD | BPF_X, 0, 0, 1),
-		    RET(ALLOW) }, 2 },
-		{ "bad alu", { S(BPF_ALU | 0xb0, 0, 0, 1), RET(ALLOW) }, 2 },
-		{ "bad jmp", { S(BPF_JMP | 0x50, 0, 0, 0), RET(ALLOW) }, 2 },
-		{ "unreachable", { RET(ALLOW), IMM(0), RET(ALLOW) }, 3 },
+		    RET(ALLOW) }, 2,
+		    "instruction 0: unused k is 0x1, not 0" },
+		{ "bad alu", { S(BPF_ALU | 0xb0, 0, 0, 1), RET(ALLOW) }, 2,
+		    "instruction 0: opcode 0x00b4 not allowed in seccomp" },
+		{ "bad jmp", { S(BPF_JMP | 0x50, 0, 0, 0), RET(ALLOW) }, 2,
+		    "instruction 0: opcode 0x0055 not allowed in seccomp" },
+		{ "unreachable", { RET(ALLOW), IMM(0), RET(ALLOW) }, 3,
+		    "instruction 1: unreachable" },
 	};
 	size_t i;
 
@@ -264,9 +300,12 @@ static void test_refusals(void **state)
 	for (i = 0; i < N(c); i++) {
 		if (check(c[i].p, c[i].n) != -1)
 			fail_msg("accepted: %s", c[i].why);
-		assert_true(err[0] != '\0');
+		if (strcmp(err, c[i].msg) != 0)
+			fail_msg("%s: refused as \"%s\", not \"%s\"",
+			    c[i].why, err, c[i].msg);
 	}
 	assert_int_equal(check(c[0].p, 0), -1);
+	assert_string_equal(err, "program of 0 instructions (1..4096)");
 }
 
 static void test_length(void **state)
@@ -285,6 +324,7 @@ static void test_length(void **state)
 	p[CPOL_MAX_INSNS - 1] = IMM(0);
 	p[CPOL_MAX_INSNS] = RET(ALLOW);
 	assert_int_equal(check(p, CPOL_MAX_INSNS + 1), -1);
+	assert_string_equal(err, "program of 4097 instructions (1..4096)");
 	/* bpf_run on what bpf_check refuses kills */
 	assert_int_equal(bpf_run(p, CPOL_MAX_INSNS + 1, &in),
 	    BPF_ACT_KILL_PROCESS);

@@ -1,7 +1,8 @@
 /*
  * test_emit.c - emit_seccomp and validate_seccomp on hand-built rule
  * sets, checked through the interpreter: x32 and i386 killed, unknown
- * numbers ENOSYS, clone3/io_uring ENOSYS unless named, 32-bit masked
+ * numbers ENOSYS, clone3/io_uring ENOSYS unless named (rules added as
+ * check/ adds them, and refused without them), 32-bit masked
  * comparisons blind to the upper half, the default action, determinism,
  * the 4096-instruction limit, and corruption caught by validation.
  */
@@ -75,8 +76,21 @@ static void sort_rules(void)
 		}
 }
 
+/* The fixed ENOSYS rules, added as check/rules.c adds them. */
+static void add_fixed(void)
+{
+	uint32_t a;
+	size_t k;
+
+	for (k = 0; tables_fixed_enosys[k]; k++)
+		if (tables_fixed_action(&pol, (uint32_t)tables_syscall_nr(
+		    tables_fixed_enosys[k]), &a))
+			add(tables_fixed_enosys[k], a);
+}
+
 static void build(void)
 {
+	add_fixed();
 	sort_rules();
 	if (emit_seccomp(&pol, err, sizeof(err)) < 0)
 		fail_msg("emit: %s", err);
@@ -132,6 +146,21 @@ static void test_fixed_lowering(void **state)
 	assert_int_equal(call("io_uring_setup", 0, 0), ENOSYS_);
 	assert_int_equal(call("io_uring_enter", 0, 0), ENOSYS_);
 	assert_int_equal(call("io_uring_register", 0, 0), ENOSYS_);
+}
+
+/* A table without the fixed ENOSYS rules (not built as check/ builds
+ * one) is lowered as it is, and validation refuses it: clone3 would get
+ * the default action. */
+static void test_fixed_rules_required(void **state)
+{
+	(void)state;
+	reset(BPF_ACT_KILL_PROCESS);
+	add("read", ALLOW);
+	assert_int_equal(emit_seccomp(&pol, err, sizeof(err)), 0);
+	assert_int_equal(call("clone3", 0, 0), BPF_ACT_KILL_PROCESS);
+	assert_int_equal(validate_seccomp(&pol, err, sizeof(err)), -1);
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, "disagrees"));
 }
 
 static void test_named_clone3(void **state)
@@ -280,6 +309,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixed_lowering),
+		cmocka_unit_test(test_fixed_rules_required),
 		cmocka_unit_test(test_named_clone3),
 		cmocka_unit_test(test_masked_32),
 		cmocka_unit_test(test_default_and_disjoint),
