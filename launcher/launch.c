@@ -120,7 +120,6 @@ static int notify_prepare(struct launch *ln, struct res *s, int learn)
 		ln->bpf_notify = learn_filter(ln->pol, &ln->nbpf);
 		if (!ln->bpf_notify)
 			return -1;
-		refusals = 1;
 		goto listener;
 	}
 	ln->bpf_notify = calloc(ln->nbpf, sizeof(*ln->bpf_notify));

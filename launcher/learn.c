@@ -446,7 +446,7 @@ int learn_write(const char *file, const struct report *r, char *err)
 	}
 	fprintf(f, "cordon-trace\t1\nusage\t%llu\t%llu\t%llu\t%llu\t%llu\t"
 	    "%llu\t%llu\n", (unsigned long long)r->wall_ms,
-	    (unsigned long long)(r->user_ms + r->sys_ms),
+	    (unsigned long long)r->user_ms + r->sys_ms,
 	    (unsigned long long)r->max_rss_kb,
 	    (unsigned long long)r->bounds.memory_peak,
 	    (unsigned long long)lt.procs,

@@ -72,7 +72,7 @@ static unsigned long port_of(const char *t, size_t n)
  * host goes to out->host in lower case; a literal is marked. */
 static void target(struct cur *c, struct proxyreq *out)
 {
-	char t[CPOL_MAX_HOSTNAME + 9];
+	char t[CPOL_MAX_HOSTNAME + 9] = { 0 };
 	unsigned char a[16];
 	const char *colon, *h;
 	size_t n = 0, hn, i;

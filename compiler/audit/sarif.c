@@ -293,10 +293,9 @@ void audit_print_sarif(FILE *f, const struct audit_policy *v, unsigned int n)
 	int first = 1;
 
 	memset(&b, 0, sizeof(b));
-	if (!getcwd(b.root, sizeof(b.root)))
+	/* "/" + '/' would not prefix paths: no root then, as without one */
+	if (!getcwd(b.root, sizeof(b.root)) || !strcmp(b.root, "/"))
 		b.root[0] = '\0';
-	else if (!strcmp(b.root, "/"))
-		b.root[0] = '\0';    /* "/" + '/' would not prefix paths */
 	fputs("{\"$schema\":\"" SARIF_SCHEMA "\",\"version\":\"2.1.0\","
 	    "\"runs\":[{", f);
 	driver(f, v, n);

@@ -44,10 +44,11 @@ static void meta(struct check_ctx *c, struct cpol *out)
 	int neg;
 
 	s = single(c, AST_POLICY, "policy");
-	if (!s && !c->partial)
-		diag_error(c->d, NULL, "%s: no policy statement (policy "
-		    "\"NAME\";)", c->p->files[0].name);
-	else if (value_str(c, s->val, &out->name) == 0 &&
+	if (!s) {
+		if (!c->partial)   /* after a syntax error it may be that */
+			diag_error(c->d, NULL, "%s: no policy statement "
+			    "(policy \"NAME\";)", c->p->files[0].name);
+	} else if (value_str(c, s->val, &out->name) == 0 &&
 	    !name_ok(out->name))
 		diag_error(c->d, &s->val->loc, "policy name \"%s\" must be 1 "
 		    "to 64 of a-z, 0-9, _ and -", out->name);

@@ -34,11 +34,15 @@ static void syscall_args(struct check_ctx *c, const struct ast_item *it,
 static int add(struct check_ctx *c, struct check_expect **out,
     unsigned int *n, struct check_expect *e)
 {
-	struct check_expect *ne = check_mem(c, realloc(*out, (*n + 1) *
-	    sizeof(*ne)));
+	struct check_expect *ne;
 
-	if (!ne)
+	if (*n >= CPOL_MAX_RULES)     /* never a zero-size (wrapped) realloc */
 		return -1;
+	ne = realloc(*out, (*n + 1) * sizeof(*ne));
+	if (!ne) {                    /* *out is still ours */
+		(void)check_mem(c, ne);   /* says "out of memory" */
+		return -1;
+	}
 	ne[*n] = *e;
 	*out = ne;
 	(*n)++;

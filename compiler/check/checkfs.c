@@ -315,7 +315,7 @@ void check_network(struct check_ctx *c, struct cpol *out)
 	}
 	c->net_tcp = !seen[0] && (seen[1] || seen[2]);
 	out->flags |= c->net_tcp ? CPOL_F_NET_TCP : CPOL_F_NET_OFF;
-	if (out->nhosts > 0 && out->nnet < CPOL_MAX_NET) {
+	if (out->net && out->nhosts > 0 && out->nnet < CPOL_MAX_NET) {
 		/* Named hosts: TCP reaches the run's proxy alone. */
 		out->flags |= CPOL_F_NET_HOSTS;
 		out->net[out->nnet++] = (struct cpol_net){ CPOL_NET_CONNECT,

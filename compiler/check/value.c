@@ -276,10 +276,16 @@ int value_qty(struct check_ctx *c, const struct ast_val *v,
 static int append(struct check_ctx *c, char **s, size_t *len,
     const char *add, size_t n)
 {
-	char *ns = check_mem(c, realloc(*s, *len + n + 1));
+	size_t size = *len + n + 1;
+	char *ns;
 
-	if (!ns)
+	if (size <= *len)             /* overflow: never a zero-size realloc */
 		return -1;
+	ns = realloc(*s, size);
+	if (!ns) {                    /* *s is still ours: the caller frees */
+		(void)check_mem(c, ns);   /* says "out of memory" */
+		return -1;
+	}
 	memcpy(ns + *len, add, n);
 	*len += n;
 	ns[*len] = '\0';

@@ -282,11 +282,12 @@ int main(int argc, char **argv)
 	if (!c.oci || !c.left || bpf_check(c.oci, c.noci, err,
 	    sizeof(err)) < 0 || bpf_check(c.left, c.nleft, err,
 	    sizeof(err)) < 0) {
-		/* main returns: the filter need not be freed. */
-		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
+		/* main returns: the filters need not be freed. */
+		/* NOLINTBEGIN(clang-analyzer-unix.Malloc) */
 		fprintf(stderr, "ociload: cannot build the filter %s\n",
 		    c.oci ? err : "");
 		return 2;
+		/* NOLINTEND(clang-analyzer-unix.Malloc) */
 	}
 	for (uint32_t i = 0; i < 1024 + 6 + 8; i++) {
 		c.arch = i < 1030 ? blob.arch : 0x40000003u; /* i386 */

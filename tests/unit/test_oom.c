@@ -133,7 +133,8 @@ static int child(long k, const uint8_t *ref, size_t rlen, unsigned int rexp)
 
 	if (one(k, &blob, &len, &nexp) < 0)
 		return failed ? 1 : 4;
-	if (len != rlen || memcmp(blob, ref, len) != 0 || nexp != rexp) {
+	if (!ref || len != rlen || memcmp(blob, ref, len) != 0 ||
+	    nexp != rexp) {
 		printf("allocation %ld failed, yet the compile succeeded with "
 		    "another policy (%zu bytes, %u expectations; want %zu, "
 		    "%u)\n", k, len, nexp, rlen, rexp);
@@ -144,11 +145,12 @@ static int child(long k, const uint8_t *ref, size_t rlen, unsigned int rexp)
 
 static void test_every_allocation(void **state)
 {
-	uint8_t *ref;
-	size_t rlen;
-	unsigned int rexp;
+	uint8_t *ref = NULL;
+	size_t rlen = 0;
+	unsigned int rexp = 0;
 	long total, k, step, refused = 0;
 	const char *s = getenv("CORDON_OOM_STEP");
+	const char *only = getenv("CORDON_OOM_ONLY");
 	int st;
 	pid_t pid;
 
@@ -159,9 +161,11 @@ static void test_every_allocation(void **state)
 	assert_int_equal(one(-1, &ref, &rlen, &rexp), 0);
 	total = calls_done;
 	assert_true(rexp > 0 && total > 100);
-	step = s && atol(s) > 0 ? atol(s) : 1;
-	if (getenv("CORDON_OOM_ONLY")) {   /* one k, here: for a debugger */
-		k = atol(getenv("CORDON_OOM_ONLY"));
+	step = s ? strtol(s, NULL, 10) : 1;
+	if (step < 1)
+		step = 1;
+	if (only) {        /* one k, here: for a debugger */
+		k = strtol(only, NULL, 10);
 		printf("# allocation %ld: child status %d\n", k,
 		    child(k, ref, rlen, rexp));
 		return;
