@@ -178,7 +178,8 @@ struct launch {
 	int st_w;                     /* init -> cordon: the payload's status */
 	struct sock_filter *bpf;      /* the blob's seccomp program */
 	struct sock_filter *bpf_notify; /* the same, kills -> USER_NOTIF */
-	unsigned short nbpf;
+	unsigned short nbpf, nbpf_notify;
+	int notify_skipped;           /* program too long for the listener */
 	int notify_w;                 /* init -> cordon: the listener, or -1 */
 	unsigned long ns_flags;       /* CLONE_NEW* the clone got */
 	int ns_required;              /* no namespace: refuse (private tmp) */

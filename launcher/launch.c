@@ -13,10 +13,12 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -108,33 +110,83 @@ close_in:
  * USER_NOTIF in a blob: only cordon may add it).  Traps stay traps: the
  * snippet's SIGSYS handler must see them.  A program with neither kill
  * nor errno needs no listener. */
+/* The exec that starts the command comes from cordon's own text
+ * (run.c exec_here) while init waits for it, before init can hand cordon
+ * the listener: it must never notify.  So the program is a prefix, the
+ * rewritten program, and the blob's own: that one exec (x86-64 execve
+ * with the instruction pointer in cordon's text) runs the blob's program
+ * as it is; every other call the rewritten one. */
+#define NOTIFY_PREFIX 10
+
+extern char __executable_start[], etext[];
+
+static void notify_prefix(struct sock_filter *f, unsigned short n)
+{
+	uint64_t lo = (uintptr_t)__executable_start, hi = (uintptr_t)etext;
+	struct sock_filter p[NOTIFY_PREFIX] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4),          /* arch */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 8),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),          /* nr */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 0, 6),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 12),         /* ip high */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(lo >> 32), 0, 4),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 8),          /* ip low */
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)lo, 0, 2),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)hi, 1, 0),
+		BPF_STMT(BPF_JMP | BPF_JA, n),                  /* the blob's */
+	};
+
+	memcpy(f, p, sizeof(p));
+}
+
+/* With a PID namespace, the run's init hands cordon a listener for the
+ * filter, and the filter's kills and errnos become notifications: cordon
+ * then KNOWS which call the filter stopped and records it (denials.c);
+ * it answers an errno with the policy's own errno, and for a kill it
+ * kills the run without ever answering (so the call never proceeds).
+ * Only RET K instructions change; bpf_check has passed the blob's
+ * program, and the jumps are untouched (bpf_check itself refuses
+ * USER_NOTIF in a blob: only cordon may add it).  Traps stay traps: the
+ * snippet's SIGSYS handler must see them.  A program with neither kill
+ * nor errno, or too long for the prefix and two copies, gets no
+ * listener (the status then says denials were not observed). */
 static int notify_prepare(struct launch *ln, struct res *s, int learn)
 {
-	unsigned short i;
+	uint64_t lo = (uintptr_t)__executable_start, hi = (uintptr_t)etext;
+	unsigned short i, n = ln->nbpf;
+	struct sock_filter *w;
 	uint32_t act;
 	int refusals = 0;
 
 	if (!(ln->ns_flags & CLONE_NEWPID))
 		return 0;
-	if (learn) {          /* learn.c's program; nbpf: its length */
-		ln->bpf_notify = learn_filter(ln->pol, &ln->nbpf);
+	if (learn) {          /* learn.c's program */
+		ln->bpf_notify = learn_filter(ln->pol, &ln->nbpf_notify);
 		if (!ln->bpf_notify)
 			return -1;
 		goto listener;
 	}
-	ln->bpf_notify = calloc(ln->nbpf, sizeof(*ln->bpf_notify));
+	if (NOTIFY_PREFIX + 2u * n > CPOL_MAX_INSNS || lo >> 32 != hi >> 32) {
+		ln->notify_skipped = 1;
+		return 0;
+	}
+	ln->bpf_notify = calloc(NOTIFY_PREFIX + 2u * n, sizeof(*w));
 	if (!ln->bpf_notify)
 		return -1;
-	for (i = 0; i < ln->nbpf; i++) {
-		ln->bpf_notify[i] = ln->bpf[i];
+	w = ln->bpf_notify + NOTIFY_PREFIX;
+	notify_prefix(ln->bpf_notify, n);
+	memcpy(w + n, ln->bpf, n * sizeof(*w));
+	for (i = 0; i < n; i++) {
+		w[i] = ln->bpf[i];
 		act = ln->bpf[i].k & BPF_ACT_FULL_MASK;
 		if (ln->bpf[i].code == (BPF_RET | BPF_K) &&
 		    (act == BPF_ACT_KILL_PROCESS || act == BPF_ACT_KILL_THREAD ||
 		    act == BPF_ACT_ERRNO)) {
-			ln->bpf_notify[i].k = SECCOMP_RET_USER_NOTIF;
+			w[i].k = SECCOMP_RET_USER_NOTIF;
 			refusals = 1;
 		}
 	}
+	ln->nbpf_notify = (unsigned short)(NOTIFY_PREFIX + 2u * n);
 	if (!refusals)
 		return 0;
 listener:
@@ -278,9 +330,10 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	sp->pid = run_start(&s->ln, &sp->pidfd, err, ERRLEN);
 	/* The clone may have fallen back to no namespace: no listener. */
 	sp->den = denials_init(o->policy, p, (s->ln.ns_flags &
-	    CLONE_NEWPID) != 0, "no PID namespace: the filter's refusals "
-	    "reach no listener (--no-namespaces, or the kernel refused "
-	    "namespaces)");
+	    CLONE_NEWPID) && !s->ln.notify_skipped, s->ln.notify_skipped ?
+	    "the policy's program is too long to add the listener's copy" :
+	    "no PID namespace: the filter's refusals reach no listener "
+	    "(--no-namespaces, or the kernel refused namespaces)");
 	sp->prog = p->insns;
 	sp->nprog = p->ninsns;
 	sp->learn = o->observe != NULL;

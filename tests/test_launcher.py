@@ -729,3 +729,25 @@ def blob_section(data, sect):
             return data[pos + 8:pos + 8 + ln]
         pos += 8 + ln
     raise KeyError(sect)
+
+
+def test_policy_refusing_execve_fails_fast(tmp_path):
+    """The command's own exec refused by the policy (no execve allowed,
+    default errno): cordon reports it (126, the errno), never waits for
+    a listener the refused exec would have to reach first."""
+    from conftest import BUILD
+    src = tmp_path / "noexec.policy"
+    src.write_text('policy "noexec";\ndefault errno(ENOSYS);\n'
+                   "allow read, write, close, exit_group;\n"
+                   'path /usr rx;\npath "$WORKDIR" rw;\nnetwork off;\n'
+                   'timeout 10s;\n'
+                   'command "/usr/bin/python3" "-I" "$SNIPPET";\n')
+    blob = tmp_path / "noexec.cpol"
+    subprocess.run([str(BUILD / "cordonc"), "compile", "-o", str(blob),
+                    str(src)], check=True, capture_output=True)
+    (tmp_path / "s.py").write_text("print(1)\n")
+    for opts in ([], ["--no-namespaces"]):
+        p = subprocess.run([CORDON, *opts, str(blob), str(tmp_path / "s.py")],
+                           capture_output=True, text=True, timeout=60)
+        assert p.returncode == 126, (opts, p)
+        assert "Function not implemented" in p.stderr, (opts, p)
