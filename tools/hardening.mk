@@ -150,7 +150,8 @@ fuzz: all
 		SAN_FLAGS='$(FUZZ_CFLAGS)' FUZZ_ENGINE=libfuzzer fuzz-build
 	$(PYTHON) tools/fuzz-seeds.py --build $(BUILD) --out build-fuzz/seeds
 	@set -e; for h in $(FUZZ_NAMES); do \
-		mkdir -p build-fuzz/corpus/$$h build-fuzz/artifacts/$$h; \
+		mkdir -p build-fuzz/corpus/$$h build-fuzz/artifacts/$$h \
+		    build-fuzz/seeds/$$h; \
 		echo "== fuzz $$h for $(FUZZ_SECONDS)s"; \
 		dict=; [ -f tests/fuzz/$$h.dict ] && dict=-dict=tests/fuzz/$$h.dict; \
 		$(SAN_ENV) build-fuzz/fuzz/fuzz_$$h $(FUZZ_RUN_FLAGS) $$dict \
