@@ -239,11 +239,7 @@ static const struct konst opens[] = {
 };
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Append to buf[0..len) without overflowing; output is cut at len-1. */
-static void add(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void add(char *buf, size_t len, const char *fmt, ...)
+void sysdecode_add(char *buf, size_t len, const char *fmt, ...)
 {
 	size_t used = strnlen(buf, len);
 	va_list ap;
@@ -285,20 +281,20 @@ static void symbol(char *buf, size_t len, const struct konst *k, size_t n,
 
 	if (s || !bits) {
 		if (s)
-			add(buf, len, "%s", s);
+			sysdecode_add(buf, len, "%s", s);
 		else
-			add(buf, len, v < 4096 ? "%u" : "0x%x", v);
+			sysdecode_add(buf, len, v < 4096 ? "%u" : "0x%x", v);
 		return;
 	}
 	for (i = 0; i < n && v; i++)
 		if (k[i].v && (k[i].v & (k[i].v - 1)) == 0 &&
 		    (v & k[i].v) == k[i].v) {
-			add(buf, len, "%s%s", sep, k[i].n);
+			sysdecode_add(buf, len, "%s%s", sep, k[i].n);
 			sep = "|";
 			v &= ~k[i].v;
 		}
 	if (v || !*sep)
-		add(buf, len, "%s0x%x", sep, v);
+		sysdecode_add(buf, len, "%s0x%x", sep, v);
 }
 
 static void arg(char *buf, size_t len, char kind, uint64_t a)
@@ -306,27 +302,27 @@ static void arg(char *buf, size_t len, char kind, uint64_t a)
 	uint32_t v = (uint32_t)a;
 
 	switch (kind) {
-	case 'i': add(buf, len, "%d", (int)v); break;
-	case 'u': add(buf, len, "%llu", (unsigned long long)a); break;
-	case 'p': add(buf, len, a ? "..." : "NULL"); break;
+	case 'i': sysdecode_add(buf, len, "%d", (int)v); break;
+	case 'u': sysdecode_add(buf, len, "%llu", (unsigned long long)a); break;
+	case 'p': sysdecode_add(buf, len, a ? "..." : "NULL"); break;
 	case 'd':
 		if ((int)v == AT_FDCWD)
-			add(buf, len, "AT_FDCWD");
+			sysdecode_add(buf, len, "AT_FDCWD");
 		else
-			add(buf, len, "%d", (int)v);
+			sysdecode_add(buf, len, "%d", (int)v);
 		break;
 	case 'D': symbol(buf, len, domains, N(domains), v, 0); break;
 	case 'T':
 		symbol(buf, len, types, N(types), v & 0xf, 0);
 		if (v & ~0xfu) {
-			add(buf, len, "|");
+			sysdecode_add(buf, len, "|");
 			symbol(buf, len, type_flags, N(type_flags),
 			    v & ~0xfu, 1);
 		}
 		break;
 	case 'P':
 		if (v == 0)
-			add(buf, len, "0");
+			sysdecode_add(buf, len, "0");
 		else
 			symbol(buf, len, protos, N(protos), v, 0);
 		break;
@@ -336,26 +332,26 @@ static void arg(char *buf, size_t len, char kind, uint64_t a)
 	case 'C':
 		symbol(buf, len, clones, N(clones), v & ~0xffu, 1);
 		if (v & 0xff)
-			add(buf, len, "|%u", v & 0xff);
+			sysdecode_add(buf, len, "|%u", v & 0xff);
 		break;
 	case 'M':
 		if (v == 0)
-			add(buf, len, "PROT_NONE");
+			sysdecode_add(buf, len, "PROT_NONE");
 		else
 			symbol(buf, len, prots, N(prots), v, 1);
 		break;
 	case 'm': symbol(buf, len, maps, N(maps), v, 1); break;
 	case 'o':
-		add(buf, len, "%s", (v & O_ACCMODE) == O_RDONLY ? "O_RDONLY" :
+		sysdecode_add(buf, len, "%s", (v & O_ACCMODE) == O_RDONLY ? "O_RDONLY" :
 		    (v & O_ACCMODE) == O_WRONLY ? "O_WRONLY" : "O_RDWR");
 		if (v & ~(uint32_t)O_ACCMODE) {
-			add(buf, len, "|");
+			sysdecode_add(buf, len, "|");
 			symbol(buf, len, opens, N(opens),
 			    v & ~(uint32_t)O_ACCMODE & ~0x8000u, 1);
 		}
 		break;
 	default:
-		add(buf, len, a ? "0x%llx" : "0", (unsigned long long)a);
+		sysdecode_add(buf, len, a ? "0x%llx" : "0", (unsigned long long)a);
 		break;
 	}
 }
@@ -371,19 +367,19 @@ void sysdecode_call(uint32_t nr, const uint64_t args[6], char *buf,
 		return;
 	buf[0] = '\0';
 	if (!name) {
-		add(buf, len, "syscall_%u(...)", nr);
+		sysdecode_add(buf, len, "syscall_%u(...)", nr);
 		return;
 	}
 	for (i = 0; i < N(sigs) && !a; i++)
 		if (strcmp(sigs[i].name, name) == 0)
 			a = sigs[i].args;
-	add(buf, len, "%s(", name);
+	sysdecode_add(buf, len, "%s(", name);
 	if (!a)
-		add(buf, len, "...");
+		sysdecode_add(buf, len, "...");
 	for (i = 0; a && a[i] && i < 6; i++) {
 		if (i)
-			add(buf, len, ", ");
+			sysdecode_add(buf, len, ", ");
 		arg(buf, len, a[i], args[i]);
 	}
-	add(buf, len, ")");
+	sysdecode_add(buf, len, ")");
 }

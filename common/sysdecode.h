@@ -27,4 +27,9 @@ const char *sysdecode_name(uint32_t nr);
 void sysdecode_call(uint32_t nr, const uint64_t args[6], char *buf,
     size_t len);
 
+/* Append to buf[0..len) without overflowing; output is cut at len-1.
+ * The one such appender: explain's formatter uses it too. */
+void sysdecode_add(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif

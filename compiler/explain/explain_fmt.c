@@ -1,27 +1,11 @@
 /* explain_fmt.c - formatting shared by explain's views (explain_fmt.h). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "bpf.h"
 #include "explain_fmt.h"
+#include "sysdecode.h"
 #include "tables.h"
-
-/* Append to buf[0..len) without overflowing; output is cut at len-1. */
-static void add(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void add(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t used = strnlen(buf, len);
-	va_list ap;
-
-	if (used + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
-}
 
 const char *explain_action(uint32_t action, char *buf, size_t len)
 {
@@ -154,7 +138,7 @@ const char *explain_symbol(const char *syscall, unsigned int arg,
 		n = lookup(h->prefixes, width, bit, 1);
 		if (!n)
 			return NULL;
-		add(buf, len, "%s%s", buf[0] ? "|" : "", n);
+		sysdecode_add(buf, len, "%s%s", buf[0] ? "|" : "", n);
 	}
 	return buf;
 }
@@ -206,11 +190,11 @@ const char *explain_rule(const struct cpol_rule *r, char *buf, size_t len)
 	snprintf(buf, len, "%s", r->name);
 	if (!r->ncond)
 		return buf;
-	add(buf, len, "(");
+	sysdecode_add(buf, len, "(");
 	for (i = 0; i < r->ncond && i < CPOL_MAX_CONDS; i++)
-		add(buf, len, "%s%s", i ? ", " : "",
+		sysdecode_add(buf, len, "%s%s", i ? ", " : "",
 		    explain_cond(r->name, &r->cond[i], c, sizeof(c)));
-	add(buf, len, ")");
+	sysdecode_add(buf, len, ")");
 	return buf;
 }
 
@@ -227,17 +211,17 @@ const char *explain_rights(uint64_t access, char *buf, size_t len)
 	}
 	for (i = 0; (s = tables_rights_pair(i, &bits)) != NULL; i++)
 		if ((rest & bits) == bits) {
-			add(buf, len, "%s%s", buf[0] ? ", " : "", s);
+			sysdecode_add(buf, len, "%s%s", buf[0] ? ", " : "", s);
 			rest &= ~bits;
 		}
 	for (i = 0; i < 64; i++) {
 		if (!(rest >> i & 1))
 			continue;
 		if (i < TABLES_NRIGHTS)
-			add(buf, len, "%s%s", buf[0] ? ", " : "",
+			sysdecode_add(buf, len, "%s%s", buf[0] ? ", " : "",
 			    tables_right_name(i));
 		else
-			add(buf, len, "%sbit%u", buf[0] ? ", " : "", i);
+			sysdecode_add(buf, len, "%sbit%u", buf[0] ? ", " : "", i);
 	}
 	return buf;
 }
