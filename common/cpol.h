@@ -53,6 +53,8 @@
 #define CPOL_MAX_HOSTNAME 253      /* RFC 1035: the longest DNS name */
 #define CPOL_MAX_ENV 128           /* environment entries */
 #define CPOL_MAX_ARGV 64           /* command-line words */
+#define CPOL_MAX_PRELOAD 64        /* modules a warm template imports */
+#define CPOL_MAX_MODULE 255        /* a dotted Python module name */
 #define CPOL_MAX_RULES 8192        /* explain table: ~450 syscalls x conds */
 #define CPOL_MAX_CONDS 6           /* one per syscall argument */
 
@@ -67,7 +69,8 @@ enum cpol_section {
 	CPOL_S_ARGV = 8,     /* the command line to exec */
 	CPOL_S_RULES = 9,    /* the syscall rules, for explain/diff/audit */
 	CPOL_S_HOSTS = 10,   /* named hosts the run's egress proxy reaches */
-	CPOL_S_MAX = 10,
+	CPOL_S_PRELOAD = 11, /* modules a warm template imports (cordon --serve) */
+	CPOL_S_MAX = 11,
 };
 #define CPOL_SECT_CRITICAL 0x0001u
 
@@ -189,6 +192,15 @@ enum cpol_env_kind { CPOL_ENV_KEEP = 1, CPOL_ENV_SET = 2 };
  */
 
 /*
+ * PRELOAD: u32 count (1..CPOL_MAX_PRELOAD), then count strings, each a
+ *          dotted Python module name (letters, digits, '_', '.'; no
+ *          empty part, no part starting with a digit; at most
+ *          CPOL_MAX_MODULE bytes).  Present only when the policy has a
+ *          preload statement; only cordon --serve reads it (a cold run
+ *          ignores it).
+ */
+
+/*
  * RULES: u32 default_action, u32 count, then per rule: u32 nr, str name,
  *        u32 action (SECCOMP_RET_* with its data), u8 ncond, ncond times
  *        { u8 arg (0..5), u8 op (CPOL_OP_*), u8 width (32 or 64),
@@ -286,6 +298,8 @@ struct cpol {
 	uint32_t nrules;
 	struct cpol_host *hosts;
 	uint32_t nhosts;
+	char **preload;            /* NULL-terminated; npreload entries */
+	uint32_t npreload;
 	uint8_t blob_digest[32];   /* filled by the reader: the header's sum */
 };
 
@@ -319,6 +333,9 @@ int cpol_write(const struct cpol *p, uint8_t **bufp, size_t *lenp,
     char *err, size_t errlen);
 
 void cpol_free(struct cpol *p);
+
+/* A dotted Python module name as PRELOAD takes it: 1 or 0. */
+int cpol_module_ok(const char *s);
 
 /* Names, for explain and diagnostics; NULL when out of range.  The one
  * table of limit names: the compiler, explain and cordon --limit use it. */

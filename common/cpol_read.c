@@ -364,6 +364,43 @@ static void argv(struct cur *c, struct cpol *p)
 		fail(c, "command \"%s\" is not an absolute path", p->argv[0]);
 }
 
+int cpol_module_ok(const char *s)
+{
+	size_t n = strlen(s), i;
+	int start = 1;
+
+	if (n == 0 || n > CPOL_MAX_MODULE)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char ch = s[i];
+
+		if (ch == '.') {
+			if (start)
+				return 0;
+			start = 1;
+			continue;
+		}
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    ch == '_' || (!start && ch >= '0' && ch <= '9')))
+			return 0;
+		start = 0;
+	}
+	return !start;
+}
+
+static void preload(struct cur *c, struct cpol *p)
+{
+	uint32_t i;
+
+	p->npreload = count(c, 1, CPOL_MAX_PRELOAD, 2, "preload list");
+	p->preload = alloc(c, p->npreload + 1, sizeof(*p->preload));
+	for (i = 0; i < p->npreload && !c->bad; i++) {
+		p->preload[i] = str(c, "module name");
+		if (p->preload[i] && !cpol_module_ok(p->preload[i]))
+			fail(c, "bad module name \"%s\"", p->preload[i]);
+	}
+}
+
 /* A rule read whole: its conditions (rule() checked their count). */
 static void rule_ok(struct cur *c, const struct cpol_rule *r)
 {
@@ -434,6 +471,7 @@ static const char *const section_names[CPOL_S_MAX + 1] = {
 	[CPOL_S_NET] = "net", [CPOL_S_LIMITS] = "limits",
 	[CPOL_S_ENV] = "env", [CPOL_S_ARGV] = "argv",
 	[CPOL_S_RULES] = "rules", [CPOL_S_HOSTS] = "hosts",
+	[CPOL_S_PRELOAD] = "preload",
 };
 
 static void section(struct cur *c, struct cpol *p, unsigned int type,
@@ -457,6 +495,7 @@ static void section(struct cur *c, struct cpol *p, unsigned int type,
 	case CPOL_S_ARGV: argv(&s, p); break;
 	case CPOL_S_RULES: rules(&s, p, flags); break;
 	case CPOL_S_HOSTS: hosts(&s, p); break;
+	case CPOL_S_PRELOAD: preload(&s, p); break;
 	default: return;
 	}
 	if (!s.f.bad && s.left != 0)
@@ -603,6 +642,9 @@ void cpol_free(struct cpol *p)
 	for (i = 0; p->hosts && i < p->nhosts; i++)
 		free(p->hosts[i].host);
 	free(p->hosts);
+	for (i = 0; p->preload && i < p->npreload; i++)
+		free(p->preload[i]);
+	free(p->preload);
 	memset(p, 0, sizeof(*p));
 }
 

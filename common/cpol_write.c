@@ -221,14 +221,21 @@ static void body(struct buf *b, const struct cpol *p)
 
 	rules_sect(b, p);
 
-	if (!p->nhosts)
-		return;
-	at = open_sect(b, CPOL_S_HOSTS);
-	cap(b, p->nhosts, 1, CPOL_MAX_HOSTS, "host rules");
-	for (i = 0; i < p->nhosts; i++) {
-		str(b, p->hosts[i].host);
-		u16(b, p->hosts[i].port);
+	if (p->nhosts) {
+		at = open_sect(b, CPOL_S_HOSTS);
+		cap(b, p->nhosts, 1, CPOL_MAX_HOSTS, "host rules");
+		for (i = 0; i < p->nhosts; i++) {
+			str(b, p->hosts[i].host);
+			u16(b, p->hosts[i].port);
+		}
+		close_sect(b, at);
 	}
+	if (!p->npreload)
+		return;
+	at = open_sect(b, CPOL_S_PRELOAD);
+	cap(b, p->npreload, 1, CPOL_MAX_PRELOAD, "preload list");
+	for (i = 0; i < p->npreload; i++)
+		str(b, p->preload[i]);
 	close_sect(b, at);
 }
 
@@ -246,9 +253,10 @@ int cpol_write(const struct cpol *p, uint8_t **bufp, size_t *lenp,
 	u16(&b, CPOL_HEADER_LEN);
 	u32(&b, p->arch);
 	u32(&b, 0);                   /* size, patched below */
-	/* The HOSTS section only with host rules: other blobs stay as they
-	 * were, and readable by readers that predate it. */
-	u32(&b, p->nhosts ? CPOL_S_HOSTS : CPOL_S_RULES);
+	/* The HOSTS and PRELOAD sections only when used: other blobs stay
+	 * as they were, and readable by readers that predate them. */
+	u32(&b, (uint32_t)CPOL_S_RULES + (p->nhosts ? 1u : 0u) +
+	    (p->npreload ? 1u : 0u));
 	u32(&b, 0);
 	u32(&b, 0);
 	put(&b, zero, sizeof(zero));  /* checksum, patched below */

@@ -83,16 +83,16 @@ static void spaced_unit(struct ast_val *v, char *unit, const POLLTYPE *loc);
 %token PRIVATE "private" REQUIRED "required" NETWORK "network" OFF "off"
 %token CONNECT "connect" BIND "bind" LIMIT "limit" TIMEOUT "timeout"
 %token OUTPUT "output" ENV "env" KEEP "keep" SET "set"
-%token COMMAND "command" EXPECT "expect"
+%token COMMAND "command" EXPECT "expect" PRELOAD "preload"
 %token EQ "==" NE "!=" LE "<=" GE ">=" LT "<" GT ">"
 %token <str> IDENT "identifier" GROUP "@group" VAR "${name}"
-%token <str> STRING "string" PATH "path name"
+%token <str> STRING "string" PATH "path name" DOTTED "dotted name"
 %token <val> NUMBER "number" QUANTITY "number with a unit"
 
-%type <str> sysname
+%type <str> sysname module
 %type <val> scalar scalars dest dests pathval fspath word words atom valexpr pattern patterns
 %type <cond> cond conds
-%type <item> item items exitem exitems names assigns rights
+%type <item> item items exitem exitems names assigns rights modules
 %type <act> action
 %type <stmt> stmt network expectation
 %type <op> cmpop
@@ -182,6 +182,8 @@ stmt:	  "include" pathval ';'
 		{ if (!($$ = st_val(AST_COMMAND, &@$, ast_val_reverse($2))))
 		      YYNOMEM; }
 	| "expect" expectation ';'	{ $$ = $2; $$->loc = @$; }
+	| "preload" modules ';'
+		{ if (!($$ = st_items(AST_PRELOAD, &@$, $2))) YYNOMEM; }
 	;
 
 network:  "network" "off"
@@ -341,6 +343,17 @@ names:	  IDENT
 	| names ',' IDENT
 		{ if (!($$ = ast_item_new(&@3, $3))) { free($3); YYNOMEM; }
 		  $$->next = $1; }
+	;
+
+modules:  module
+		{ if (!($$ = ast_item_new(&@$, $1))) { free($1); YYNOMEM; } }
+	| modules ',' module
+		{ if (!($$ = ast_item_new(&@3, $3))) { free($3); YYNOMEM; }
+		  $$->next = $1; }
+	;
+
+module:	  IDENT
+	| DOTTED
 	;
 
 assigns:  IDENT '=' scalar

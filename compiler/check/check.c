@@ -344,6 +344,45 @@ static void defines(struct check_ctx *c)
 	mentions_merge(c, &c->defs, 0, "definition of");
 }
 
+/* preload: every statement's modules, in order, each once (an included
+ * file's list and the including file's add up). */
+static void preload(struct check_ctx *c, struct cpol *out)
+{
+	const struct ast_stmt *s;
+	const struct ast_item *it;
+	uint32_t i;
+
+	for (s = c->p->stmts; s; s = s->next)
+		for (it = s->kind == AST_PRELOAD ? s->items : NULL; it;
+		    it = it->next) {
+			if (!cpol_module_ok(it->name)) {
+				diag_error(c->d, &it->loc, "\"%s\" is not a "
+				    "Python module name", it->name);
+				continue;
+			}
+			for (i = 0; i < out->npreload; i++)
+				if (strcmp(out->preload[i], it->name) == 0)
+					break;
+			if (i < out->npreload)
+				continue;
+			if (out->npreload == CPOL_MAX_PRELOAD) {
+				diag_error(c->d, &it->loc, "more than %d "
+				    "preloaded modules", CPOL_MAX_PRELOAD);
+				return;
+			}
+			if (!out->preload && !(out->preload = calloc(
+			    CPOL_MAX_PRELOAD + 1, sizeof(*out->preload)))) {
+				diag_error(c->d, NULL, "out of memory");
+				return;
+			}
+			if (!(out->preload[out->npreload] = strdup(it->name))) {
+				diag_error(c->d, NULL, "out of memory");
+				return;
+			}
+			out->npreload++;
+		}
+}
+
 int check_policy(const struct policy *p, struct diag *d, struct cpol *out,
     struct check_expect **expects, unsigned int *nexpects)
 {
@@ -363,6 +402,7 @@ int check_policy(const struct policy *p, struct diag *d, struct cpol *out,
 	run_limits(&c, out);
 	env(&c, out);
 	command(&c, out);
+	preload(&c, out);
 	check_network(&c, out);
 	rules_lower(&c, out);
 	check_expect_all(&c, &e, &ne);

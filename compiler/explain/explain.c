@@ -179,6 +179,12 @@ static void command(FILE *f, const struct cpol *p)
 		quoted(f, p->argv[i]);
 	}
 	fprintf(f, " [snippet arguments...]\n");
+	if (!p->npreload)
+		return;
+	fprintf(f, "\npreload (a warm pool's template, cordon --serve)\n ");
+	for (i = 0; i < p->npreload; i++)
+		fprintf(f, " %s", p->preload[i]);
+	fputc('\n', f);
 }
 
 int explain_text(FILE *f, const struct cpol *p)
