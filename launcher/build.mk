@@ -5,7 +5,7 @@ LAUNCHER_SRCS := launcher/main.c launcher/launch.c launcher/run.c \
 	launcher/bounds.c launcher/cgroup.c launcher/runfs.c \
 	launcher/fdpass.c launcher/egress.c launcher/proxy.c \
 	launcher/proxyreq.c launcher/dns.c launcher/netns.c \
-	launcher/denials.c launcher/learn.c
+	launcher/denials.c launcher/learn.c launcher/serve.c
 LAUNCHER_OBJS := $(LAUNCHER_SRCS:%.c=$(BUILD)/%.o)
 # The launcher handles sizes from the blob: conversions must be explicit.
 $(LAUNCHER_OBJS): CFLAGS += $(WARN_STRICT)
@@ -30,3 +30,30 @@ $(BUILD)/cordon: $(LAUNCHER_OBJS) $(COMMON_OBJS)
 # the same program with its symbols.
 $(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(COMMON_OBJS)
 	$(CC) $(filter-out -pie,$(LDFLAGS)) -static-pie -s -o $@ $^
+
+# The warm pool's template (cordon --serve): warm.py and _cordon_warm.so,
+# a CPython extension made of the launcher's own sources (-fPIC, main as
+# cordon_main) and launcher/pywarm.c: a warm run is cordon's code.  Built
+# learn.c's text bounds (an executable's) are an empty array here: a warm
+# run refuses --observe.  Built for the Python that policies name (/usr/bin/python3); without its
+# headers there is no warm pool (cordon --serve then fails clearly).
+WARM_PYTHON ?= /usr/bin/python3
+WARM_PYINC := $(shell $(WARM_PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
+WARM_DIR := $(BUILD)/warm
+WARM_OBJS := $(LAUNCHER_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
+	$(COMMON_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(WARM_DIR)/obj/launcher/pywarm.o
+ifneq ($(wildcard $(WARM_PYINC)/Python.h),)
+PROGRAMS += $(WARM_DIR)/_cordon_warm.so $(WARM_DIR)/warm.py
+endif
+$(WARM_DIR)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Ilauncher $(filter-out -fPIE,$(CFLAGS)) $(WARN_STRICT) -fPIC \
+		-fvisibility=hidden $(if $(filter launcher/main.c,$<),-Dmain=cordon_main -Wno-missing-prototypes) \
+		$(if $(filter launcher/learn.c launcher/launch.c,$<),-D__executable_start=warm_no_text -Detext=warm_no_text) \
+		$(if $(filter launcher/pywarm.c,$<),-isystem $(WARM_PYINC) -Wno-conversion -Wno-sign-conversion) \
+		-c -o $@ $<
+$(WARM_DIR)/_cordon_warm.so: $(WARM_OBJS)
+	$(CC) -shared $(filter-out -pie,$(LDFLAGS)) -o $@ $^
+$(WARM_DIR)/warm.py: launcher/warm.py
+	@mkdir -p $(@D)
+	install -m 0644 $< $@

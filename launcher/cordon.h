@@ -56,6 +56,7 @@ struct opts {
 	struct egress_map resolve[EGRESS_MAP_MAX];  /* --resolve NAME:ADDR */
 	int nresolve;
 	const char *observe;          /* --observe TRACE: learn mode */
+	const char *serve;            /* --serve @NAME: a warm pool */
 };
 
 /* What was applied (the status report's "layers"). */
@@ -148,6 +149,7 @@ struct report {
 	int egress;                   /* named hosts: the proxy's counts */
 	struct egress_shared net;
 	const struct denials *denials; /* NULL: no run */
+	int warm;                     /* run from a warm pool's template */
 };
 
 struct rlim {
@@ -187,6 +189,13 @@ struct launch {
 	int nice, idle;               /* lower the run's priority (opts) */
 	char uid_map[32], gid_map[32]; /* "ID ID 1\n": our ids, mapped */
 };
+
+/* run.c: set by cordon --serve's template (its Python extension); NULL
+ * in cordon, whose payload execs. */
+extern void (*warm_resume)(char **argv, char **envp);
+
+/* serve.c: cordon --serve: exec the pool's template (warm.py) */
+int serve_exec(const struct opts *o, const struct cpol *p, char *err);
 
 /* launch.c */
 int launch(const struct opts *o, const struct cpol *pol, struct report *r,

@@ -31,7 +31,8 @@ static const char usage_text[] =
     "[--timeout seconds]\n"
     "              [--workdir dir] [--cgroup dir] [--resolve name:address]\n"
     "              [--observe trace]\n"
-    "              policy.cpol snippet | - [arg ...]\n";
+    "              policy.cpol snippet | - [arg ...]\n"
+    "       cordon --serve @name policy.cpol\n";
 
 /* --help: the usage, then every option (cordon(1) says more). */
 static const char options_text[] =
@@ -170,7 +171,7 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 		{ "nice", 1, NULL, 'N' }, { "idle", 0, NULL, 'I' },
 		{ "version", 0, NULL, 'V' }, { "help", 0, NULL, 'h' },
 		{ "cgroup", 1, NULL, 'C' }, { "resolve", 1, NULL, 'R' },
-		{ "observe", 1, NULL, 'L' },
+		{ "observe", 1, NULL, 'L' }, { "serve", 1, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
@@ -203,6 +204,7 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 				goto bad;
 			break;
 		case 'L': o->observe = optarg; break;
+		case 'S': o->serve = optarg; break;
 		case 'V': printf("cordon %s\n", CORDON_VERSION); return 0;
 		case 'h': return help(stdout, options_text);
 		case 't':
@@ -227,8 +229,18 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 			goto bad;
 		}
 	}
-	if (argc - optind < (o->check ? 1 : 2))
+	if (o->serve)
+		o->check = 1;         /* one operand, the policy */
+	if (argc - optind < (o->check ? 1 : 2) || (o->serve && (argc -
+	    optind != 1 || o->observe || o->no_namespaces || o->workdir)))
 		goto bad;
+	/* A warm run (serve.c's template calls cordon in-process) has
+	 * every layer of a cold run: no learn mode, no fallback. */
+	if (warm_resume && (o->check || o->observe || o->no_namespaces)) {
+		fprintf(stderr, "cordon: --check, --observe, --no-namespaces "
+		    "and --serve are not for a warm run\n");
+		return EXIT_CORDON;
+	}
 	o->policy = argv[optind];
 	o->snippet = o->check ? NULL : argv[optind + 1];
 	o->args = argv + optind + 2;
@@ -334,6 +346,7 @@ int main(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	memset(&pol, 0, sizeof(pol));
 	r.outcome = OUT_ERROR;      /* until the snippet has run */
+	r.warm = warm_resume != NULL;
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return EXIT_CORDON;
 	rc = opts_parse(argc, argv, &o);
@@ -347,6 +360,8 @@ int main(int argc, char **argv)
 	r.wall_ms = supervise_now_ms();
 	if (prepare(&o, &pol, &r, err) < 0)
 		rc = EXIT_CORDON;
+	else if (o.serve)
+		rc = serve_exec(&o, &pol, err);   /* returns on failure only */
 	else if (o.check)
 		rc = check_print(&pol, &r.layers, !o.no_namespaces &&
 		    run_probe_ns(run_ns_wanted(&pol, o.limit)));

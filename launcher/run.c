@@ -307,10 +307,46 @@ static long exec_here(const char *path, char *const argv[],
  * kills notify cordon instead) and its listener's number is left in
  * *listener, in the descriptor table it shares with init; the listener
  * is close-on-exec, so the command never holds it. */
-static void payload_exec(const struct launch *ln, int *listener)
+static void payload_exec(const struct launch *ln, int *listener,
+    pid_t *warm_pid) __attribute__((noreturn));
+
+/*
+ * A warm run (cordon --serve's template called cordon in-process): where
+ * a cold payload would execve, the payload, its seccomp filter already
+ * installed, forks the run (a process of its own: the payload shares
+ * init's memory) and leaves the run's pid for init.  The run closes every
+ * descriptor above 2 (the ones a cold run's exec closes, the filter's
+ * listener among them) before anything else, then resumes the template's
+ * interpreter in warm_resume (it never returns).  Every other layer is
+ * the cold run's: this process is what child() and init() made.
+ */
+void (*warm_resume)(char **argv, char **envp);
+
+static void warm_fork(const struct launch *ln, pid_t *warm_pid)
     __attribute__((noreturn));
 
-static void payload_exec(const struct launch *ln, int *listener)
+static void warm_fork(const struct launch *ln, pid_t *warm_pid)
+{
+	long pid;
+
+	if (!warm_pid)
+		fail(ln, "a warm run needs a PID namespace");
+	pid = syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL, NULL,
+	    0UL);
+	if (pid < 0)
+		fail(ln, "fork (warm run)");
+	if (pid == 0) {
+		if (syscall(SYS_close_range, 3, ~0U, 0) < 0)
+			_exit(EXIT_CORDON);
+		warm_resume(ln->argv, ln->envp);
+		_exit(EXIT_CORDON);
+	}
+	*warm_pid = (pid_t)pid;
+	_exit(0);
+}
+
+static void payload_exec(const struct launch *ln, int *listener,
+    pid_t *warm_pid)
 {
 	struct sock_fprog prog = { .len = ln->nbpf, .filter = ln->bpf };
 	long fd;
@@ -327,6 +363,8 @@ static void payload_exec(const struct launch *ln, int *listener)
 	    &prog) < 0) {
 		fail(ln, "seccomp");
 	}
+	if (warm_resume)
+		warm_fork(ln, warm_pid);
 	errno = (int)-exec_here(ln->argv[0], ln->argv, ln->envp);
 	fail_with(ln, ln->argv[0], errno == ENOENT ? EXIT_NOTFOUND :
 	    EXIT_NOEXEC);
@@ -335,13 +373,15 @@ static void payload_exec(const struct launch *ln, int *listener)
 struct payload_arg {
 	const struct launch *ln;
 	int listener;
+	pid_t warm_pid;               /* the warm run, or 0 */
 };
 
 static int payload_main(void *arg)
 {
 	struct payload_arg *a = arg;
 
-	payload_exec(a->ln, a->ln->notify_w >= 0 ? &a->listener : NULL);
+	payload_exec(a->ln, a->ln->notify_w >= 0 ? &a->listener : NULL,
+	    &a->warm_pid);
 }
 
 /* Send the listener to cordon and drop init's copy. */
@@ -378,7 +418,7 @@ static void init(const struct launch *ln)
 	/* The payload's stack until its exec (static: no page is touched
 	 * until used; payload_exec needs about one). */
 	static char stack[65536] __attribute__((aligned(16)));
-	struct payload_arg arg = { .ln = ln, .listener = -1 };
+	struct payload_arg arg = { .ln = ln, .listener = -1, .warm_pid = 0 };
 	struct fate f = { .status = 0 };
 	struct rusage ru;
 	int status = 0;
@@ -396,6 +436,8 @@ static void init(const struct launch *ln)
 	if (payload < 0)
 		fail(ln, "clone");
 	close(ln->msg_w);     /* the payload's copy closed at its exec */
+	if (arg.warm_pid > 0)  /* the payload forked the warm run, and left */
+		payload = arg.warm_pid;
 	if (ln->notify_w >= 0 && (arg.listener < 0 ||
 	    listener_send(ln, arg.listener) < 0)) {
 		kill(payload, SIGKILL);   /* no listener: nothing runs */
@@ -459,7 +501,7 @@ static void child(const struct launch *ln)
 		fail(ln, "landlock_restrict_self");
 	if (ln->ns_flags & CLONE_NEWPID)
 		init(ln);
-	payload_exec(ln, NULL);
+	payload_exec(ln, NULL, NULL);
 }
 
 /* clone() as fork(), with namespaces and a pidfd. */

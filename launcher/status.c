@@ -228,6 +228,8 @@ static void render(struct out *o, const struct report *r)
 	str(o, "policy", r->policy);
 	str(o, "blob", r->digest ? hex : NULL);
 	str(o, "outcome", outcomes[r->outcome]);
+	if (r->warm)          /* cordon --serve: a warm pool's run */
+		add(o, "\"warm\":true,");
 	add(o, "\"exit_code\":%d,\"signal\":%d,", r->exit_code, r->signal);
 	str(o, "reason", r->reason);
 	add(o, "\"stdout_bytes\":%llu,\"stderr_bytes\":%llu,"

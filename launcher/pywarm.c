@@ -1,0 +1,128 @@
+/*
+ * pywarm.c - _cordon_warm, the CPython extension of a warm pool's
+ * template (warm.py): cordon itself, built from the same sources with
+ * -fPIC and linked into the template, so a warm run is a cold run's code.
+ *
+ * run(argv) is called in a fork of the template (one per run) with the
+ * caller's descriptors on 0, 1, 2 (and 3 for --status-fd 3).  It runs
+ * cordon's main with argv: the workdir, the cgroup, the namespaces, the
+ * run tmpfs, the rlimits, the capabilities dropped, no_new_privs,
+ * Landlock, the run's init, seccomp, supervision and the status report,
+ * all as in a cold run.  That process (cordon) never returns: it exits
+ * with cordon's status.  Only in the run itself (the process run.c's
+ * warm_fork made after seccomp, every descriptor above 2 closed) does
+ * run() return, with the run's argv and environment, for warm.py to run
+ * the snippet as __main__.
+ *
+ * harden() makes the template non-dumpable (no same-uid process may
+ * ptrace it or read its memory; runs are in other namespaces and
+ * Landlock domains as well).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "cordon.h"
+
+int cordon_main(int argc, char **argv);
+
+/* learn.c's text bounds in this build (--observe is refused here). */
+char warm_no_text[1];
+
+static jmp_buf resume_at;
+static char **run_argv, **run_envp;
+
+static void resume(char **argv, char **envp) __attribute__((noreturn));
+
+static void resume(char **argv, char **envp)
+{
+	run_argv = argv;
+	run_envp = envp;
+	longjmp(resume_at, 1);
+}
+
+static PyObject *strings(char **v)
+{
+	PyObject *l = PyList_New(0), *s;
+	int i;
+
+	for (i = 0; l && v[i]; i++) {
+		s = PyUnicode_DecodeFSDefault(v[i]);
+		if (!s || PyList_Append(l, s) < 0) {
+			Py_XDECREF(s);
+			Py_DECREF(l);
+			return NULL;
+		}
+		Py_DECREF(s);
+	}
+	return l;
+}
+
+static PyObject *warm_run(PyObject *self, PyObject *arg)
+{
+	static char *argv[256];
+	Py_ssize_t n, i;
+	int rc;
+
+	(void)self;
+	if (!PyList_Check(arg) || (n = PyList_Size(arg)) < 2 || n > 255) {
+		PyErr_SetString(PyExc_ValueError, "run(argv): a list of 2 to "
+		    "255 strings");
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		PyObject *b = PyUnicode_EncodeFSDefault(PyList_GetItem(arg,
+		    i));
+
+		if (!b)
+			return NULL;
+		argv[i] = strdup(PyBytes_AsString(b));
+		Py_DECREF(b);
+		if (!argv[i])
+			return PyErr_NoMemory();
+	}
+	argv[n] = NULL;
+	if (setjmp(resume_at) == 0) {
+		warm_resume = resume;
+		rc = cordon_main((int)n, argv);
+		fflush(NULL);
+		_exit(rc);
+	}
+	/* The run: run.c's warm_fork, seccomp installed, fds 0-2 only. */
+	environ = run_envp;
+	return Py_BuildValue("(NN)", strings(run_argv), strings(run_envp));
+}
+
+static PyObject *warm_harden(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return PyErr_SetFromErrno(PyExc_OSError);
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+	{ "run", warm_run, METH_O, "a warm run: cordon, in this process" },
+	{ "harden", warm_harden, METH_NOARGS, "make the template "
+	    "non-dumpable" },
+	{ NULL, NULL, 0, NULL },
+};
+
+static struct PyModuleDef module = {
+	PyModuleDef_HEAD_INIT, "_cordon_warm", NULL, -1, methods,
+	NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__cordon_warm(void);
+
+PyMODINIT_FUNC PyInit__cordon_warm(void)
+{
+	return PyModule_Create(&module);
+}

@@ -1,0 +1,118 @@
+/*
+ * serve.c - cordon --serve @NAME POLICY: become a warm pool's template.
+ *
+ * The template is the policy's own interpreter (the command's words
+ * before "$SNIPPET", which must be a word of its own) running cordon's
+ * warm.py, found next to cordon (BUILD/warm/, or PREFIX/lib/cordon/warm/
+ * for an installed cordon, itself next to PREFIX/bin/cordon), with:
+ *   - the policy's environment and nothing of the caller's, with
+ *     $WORKDIR bound to a fresh private directory of the template's
+ *     (imports may write caches there; no run ever sees it);
+ *   - no_new_privs, non-dumpable again in warm.py (its extension);
+ *   - every descriptor above 2 closed at the exec;
+ *   - the arguments: the abstract socket name, the blob's absolute path,
+ *     the index of the snippet in a run's argv, the preloads.
+ * Each run is then cordon itself, called in a fork of the template by
+ * the extension (launcher/pywarm.c): every layer of a cold run, built by
+ * the same code; only the payload's execve is replaced (run.c).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/close_range.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cordon.h"
+
+#define SERVE_ARGV_MAX (CPOL_MAX_ARGV + CPOL_MAX_PRELOAD + 8)
+
+/* dir/rel if it holds warm.py, a regular file; else -1. */
+static int warm_dir(char *out, size_t len)
+{
+	static const char *const rel[] = { "warm", "../lib/cordon/warm" };
+	char self[PATH_MAX], *slash;
+	struct stat st;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	size_t i;
+
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		if (snprintf(out, len, "%s/%s/warm.py", self, rel[i]) >=
+		    (int)len)
+			return -1;
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode))
+			return 0;
+	}
+	return -1;
+}
+
+/* The index of the "$SNIPPET" word, or -1. */
+static int snippet_word(const struct cpol *p)
+{
+	uint32_t i;
+
+	for (i = 1; i < p->nargv; i++)
+		if (strcmp(p->argv[i], "$SNIPPET") == 0)
+			return (int)i;
+	return -1;
+}
+
+int serve_exec(const struct opts *o, const struct cpol *p, char *err)
+{
+	static char *argv[SERVE_ARGV_MAX];
+	char warm[PATH_MAX], blob[PATH_MAX], dir[] = "/tmp/cordon-warm.XXXXXX";
+	char idx[16];
+	char **envp;
+	int at = snippet_word(p), n = 0, i;
+	uint32_t k;
+
+	if (o->serve[0] != '@' || strlen(o->serve) < 2 ||
+	    strlen(o->serve) > 100) {
+		snprintf(err, ERRLEN, "--serve takes an abstract socket name, "
+		    "@NAME (no file a run could reach)");
+		return EXIT_CORDON;
+	}
+	if (at < 0 || !strstr(p->argv[0], "python")) {
+		snprintf(err, ERRLEN, "a warm pool needs a Python command with "
+		    "\"$SNIPPET\" as a word of its own");
+		return EXIT_CORDON;
+	}
+	if (warm_dir(warm, sizeof(warm)) < 0 || !realpath(o->policy, blob) ||
+	    !mkdtemp(dir)) {
+		snprintf(err, ERRLEN, "warm.py (next to cordon), the policy's "
+		    "path or the template's directory: %s", strerror(errno));
+		return EXIT_CORDON;
+	}
+	envp = command_envp(p, dir);
+	for (i = 0; i < at; i++)
+		argv[n++] = p->argv[i];
+	snprintf(idx, sizeof(idx), "%d", at);
+	argv[n++] = warm;
+	argv[n++] = (char *)o->serve;
+	argv[n++] = blob;
+	argv[n++] = idx;
+	argv[n++] = dir;
+	for (k = 0; k < p->npreload; k++)
+		argv[n++] = p->preload[k];
+	argv[n] = NULL;
+	if (!envp || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+		snprintf(err, ERRLEN, "template set-up: %s", strerror(errno));
+		return EXIT_CORDON;
+	}
+	execve(argv[0], argv, envp);
+	snprintf(err, ERRLEN, "%s: %s", argv[0], strerror(errno));
+	command_free(envp);
+	return EXIT_CORDON;
+}
