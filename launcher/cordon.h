@@ -196,6 +196,8 @@ extern void (*warm_resume)(char **argv, char **envp);
 
 /* serve.c: cordon --serve: exec the pool's template (warm.py) */
 int serve_exec(const struct opts *o, const struct cpol *p, char *err);
+/* submit.c: cordon --submit @NAME ...: one run in a warm pool */
+int submit_main(int argc, char **argv);
 
 /* launch.c */
 int launch(const struct opts *o, const struct cpol *pol, struct report *r,

@@ -32,7 +32,8 @@ static const char usage_text[] =
     "              [--workdir dir] [--cgroup dir] [--resolve name:address]\n"
     "              [--observe trace]\n"
     "              policy.cpol snippet | - [arg ...]\n"
-    "       cordon --serve @name policy.cpol\n";
+    "       cordon --serve @name policy.cpol\n"
+    "       cordon --submit @name [option ...] snippet | - [arg ...]\n";
 
 /* --help: the usage, then every option (cordon(1) says more). */
 static const char options_text[] =
@@ -345,6 +346,8 @@ int main(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	memset(&pol, 0, sizeof(pol));
+	if (argc >= 2 && strcmp(argv[1], "--submit") == 0 && !warm_resume)
+		return submit_main(argc - 2, argv + 2);   /* a warm pool's run */
 	r.outcome = OUT_ERROR;      /* until the snippet has run */
 	r.warm = warm_resume != NULL;
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)

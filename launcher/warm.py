@@ -6,7 +6,7 @@ argv, the template's own directory, then the policy's preloads.
 The template imports the preloads, exercises them once, freezes the
 collector's generations, then serves runs on the abstract socket NAME:
 one connection per run, from the same uid only.  A request is one message:
-NUL-separated cordon options and operands after the policy (the snippet and
+NUL-separated, the caller's directory, then cordon options and operands after the policy (the snippet and
 its arguments), with the caller's stdin, stdout, stderr (and a status
 descriptor, given as --status-fd 3) passed by SCM_RIGHTS.  The template
 forks; the fork calls cordon itself (_cordon_warm.run): every layer of a
@@ -33,8 +33,10 @@ MAX_RUNS = 200          # then re-exec: a new layout, new imports
 MAX_REQUEST = 65536
 # Options a caller may give a warm run; the policy is the pool's.
 ALLOWED = {"--timeout", "--output", "--limit", "--status-fd", "--quiet",
+           "--status-file",
            "--keep-workdir", "--workdir", "--nice", "--idle", "--resolve"}
 WITH_VALUE = {"--timeout", "--output", "--limit", "--status-fd", "--workdir",
+              "--status-file",
               "--nice", "--resolve"}
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -159,9 +161,10 @@ def serve_one(conn, blob, at, sel, runs):
     try:
         if len(fds) not in (3, 4):
             raise ValueError("need stdin, stdout, stderr (and status)")
-        words = check_request(os.fsdecode(msg).split("\0")) if msg else []
-        if not words:
+        words = os.fsdecode(msg).split("\0") if msg else []
+        if len(words) < 2 or not words[0].startswith("/"):
             raise ValueError("empty request")
+        cwd, words = words[0], check_request(words[1:])
     except (ValueError, UnicodeError) as e:
         for fd in fds:
             os.close(fd)
@@ -176,6 +179,7 @@ def serve_one(conn, blob, at, sel, runs):
             for i, fd in enumerate(fds):
                 os.dup2(fd, i)
             os.closerange(len(fds), 1 << 20)
+            os.chdir(cwd)     # the caller's: its relative paths
             result = _cordon_warm.run(argv)
             run_snippet(result[0], result[1], at)
         finally:

@@ -105,11 +105,44 @@ class Run:
             self.rc, self.out[-2000:], self.err[-2000:], self.status)
 
 
+WARM_OK = (BUILD / "warm" / "_cordon_warm.so").exists()
+
+
+@pytest.fixture(scope="session")
+def warm_pools():
+    """warm_pools(blob) -> "@name" of a pool (cordon --serve) for that
+    blob, started once per session and stopped at its end."""
+    pools, procs = {}, []
+
+    def get(blob):
+        blob = str(blob)
+        if not WARM_OK:
+            pytest.skip("no warm pool: build/warm/_cordon_warm.so not built "
+                        "(no Python headers)")
+        if blob in pools:
+            return pools[blob]
+        name = "@cordon-test-%d-%d" % (os.getpid(), len(pools))
+        p = subprocess.Popen([str(BUILD / "cordon"), "--serve", name, blob],
+                             stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+        procs.append(p)
+        line = p.stderr.readline()
+        assert "ready" in line, line + p.stderr.read()
+        pools[blob] = name
+        return name
+    yield get
+    for p in procs:
+        p.kill()
+        p.wait()
+
+
 @pytest.fixture
 def cordon(tmp_path):
-    """cordon(blob, code, *args, opts=[], ...) -> Run (with the status)."""
+    """cordon(blob, code, *args, opts=[], ...) -> Run (with the status).
+    warm="@name": the run goes to that warm pool (cordon --submit)."""
     def run(blob, code, *args, opts=(), timeout=90, input=None, env=None,
-            snippet_name="snippet.py", **kw):
+            snippet_name="snippet.py", warm=None, **kw):
         snip = tmp_path / snippet_name
         snip.write_text(code)
         status = tmp_path / "status.json"
@@ -118,6 +151,10 @@ def cordon(tmp_path):
         cmd = [str(BUILD / "cordon"), "--status-file", str(status),
                *opts, str(blob), "-" if input is not None else str(snip),
                *args]
+        if warm:
+            cmd = [str(BUILD / "cordon"), "--submit", warm, "--status-file",
+                   str(status), *opts,
+                   "-" if input is not None else str(snip), *args]
         proc = subprocess.run(cmd, capture_output=True, text=True,
                               timeout=timeout, input=input, env=env, **kw)
         st = json.loads(status.read_text()) if status.exists() else None

@@ -19,7 +19,7 @@ import pytest
 from conftest import BUILD, escape_policy_list
 
 ESC = pathlib.Path(__file__).parent / "escapes"
-NSMODES = [[], ["--no-namespaces"]]
+NSMODES = [[], ["--no-namespaces"], "warm"]
 
 
 @pytest.fixture(scope="module", params=escape_policy_list(),
@@ -45,15 +45,24 @@ def policy(request, launcher_blobs, tmp_path_factory):
 NAMED_HOSTS = ("idc_query", "bih_query", "midrc_query")
 
 
-@pytest.fixture(params=NSMODES, ids=["ns", "no-ns"])
-def esc(request, policy, cordon):
-    if request.param and pathlib.Path(str(policy)).stem in NAMED_HOSTS:
+@pytest.fixture(params=NSMODES, ids=["ns", "no-ns", "warm"])
+def esc(request, policy, cordon, warm_pools):
+    """A run of the snippet: cold with namespaces, cold without, or warm
+    (cordon --submit to a pool of the same blob: the same assertions)."""
+    if request.param == ["--no-namespaces"] and \
+            pathlib.Path(str(policy)).stem in NAMED_HOSTS:
         pytest.skip("named hosts need a network namespace: refused "
                     "without one (test_egress.py)")
+    warm = warm_pools(policy) if request.param == "warm" else None
+
     def run(code, *args, **kw):
-        opts = list(request.param) + list(kw.pop("opts", []))
-        return cordon(policy, code, *args, opts=opts, **kw)
-    run.namespaces = not request.param
+        opts = ([] if warm else list(request.param)) + \
+            list(kw.pop("opts", []))
+        r = cordon(policy, code, *args, opts=opts, warm=warm, **kw)
+        if warm:
+            assert r.status and r.status.get("warm") is True, r
+        return r
+    run.namespaces = request.param != ["--no-namespaces"]
     return run
 
 
@@ -460,7 +469,7 @@ def test_signal_and_ptrace_outside(esc):
     outside = subprocess.Popen(["sleep", "60"])
     try:
         code = ("import os, signal, ctypes, time\nlibc = ctypes.CDLL(None, "
-                "use_errno=True)\nns = os.getpid() == 2\n"
+                "use_errno=True)\nns = os.getpid() in (2, 3)\n"  # 3: warm
                 "targets = [%d] + ([] if ns else [os.getppid(), 1])\n"
                 "for pid in targets:\n"
                 "    for sig in (0, signal.SIGTERM):\n        try:\n"

@@ -1,0 +1,123 @@
+/*
+ * submit.c - cordon --submit @NAME [option ...] snippet [arg ...]: one run
+ * in the warm pool NAME (cordon --serve), for scripts and tests.
+ *
+ * Sends this directory, then the words after NAME, NUL-separated, with this process's stdin,
+ * stdout and stderr (and the --status-fd descriptor, renamed 3 for the
+ * pool) over the pool's abstract socket, then waits for the run's exit
+ * status and exits with it.  The pool (warm.py) checks the options; a
+ * refusal is printed and exits 125.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "cordon.h"
+
+#define SUBMIT_MAX 65536
+
+static int connect_pool(const char *name)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	size_t n = strlen(name);
+	int s;
+
+	if (name[0] != '@' || n < 2 || n > sizeof(a.sun_path) - 1)
+		return -1;
+	memcpy(a.sun_path + 1, name + 1, n - 1);    /* sun_path[0]: NUL */
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	if (connect(s, (struct sockaddr *)&a, (socklen_t)(offsetof(struct
+	    sockaddr_un, sun_path) + n)) < 0) {
+		close(s);
+		return -1;
+	}
+	return s;
+}
+
+/* words, NUL-separated, into buf; the --status-fd value becomes "3" and
+ * its descriptor goes to *status.  Returns the length, or -1. */
+static ssize_t request(int argc, char **argv, char *buf, int *status)
+{
+	size_t len, n;
+	int i;
+
+	/* First the caller's directory: relative paths are the caller's. */
+	if (!getcwd(buf, SUBMIT_MAX / 2))
+		return -1;
+	len = strlen(buf) + 1;
+
+	for (i = 0; i < argc; i++) {
+		const char *w = argv[i];
+
+		if (i > 0 && strcmp(argv[i - 1], "--status-fd") == 0) {
+			*status = atoi(w);
+			w = "3";
+		}
+		n = strlen(w) + 1;
+		if (len + n > SUBMIT_MAX)
+			return -1;
+		memcpy(buf + len, w, n);
+		len += n;
+	}
+	return len ? (ssize_t)len - 1 : -1;
+}
+
+static int send_fds(int s, char *buf, size_t len, const int *fds, int nfd)
+{
+	char cbuf[CMSG_SPACE(4 * sizeof(int))];
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+	    .msg_control = cbuf, .msg_controllen = CMSG_SPACE((size_t)nfd *
+	    sizeof(int)) };
+	struct cmsghdr *c;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN((size_t)nfd * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, (size_t)nfd * sizeof(int));
+	return sendmsg(s, &m, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
+}
+
+int submit_main(int argc, char **argv)
+{
+	static char buf[SUBMIT_MAX + 1];
+	int fds[4] = { 0, 1, 2, -1 }, s, code;
+	ssize_t len, got = 0, r;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: cordon --submit @name [option ...] "
+		    "snippet [arg ...]\n");
+		return EXIT_CORDON;
+	}
+	len = request(argc - 1, argv + 1, buf, &fds[3]);
+	s = connect_pool(argv[0]);
+	if (len < 0 || s < 0) {
+		fprintf(stderr, "cordon: --submit %s: %s\n", argv[0], len < 0 ?
+		    "request too long" : strerror(errno));
+		return EXIT_CORDON;
+	}
+	if (send_fds(s, buf, (size_t)len, fds, fds[3] >= 0 ? 4 : 3) < 0) {
+		fprintf(stderr, "cordon: --submit: %s\n", strerror(errno));
+		close(s);
+		return EXIT_CORDON;
+	}
+	while ((r = read(s, buf + got, 512 - (size_t)got)) > 0 ||
+	    (r < 0 && errno == EINTR))
+		got += r > 0 ? r : 0;
+	close(s);
+	if (got == 5 && buf[0] == 'X') {
+		code = (unsigned char)buf[1] | (unsigned char)buf[2] << 8;
+		return code < 0 || code > 255 ? EXIT_CORDON : code;
+	}
+	fprintf(stderr, "cordon: the warm pool refused the run: %.*s\n",
+	    got > 1 ? (int)got - 1 : 0, buf + 1);
+	return EXIT_CORDON;
+}
