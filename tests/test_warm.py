@@ -1,0 +1,172 @@
+"""Warm pools (cordon --serve, --submit): a run behaves as a cold one, and
+runs of one pool are isolated from each other and from the template.
+
+Each test runs real snippets in a pool of a shipped policy (code_gen, with
+its preloads) or the launcher's escape policy; hostile runs try to leave a
+mark for the next run or to reach the template, and the next run checks
+that nothing is left."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import BUILD, WARM_OK
+
+pytestmark = pytest.mark.skipif(not WARM_OK, reason="no warm pool built "
+                                "(build/warm/_cordon_warm.so: no Python "
+                                "headers)")
+
+
+@pytest.fixture(scope="module")
+def code_gen():
+    return BUILD / "policies" / "code_gen.cpol"
+
+
+@pytest.fixture
+def pool(warm_pools, code_gen):
+    return warm_pools(code_gen)
+
+
+def test_same_result_as_cold(cordon, pool, code_gen):
+    code = ("import sys, os\nprint('args', sys.argv[1:], __name__)\n"
+            "print('cwd is workdir', os.getcwd() == os.environ['HOME'])\n"
+            "print('env', sorted(os.environ))\n"
+            "sys.stderr.write('err\\n')\nsys.exit(7)\n")
+    cold = cordon(code_gen, code, "a", "b c")
+    warm = cordon(code_gen, code, "a", "b c", warm=pool)
+    assert warm.rc == cold.rc == 7, (cold, warm)
+    assert warm.out == cold.out and warm.err == cold.err, (cold, warm)
+    assert warm.status["warm"] is True and "warm" not in cold.status
+    for k in ("outcome", "exit_code", "layers"):
+        assert warm.status[k] == cold.status[k], k
+    for b, v in cold.status["bounds"].items():
+        assert warm.status["bounds"][b]["by"] == v["by"], b
+        assert warm.status["bounds"][b].get("limit") == v.get("limit"), b
+
+
+def test_exception_and_preloaded(cordon, pool):
+    r = cordon(None, "import sys\nprint('pandas' in sys.modules)\n"
+               "raise ValueError('boom')\n", warm=pool)
+    assert r.rc == 1 and r.out == "True\n", r
+    assert r.err.startswith("Traceback") and "ValueError: boom" in r.err
+    assert "warm.py" not in r.err and "runpy" not in r.err, r.err
+
+
+def test_files_not_shared(cordon, pool, tmp_path):
+    a = cordon(None, "import os\nopen('mark','w').write('x')\n"
+               "open('/tmp/mark','w').write('x')\nprint(os.getcwd())\n",
+               warm=pool)
+    assert a.rc == 0, a
+    b = cordon(None, "import os\nprint(os.path.exists('mark'), "
+               "os.path.exists('/tmp/mark'), os.listdir('.'))\n"
+               "print(os.path.exists(%r))\n" % a.out.strip(), warm=pool)
+    assert b.out.splitlines()[0] == "False False ['snippet.py']", b
+    assert b.out.splitlines()[1] == "False", b
+
+
+def test_monkeypatch_does_not_leak(cordon, pool):
+    bad = ("import pandas, numpy, json, sys\n"
+           "pandas.DataFrame = None\nnumpy.array = None\n"
+           "json.dumps = None\nsys.modules['os'].getcwd = None\n"
+           "import builtins\nbuiltins.print = None\n")
+    assert cordon(None, bad, warm=pool).rc == 0
+    r = cordon(None, "import pandas, numpy, json, os\n"
+               "print(pandas.DataFrame is not None, numpy.array is not None,"
+               " json.dumps is not None, os.getcwd is not None)\n",
+               warm=pool)
+    assert r.out == "True True True True\n", r
+
+
+def test_memory_corruption_and_crash_leave_template(cordon, pool):
+    crash = ("import ctypes\nctypes.memset(ctypes.c_void_p.from_address(0),"
+             " 0, 1)\n")
+    r = cordon(None, crash, warm=pool)
+    assert r.status["outcome"] in ("signaled", "seccomp"), r
+    r = cordon(None, "import os, signal\nos.kill(os.getpid(), "
+               "signal.SIGKILL)\n", warm=pool)
+    assert r.status["signal"] == 9, r
+    r = cordon(None, "print('alive')\n", warm=pool)
+    assert r.out == "alive\n", r
+
+
+def test_cannot_reach_template_or_siblings(cordon, pool):
+    # The template and the pool's other processes are outside the run's
+    # PID namespace and Landlock domain: no pid to name, no signal, no
+    # ptrace, no abstract socket (the pool's own included).
+    code = ("import os, socket, ctypes\n"
+            "pids = []\nfor p in range(1, 4096):\n    try:\n"
+            "        os.kill(p, 0); pids.append(p)\n"
+            "    except ProcessLookupError:\n        pass\n"
+            "print('pids', sorted(pids))\n"
+            "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+            "try:\n    s.connect('\\0' + %r)\n    print('ESCAPED connect')\n"
+            "except OSError as e:\n    print('refused connect', e.errno)\n"
+            % pool[1:])
+    r = cordon(None, code, warm=pool)
+    assert "ESCAPED" not in r.out, r
+    assert r.out.startswith("pids [1, 3]"), r
+    tpl = subprocess.run(["pgrep", "-f", "warm.py " + pool],
+                         capture_output=True, text=True).stdout.split()
+    assert tpl, "template not found"
+    code = ("import os, signal\nfor pid in %s:\n    try:\n"
+            "        os.kill(pid, signal.SIGKILL); print('ESCAPED', pid)\n"
+            "    except OSError as e:\n        print('refused', e.errno)\n"
+            % [int(p) for p in tpl])
+    r = cordon(None, code, warm=pool)
+    assert "ESCAPED" not in r.out, r
+    assert cordon(None, "print(1)\n", warm=pool).out == "1\n"
+
+
+def test_no_import_in_template(cordon, pool, tmp_path):
+    # A run that drops a module where the template's import path looks
+    # cannot make the template (or a later run) import it.
+    r = cordon(None, "import sys\nprint(sys.path[0])\n"
+               "open('evil_mod.py','w').write('print(\"EVIL\")')\n",
+               warm=pool)
+    assert r.rc == 0, r
+    r = cordon(None, "try:\n    import evil_mod\nexcept ImportError:\n"
+               "    print('no evil')\n", warm=pool)
+    assert "EVIL" not in r.out and "no evil" in r.out, r
+
+
+def test_timeout_kills_the_tree(cordon, pool):
+    r = cordon(None, "import os, time\nif os.fork() == 0:\n"
+               "    os.setsid(); time.sleep(60)\ntime.sleep(60)\n",
+               opts=["--timeout", "1"], warm=pool, timeout=30)
+    assert r.status["outcome"] == "timeout", r
+
+
+def test_refused_options(tmp_path, pool):
+    (tmp_path / "s.py").write_text("print(1)\n")
+    for opt in (["--observe", "x"], ["--no-namespaces"], ["--check"],
+                ["--cgroup", "/x"]):
+        p = subprocess.run([str(BUILD / "cordon"), "--submit", pool, *opt,
+                            str(tmp_path / "s.py")], capture_output=True,
+                           text=True, timeout=30)
+        assert p.returncode == 125 and "refused" in p.stderr, (opt, p)
+
+
+def test_pandas_matplotlib_snippet(cordon, pool):
+    code = ("import pandas as pd, numpy as np\n"
+            "import matplotlib.pyplot as plt\n"
+            "df = pd.DataFrame({'g': np.arange(1000) % 7, "
+            "'v': np.random.rand(1000)})\n"
+            "m = df.groupby('g').v.mean()\n"
+            "m.plot.bar(); plt.savefig('out.png')\n"
+            "import os\nprint(len(m), os.path.getsize('out.png') > 1000)\n")
+    r = cordon(None, code, warm=pool)
+    assert r.out == "7 True\n", r
+
+
+def test_serve_refuses_path_socket(tmp_path, code_gen):
+    p = subprocess.run([str(BUILD / "cordon"), "--serve",
+                        str(tmp_path / "sock"), str(code_gen)],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 125 and "abstract" in p.stderr, p
+
+
+def test_status_json_is_json(cordon, pool):
+    r = cordon(None, "print(1)\n", warm=pool)
+    assert json.loads(json.dumps(r.status))["warm"] is True
+    assert os.path.isabs(r.status["workdir"])
