@@ -852,8 +852,8 @@ def main():
                     help="fewer rounds everywhere, for a smoke test")
     ap.add_argument("--policy", help="shipped policy NAME for the python "
                     "launch and throughput (default: the first python one)")
-    ap.add_argument("--only", default="123456",
-                    help="sections to run, e.g. 12 (default 123456)")
+    ap.add_argument("--only", default="1234567",
+                    help="sections to run, e.g. 12 (default 1234567)")
     ap.add_argument("--out", help="report path (default BUILD/bench.md)")
     args = ap.parse_args()
     b = args.build
@@ -897,6 +897,13 @@ def main():
         progress("denials")
         parts.append(table(*denial_table(ctx, 3 if args.quick else 7,
                                          20000)))
+    if "7" in args.only:
+        progress("warm pools")
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import warm
+        parts.append(table(*warm.warm_table(
+            b, os.path.join(b, "policies", "code_gen.cpol"),
+            8 if args.quick else 30, 3 if args.quick else args.duration)))
     parts.append("Total bench time %.0f s.  How to read this: "
                  "bench/README.md.\n" % (time.perf_counter() - t_start))
     report = "\n".join(parts)

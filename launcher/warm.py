@@ -47,20 +47,27 @@ del sys.path[0]
 def warm_up(modules):
     for name in modules:
         __import__(name)
-    if "matplotlib.pyplot" in sys.modules:
-        # What every plotting run touches: the backend, a figure, the
-        # font cache, the PNG writer (to a buffer, nowhere on disk).
-        import io
-        plt = sys.modules["matplotlib.pyplot"]
-        fig = plt.figure()
-        fig.gca().plot([0, 1], [0, 1])
-        fig.savefig(io.BytesIO(), format="png")
-        plt.close(fig)
+    import io
     if "pandas" in sys.modules:
         pd = sys.modules["pandas"]
         df = pd.DataFrame({"a": [1, 2, 2], "b": [1.0, 2.0, 3.0]})
         df.groupby("a").b.mean()
+        df.groupby("a").agg(["mean", "sum"])
         df.describe()
+        df.to_csv(io.StringIO())
+    if "matplotlib.pyplot" in sys.modules:
+        # What every plotting run touches: the backend, a figure, the
+        # font cache, the PNG writer (to a buffer, nowhere on disk), and
+        # pandas' plotting module (imported on a first .plot).
+        plt = sys.modules["matplotlib.pyplot"]
+        for kind in ("line", "bar"):
+            fig = plt.figure()
+            if "pandas" in sys.modules:
+                getattr(df.b.plot, kind)()
+            else:
+                fig.gca().plot([0, 1], [0, 1])
+            fig.savefig(io.BytesIO(), format="png")
+            plt.close(fig)
     import runpy  # noqa: F401  (what a run uses, imported here)
     import traceback  # noqa: F401
     import io  # noqa: F401
