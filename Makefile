@@ -96,6 +96,10 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/cordon/policies/base \
 		$(DESTDIR)$(BASH_COMPLETION_DIR)
 	install -m 0755 $(BUILD)/cordon $(BUILD)/cordonc $(DESTDIR)$(PREFIX)/bin/
+	if [ -e $(BUILD)/warm/_cordon_warm.so ]; then \
+		install -d $(DESTDIR)$(PREFIX)/lib/cordon/warm && \
+		install -m 0644 $(BUILD)/warm/_cordon_warm.so \
+			$(BUILD)/warm/warm.py $(DESTDIR)$(PREFIX)/lib/cordon/warm/; fi
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 0644 man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
