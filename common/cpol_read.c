@@ -394,7 +394,7 @@ static void preload(struct cur *c, struct cpol *p)
 
 	p->npreload = count(c, 1, CPOL_MAX_PRELOAD, 2, "preload list");
 	p->preload = alloc(c, p->npreload + 1, sizeof(*p->preload));
-	for (i = 0; i < p->npreload && !c->bad; i++) {
+	for (i = 0; i < p->npreload && !c->f.bad; i++) {
 		p->preload[i] = str(c, "module name");
 		if (p->preload[i] && !cpol_module_ok(p->preload[i]))
 			fail(c, "bad module name \"%s\"", p->preload[i]);
