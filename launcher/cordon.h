@@ -57,6 +57,8 @@ struct opts {
 	int nresolve;
 	const char *observe;          /* --observe TRACE: learn mode */
 	const char *serve;            /* --serve @NAME: a warm pool */
+	int warm_ctl;                 /* a warm pool's spare: its socket to
+	                               * the template (warmhold.c), or -1 */
 };
 
 /* What was applied (the status report's "layers"). */
@@ -187,6 +189,9 @@ struct launch {
 	int ns_required;              /* no namespace: refuse (private tmp) */
 	int private_tmp, private_shm;
 	int nice, idle;               /* lower the run's priority (opts) */
+	int go_r, ready_w;            /* a warm spare: the run's stdin (its
+	                               * request) and fd 3 ("warm"), or -1 */
+	int go_w, ready_r;            /* their other ends: cordon's only */
 	char uid_map[32], gid_map[32]; /* "ID ID 1\n": our ids, mapped */
 };
 
@@ -195,12 +200,32 @@ struct launch {
 extern void (*warm_resume)(char **argv, char **envp);
 
 /* serve.c: cordon --serve: exec the pool's template (warm.py) */
-int serve_exec(const struct opts *o, const struct cpol *p, char *err);
+int serve_exec(const struct opts *o, const struct cpol *p, char **argv,
+    char *err);
 /* submit.c: cordon --submit @NAME ...: one run in a warm pool */
 int submit_main(int argc, char **argv);
 
+/* main.c: the options (also a warm request's); -1 to go on, or an exit
+ * status.  Call with optind 0 to parse a second argv. */
+int opts_parse(int argc, char **argv, struct opts *o);
+
+/* warmhold.c: a warm spare, set up, waits for its run's warm-up and the
+ * template's request; takes its options, descriptors and snippet. */
+struct warm_spare {
+	int ctl;                      /* the template's socket */
+	int pidfd;                    /* the run's init */
+	int ready_r, go_w;            /* the run's fd 3 and stdin */
+	int mnt;                      /* the run tmpfs, or -1 */
+	int wfd;                      /* the spare's own workdir */
+	const char *snippet;          /* its snippet's name there */
+	int given;                    /* out: a request's --workdir, or -1 */
+};
+extern int warm_spare_ctl;     /* set by the template's extension */
+int warm_hold(struct opts *o, struct warm_spare *w,
+    struct report *r, char *err);
+
 /* launch.c */
-int launch(const struct opts *o, const struct cpol *pol, struct report *r,
+int launch(struct opts *o, const struct cpol *pol, struct report *r,
     char *err);
 
 /* landlock.c */
@@ -220,6 +245,8 @@ int landlock_add(int ruleset, int fd, uint64_t access);
 /* workdir.c */
 int workdir_make(const char *given, char *path, size_t pathlen,
     char *err, size_t errlen);
+int snippet_fill(int in, const char *src, int out, char *err,
+    size_t errlen);
 int snippet_copy(int in, const char *src, const char *dir, int fresh,
     char *name, size_t namelen, char *err, size_t errlen);
 int workdir_remove(const char *path, const char *snippet, char *err,

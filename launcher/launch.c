@@ -33,10 +33,12 @@ struct res {
 	char workdir[4096];
 	char snippet[64];
 	int made, wfd;
+	int given;                    /* wfd: a warm request's --workdir */
 	int pipe[NPIPES][2];          /* [0] read end, [1] write end */
 	int mnt_sock[2];              /* the run tmpfs's way to cordon */
 	int mnt;                      /* the run tmpfs, or -1 */
 	int notify[2];                /* [0] cordon's end, [1] init's */
+	int go[2], ready[2];          /* a warm spare's (cordon.h) */
 	struct egress_run egress;     /* named hosts: the run's proxy */
 	struct sup sup;
 	struct launch ln;
@@ -71,9 +73,10 @@ static int files_make(const struct opts *o, struct res *s, char *err)
 	struct stat st;
 	/* "-" is the caller's standard input, whatever it is (a pipe, a
 	 * file): the caller chose it.  A named snippet must be a regular
-	 * file, opened without blocking (a FIFO would hang cordon). */
-	int in = strcmp(o->snippet, "-") == 0 ? 0 :
-	    infile_open(o->snippet, 0, &st);
+	 * file, opened without blocking (a FIFO would hang cordon).  A warm
+	 * spare's is empty until its request (warmhold.c). */
+	int in = o->warm_ctl >= 0 ? dup(o->null_fd) :
+	    strcmp(o->snippet, "-") == 0 ? 0 : infile_open(o->snippet, 0, &st);
 	int rc = -1;
 
 	if (in < 0) {
@@ -223,6 +226,18 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	if (o->observe)       /* learn mode: the network is what is learned */
 		ln->ns_flags &= ~(unsigned long)CLONE_NEWNET;
 	ln->notify_w = -1;
+	ln->go_r = ln->ready_w = ln->go_w = ln->ready_r = -1;
+	if (o->warm_ctl >= 0) {
+		if (pipe2(s->go, O_CLOEXEC) < 0 ||
+		    pipe2(s->ready, O_CLOEXEC) < 0) {
+			snprintf(err, ERRLEN, "pipe: %s", strerror(errno));
+			return -1;
+		}
+		ln->go_r = s->go[0];
+		ln->go_w = s->go[1];
+		ln->ready_r = s->ready[0];
+		ln->ready_w = s->ready[1];
+	}
 	ln->bpf = calloc(p->ninsns, sizeof(*ln->bpf));
 	if (!ln->argv || !ln->envp || !ln->bpf) {
 		snprintf(err, ERRLEN, "out of memory");
@@ -305,11 +320,32 @@ static uint64_t cpu_limit_ms(const struct launch *ln)
 }
 
 /* Start the child and supervise it; returns cordon's exit status. */
-static int go(const struct opts *o, const struct cpol *p, struct res *s,
-    struct report *r, char *err)
+/* A warm spare waits here, set up, for its request (warmhold.c). */
+static int hold(struct opts *o, struct res *s, struct report *r, char *err)
+{
+	struct warm_spare w = { .ctl = o->warm_ctl, .pidfd = s->sup.pidfd,
+	    .ready_r = s->ready[0], .go_w = s->go[1], .mnt = s->mnt,
+	    .wfd = s->wfd, .snippet = s->snippet, .given = -1 };
+	int rc;
+
+	closefd(&s->go[0]);
+	closefd(&s->ready[1]);
+	rc = warm_hold(o, &w, r, err);
+	closefd(&s->go[1]);
+	closefd(&s->ready[0]);
+	if (w.given >= 0) {           /* outputs go there (finish) */
+		closefd(&s->wfd);
+		s->wfd = w.given;
+		s->given = 1;
+	}
+	return rc;
+}
+
+/* The timeout and output cap: from here on, the run's. */
+static void bounds_arm(const struct opts *o, const struct cpol *p,
+    struct res *s)
 {
 	struct sup *sp = &s->sup;
-	int status = 0, i;
 
 	sp->deadline = p->timeout_ms;
 	if (o->timeout_ms && o->timeout_ms < sp->deadline)
@@ -319,6 +355,14 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	sp->deadline += supervise_now_ms();
 	sp->truncate = (p->flags & CPOL_F_OUTPUT_TRUNCATE) != 0;
 	sp->cpu_limit_ms = cpu_limit_ms(&s->ln);
+}
+
+static int go(struct opts *o, const struct cpol *p, struct res *s,
+    struct report *r, char *err)
+{
+	struct sup *sp = &s->sup;
+	int status = 0, i;
+
 	if (signals_block(&sp->sigfd) < 0 ||
 	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
 		snprintf(err, ERRLEN, "supervisor set-up: %s", strerror(errno));
@@ -358,12 +402,14 @@ static int go(const struct opts *o, const struct cpol *p, struct res *s,
 	/* Sent before the exec, so here now when there is one. */
 	if (s->ln.ns_flags & CLONE_NEWNS)
 		s->mnt = fdpass_recv(s->mnt_sock[0], MSG_DONTWAIT);
-	if (egress_go(&s->egress, o->null_fd, err, ERRLEN) < 0) {
+	if (egress_go(&s->egress, o->null_fd, err, ERRLEN) < 0 ||
+	    (o->warm_ctl >= 0 && hold(o, s, r, err) < 0)) {
 		kill(sp->pid, SIGKILL);
 		while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
 			;
 		return EXIT_CORDON;
 	}
+	bounds_arm(o, p, s);
 	sp->cg = &s->ln.cg;
 	sp->watch_fd = -1;
 	if (r->bounds.by[B_DISK] == BY_WATCH ||
@@ -413,8 +459,14 @@ static int finish(const struct opts *o, struct res *s, struct report *r,
  * snippet in the caller's.  -1 with msg when something stays. */
 static int leftovers(const struct res *s, char *msg, size_t len)
 {
-	if (s->made)
+	if (s->made && (!s->given || unlinkat(s->wfd, s->snippet, 0) == 0 ||
+	    errno == ENOENT))
 		return workdir_remove(s->workdir, s->snippet, msg, len);
+	if (s->made) {
+		snprintf(msg, len, "cannot remove the snippet's copy from "
+		    "the warm run's --workdir: %s", strerror(errno));
+		return -1;
+	}
 	if (s->wfd < 0 || !s->snippet[0] ||
 	    unlinkat(s->wfd, s->snippet, 0) == 0 || errno == ENOENT)
 		return 0;
@@ -423,7 +475,7 @@ static int leftovers(const struct res *s, char *msg, size_t len)
 	return -1;
 }
 
-int launch(const struct opts *o, const struct cpol *p, struct report *r,
+int launch(struct opts *o, const struct cpol *p, struct report *r,
     char *err)
 {
 	struct res s;
@@ -437,6 +489,7 @@ int launch(const struct opts *o, const struct cpol *p, struct report *r,
 	for (i = 0; i < NPIPES; i++)
 		s.pipe[i][0] = s.pipe[i][1] = -1;
 	s.notify[0] = s.notify[1] = s.sup.notify_r = -1;
+	s.go[0] = s.go[1] = s.ready[0] = s.ready[1] = -1;
 	s.ln.net_w = -1;
 	egress_init(&s.egress);
 	if (files_make(o, &s, err) < 0)
@@ -487,6 +540,10 @@ cleanup:
 	}
 	closefd(&s.notify[0]);
 	closefd(&s.notify[1]);
+	for (i = 0; i < 2; i++) {
+		closefd(&s.go[i]);
+		closefd(&s.ready[i]);
+	}
 	r->egress = s.egress.on;
 	egress_end(&s.egress, &r->net);
 	closefd(&s.wfd);

@@ -161,7 +161,7 @@ static int parse_timeout(const char *s, struct opts *o)
 }
 
 /* Returns -1 to go on, or an exit status (help, version, bad usage). */
-static int opts_parse(int argc, char **argv, struct opts *o)
+int opts_parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
 		{ "workdir", 1, NULL, 'w' }, { "keep-workdir", 0, NULL, 'k' },
@@ -179,7 +179,7 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 	int c, i, li = 0, rc;
 
 	memset(o, 0, sizeof(*o));
-	o->status_fd = -1;
+	o->status_fd = o->warm_ctl = -1;
 	o->output_cap = UINT64_MAX;
 	for (i = 0; i <= CPOL_RLIM_MAX; i++)
 		o->limit[i] = UINT64_MAX;
@@ -232,8 +232,12 @@ static int opts_parse(int argc, char **argv, struct opts *o)
 	}
 	if (o->serve)
 		o->check = 1;         /* one operand, the policy */
+	/* A pool's own options are those of its set-up (serve.c). */
 	if (argc - optind < (o->check ? 1 : 2) || (o->serve && (argc -
-	    optind != 1 || o->observe || o->no_namespaces || o->workdir)))
+	    optind != 1 || o->observe || o->no_namespaces || o->workdir ||
+	    o->keep_workdir || o->timeout_ms || o->status_fd >= 0 ||
+	    o->status_file || o->nresolve || o->quiet || o->output_cap !=
+	    UINT64_MAX)))
 		goto bad;
 	/* A warm run (serve.c's template calls cordon in-process) has
 	 * every layer of a cold run: no learn mode, no fallback. */
@@ -355,6 +359,7 @@ int main(int argc, char **argv)
 	rc = opts_parse(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
+	o.warm_ctl = warm_spare_ctl;
 	o.null_fd = fds_sane();
 	if (o.null_fd < 0) {
 		fprintf(stderr, "cordon: /dev/null: %s\n", strerror(errno));
@@ -364,7 +369,7 @@ int main(int argc, char **argv)
 	if (prepare(&o, &pol, &r, err) < 0)
 		rc = EXIT_CORDON;
 	else if (o.serve)
-		rc = serve_exec(&o, &pol, err);   /* returns on failure only */
+		rc = serve_exec(&o, &pol, argv, err);  /* on failure only */
 	else if (o.check)
 		rc = check_print(&pol, &r.layers, !o.no_namespaces &&
 		    run_probe_ns(run_ns_wanted(&pol, o.limit)));

@@ -22,6 +22,7 @@
 #include <Python.h>
 
 #include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,20 +65,25 @@ static PyObject *strings(char **v)
 	return l;
 }
 
-static PyObject *warm_run(PyObject *self, PyObject *arg)
+/* run(argv, ctl): cordon's main with argv, as a spare of the pool whose
+ * socket is ctl (warmhold.c).  Returns only in the run. */
+static PyObject *warm_run(PyObject *self, PyObject *args)
 {
 	static char *argv[256];
+	PyObject *list;
 	Py_ssize_t n, i;
-	int rc;
+	int rc, ctl;
 
 	(void)self;
-	if (!PyList_Check(arg) || (n = PyList_Size(arg)) < 2 || n > 255) {
-		PyErr_SetString(PyExc_ValueError, "run(argv): a list of 2 to "
-		    "255 strings");
+	if (!PyArg_ParseTuple(args, "O!i", &PyList_Type, &list, &ctl))
+		return NULL;
+	if ((n = PyList_Size(list)) < 2 || n > 255 || ctl < 0) {
+		PyErr_SetString(PyExc_ValueError, "run(argv, ctl): a list of "
+		    "2 to 255 strings, a descriptor");
 		return NULL;
 	}
 	for (i = 0; i < n; i++) {
-		PyObject *b = PyUnicode_EncodeFSDefault(PyList_GetItem(arg,
+		PyObject *b = PyUnicode_EncodeFSDefault(PyList_GetItem(list,
 		    i));
 
 		if (!b)
@@ -88,13 +94,18 @@ static PyObject *warm_run(PyObject *self, PyObject *arg)
 			return PyErr_NoMemory();
 	}
 	argv[n] = NULL;
+	/* The template's end is the pool: its death ends the spare. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
+	    getppid() == 1)
+		_exit(EXIT_CORDON);
 	if (setjmp(resume_at) == 0) {
 		warm_resume = resume;
+		warm_spare_ctl = ctl;
 		rc = cordon_main((int)n, argv);
 		fflush(NULL);
 		_exit(rc);
 	}
-	/* The run: run.c's warm_fork, seccomp installed, fds 0-2 only. */
+	/* The run: run.c's warm_fork, seccomp installed, fds 0-3 only. */
 	environ = run_envp;
 	return Py_BuildValue("(NN)", strings(run_argv), strings(run_envp));
 }
@@ -109,7 +120,7 @@ static PyObject *warm_harden(PyObject *self, PyObject *unused)
 }
 
 static PyMethodDef methods[] = {
-	{ "run", warm_run, METH_O, "a warm run: cordon, in this process" },
+	{ "run", warm_run, METH_VARARGS, "a warm run: cordon, in this process" },
 	{ "harden", warm_harden, METH_NOARGS, "make the template "
 	    "non-dumpable" },
 	{ NULL, NULL, 0, NULL },

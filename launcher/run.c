@@ -336,7 +336,10 @@ static void warm_fork(const struct launch *ln, pid_t *warm_pid)
 	if (pid < 0)
 		fail(ln, "fork (warm run)");
 	if (pid == 0) {
-		if (syscall(SYS_close_range, 3, ~0U, 0) < 0)
+		/* A spare's "warm" pipe becomes fd 3 (warmhold.c). */
+		if ((ln->ready_w >= 0 && dup2(ln->ready_w, 3) < 0) ||
+		    syscall(SYS_close_range, ln->ready_w >= 0 ? 4 : 3, ~0U,
+		    0) < 0)
 			_exit(EXIT_CORDON);
 		warm_resume(ln->argv, ln->envp);
 		_exit(EXIT_CORDON);
@@ -438,6 +441,10 @@ static void init(const struct launch *ln)
 	close(ln->msg_w);     /* the payload's copy closed at its exec */
 	if (arg.warm_pid > 0)  /* the payload forked the warm run, and left */
 		payload = arg.warm_pid;
+	if (ln->go_r >= 0) {   /* the warm run's now: its stdin, its fd 3 */
+		close(ln->go_r);
+		close(ln->ready_w);
+	}
 	if (ln->notify_w >= 0 && (arg.listener < 0 ||
 	    listener_send(ln, arg.listener) < 0)) {
 		kill(payload, SIGKILL);   /* no listener: nothing runs */
@@ -480,7 +487,11 @@ static void child(const struct launch *ln)
 		_exit(EXIT_CORDON);
 	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
 		fail(ln, "close_range");
-	if (dup2(ln->null_fd, 0) < 0 || dup2(ln->out_w, 1) < 0 ||
+	/* cordon's ends of a warm spare's pipes: the run sees EOF. */
+	if (ln->go_w >= 0 && (close(ln->go_w) < 0 || close(ln->ready_r) < 0))
+		fail(ln, "close");
+	if (dup2(ln->go_r >= 0 ? ln->go_r : ln->null_fd, 0) < 0 ||
+	    dup2(ln->out_w, 1) < 0 ||
 	    dup2(ln->err_w, 2) < 0)
 		fail(ln, "stdio");
 	if (ln->ns_flags)

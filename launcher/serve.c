@@ -17,6 +17,7 @@
  * the same code; only the payload's execve is replaced (run.c).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <linux/close_range.h>
 #include <stdio.h>
@@ -29,7 +30,7 @@
 
 #include "cordon.h"
 
-#define SERVE_ARGV_MAX (CPOL_MAX_ARGV + CPOL_MAX_PRELOAD + 8)
+#define SERVE_ARGV_MAX (CPOL_MAX_ARGV + CPOL_MAX_PRELOAD + 64)
 
 /* dir/rel if it holds warm.py, a regular file; else -1. */
 static int warm_dir(char *out, size_t len)
@@ -68,7 +69,29 @@ static int snippet_word(const struct cpol *p)
 	return -1;
 }
 
-int serve_exec(const struct opts *o, const struct cpol *p, char *err)
+/* The pool's own options (--idle, --nice, --limit, --cgroup: every
+ * spare's set-up), from cordon's argv: all before the policy but
+ * --serve.  Returns the new count, or -1 (too many). */
+static int pool_opts(char **argv, char **out, int n)
+{
+	int i;
+
+	for (i = 1; i < optind; i++) {
+		if (strcmp(argv[i], "--serve") == 0) {
+			i++;
+			continue;
+		}
+		if (strncmp(argv[i], "--serve=", 8) == 0)
+			continue;
+		if (n >= SERVE_ARGV_MAX - CPOL_MAX_PRELOAD - 2)
+			return -1;
+		out[n++] = argv[i];
+	}
+	return n;
+}
+
+int serve_exec(const struct opts *o, const struct cpol *p, char **cargv,
+    char *err)
 {
 	static char *argv[SERVE_ARGV_MAX];
 	char warm[PATH_MAX], blob[PATH_MAX], dir[] = "/tmp/cordon-warm.XXXXXX";
@@ -103,6 +126,11 @@ int serve_exec(const struct opts *o, const struct cpol *p, char *err)
 	argv[n++] = blob;
 	argv[n++] = idx;
 	argv[n++] = dir;
+	if ((n = pool_opts(cargv, argv, n)) < 0) {
+		snprintf(err, ERRLEN, "too many options");
+		return EXIT_CORDON;
+	}
+	argv[n++] = "--";
 	for (k = 0; k < p->npreload; k++)
 		argv[n++] = p->preload[k];
 	argv[n] = NULL;

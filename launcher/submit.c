@@ -58,6 +58,9 @@ static ssize_t request(int argc, char **argv, char *buf, int *status)
 		if (i > 0 && strcmp(argv[i - 1], "--status-fd") == 0) {
 			*status = atoi(w);
 			w = "3";
+		} else if (strncmp(w, "--status-fd=", 12) == 0) {
+			*status = atoi(w + 12);
+			w = "--status-fd=3";
 		}
 		n = strlen(w) + 1;
 		if (len + n > SUBMIT_MAX)

@@ -1,53 +1,70 @@
 """cordon's warm pool template (cordon --serve @NAME POLICY.cpol execs this).
 
 argv: @NAME, the blob's absolute path, the index of the snippet in a run's
-argv, the template's own directory, then the policy's preloads.
+argv, the template's own directory, the pool's options (every spare's
+set-up), "--", then the policy's preloads.
 
 The template imports the preloads, exercises them once, freezes the
-collector's generations, then serves runs on the abstract socket NAME:
-one connection per run, from the same uid only.  A request is one message:
-NUL-separated, the caller's directory, then cordon options and operands after the policy (the snippet and
-its arguments), with the caller's stdin, stdout, stderr (and a status
-descriptor, given as --status-fd 3) passed by SCM_RIGHTS.  The template
-forks; the fork calls cordon itself (_cordon_warm.run): every layer of a
-cold run is applied there by cordon's own code, and only in the run, after
-seccomp, does run() return here, to run the snippet as __main__.  The
-template answers each request with cordon's exit status (4 bytes, little
-endian) when that fork ends, and re-executes itself (fresh memory layout,
-fresh imports) after MAX_RUNS runs.
+collector's generations, then serves runs on the abstract socket NAME
+(one connection per run, from the same uid only).  A request is one
+message: NUL-separated, the caller's directory, then cordon options and
+operands after the policy (the snippet and its arguments), with the
+caller's stdin, stdout, stderr (and a status descriptor, given as
+--status-fd 3) passed by SCM_RIGHTS.
+
+Runs are made ahead: SPARES at a time, each a fork of the template that
+calls cordon itself (_cordon_warm.run): every layer of a cold run is set
+up there by cordon's own code, and only in the run, after seccomp, does
+run() return here.  The run exercises the preloads again (its
+copy-on-write faults and cold caches paid before any request), says "W"
+on its fd 3 and waits for its arguments on its stdin; cordon waits with
+it (launcher/warmhold.c) and says "R".  A request goes to a ready spare
+(its words and descriptors; cordon parses and checks them), or waits for
+one.  A request with options that change the set-up (--limit, --nice,
+--idle, --keep-workdir, --resolve) gets a spare of its own, made for it
+with the caller's stdio.  The template answers each request with
+cordon's exit status (4 bytes, little endian) when that spare ends, and
+re-executes itself (fresh memory layout, fresh imports) after MAX_RUNS
+runs.  It stops on SIGTERM or, when its stdin is a pipe, at its EOF:
+idle spares are told to go (their cordon cleans up), runs are ended
+(cordon's SIGTERM handling).
 
 Nothing here reads a file after the preloads are imported: the template
 never imports again (a meta path hook refuses it), so no run can make it
 load anything.
 """
 
+import collections
 import gc
+import io
 import os
 import selectors
 import signal
 import socket
+import stat
 import struct
 import sys
 
 MAX_RUNS = 200          # then re-exec: a new layout, new imports
 MAX_REQUEST = 65536
-# Options a caller may give a warm run; the policy is the pool's.
-ALLOWED = {"--timeout", "--output", "--limit", "--status-fd", "--quiet",
-           "--status-file",
-           "--keep-workdir", "--workdir", "--nice", "--idle", "--resolve"}
-WITH_VALUE = {"--timeout", "--output", "--limit", "--status-fd", "--workdir",
-              "--status-file",
-              "--nice", "--resolve"}
+SPARES = 2              # made ahead
+MAX_FAILURES = 3        # spares that end before ready, in a row: no more
+# The options of a warm request: name -> takes a value.  GO options are
+# the run's (warmhold.c takes them); SETUP ones need a spare made for the
+# request; any other is refused here (and would be by cordon).
+GO = {"--timeout": True, "--output": True, "--quiet": False,
+      "--status-fd": True, "--status-file": True, "--workdir": True}
+SETUP = {"--limit": True, "--nice": True, "--idle": False,
+         "--keep-workdir": False, "--resolve": True}
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _cordon_warm  # noqa: E402  (next to this file, never a run's)
 del sys.path[0]
 
 
-def warm_up(modules):
-    for name in modules:
-        __import__(name)
-    import io
+def exercise():
+    """What every run of these libraries touches, done in the template
+    and again in each spare's run before its request."""
     if "pandas" in sys.modules:
         pd = sys.modules["pandas"]
         df = pd.DataFrame({"a": [1, 2, 2], "b": [1.0, 2.0, 3.0]})
@@ -56,9 +73,8 @@ def warm_up(modules):
         df.describe()
         df.to_csv(io.StringIO())
     if "matplotlib.pyplot" in sys.modules:
-        # What every plotting run touches: the backend, a figure, the
-        # font cache, the PNG writer (to a buffer, nowhere on disk), and
-        # pandas' plotting module (imported on a first .plot).
+        # The backend, a figure, the font cache, the PNG writer (to a
+        # buffer, nowhere on disk), pandas' plotting module.
         plt = sys.modules["matplotlib.pyplot"]
         for kind in ("line", "bar"):
             fig = plt.figure()
@@ -68,10 +84,28 @@ def warm_up(modules):
                 fig.gca().plot([0, 1], [0, 1])
             fig.savefig(io.BytesIO(), format="png")
             plt.close(fig)
+
+
+def warm_up(modules):
+    for name in modules:
+        __import__(name)
+    exercise()
     import runpy  # noqa: F401  (what a run uses, imported here)
     import traceback  # noqa: F401
-    import io  # noqa: F401
     import atexit  # noqa: F401
+
+
+def exercise_quietly():
+    """In a spare's run: the exercise, its output (warnings) dropped."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = io.StringIO()
+    try:
+        exercise()
+    except Exception:
+        pass            # a library that fails here fails in the run too
+    finally:
+        sys.stdout, sys.stderr = out, err
+    gc.collect()
 
 
 class NoImport:
@@ -82,19 +116,55 @@ class NoImport:
                           + name)
 
 
-def check_request(words):
-    i = 0
-    while i < len(words) and words[i].startswith("--"):
-        opt = words[i].split("=", 1)[0]
-        if opt not in ALLOWED:
-            raise ValueError("option not allowed in a warm run: " + opt)
-        if opt == "--status-fd" and words[i].split("=", 1)[-1] != "3" and \
-                (i + 1 >= len(words) or words[i + 1] != "3"):
+def split_request(words):
+    """The words after the caller's directory -> (set-up options, run
+    options, operands); an option's value is always its own word."""
+    setup, go, i = [], [], 0
+    while i < len(words) and words[i].startswith("-") and words[i] != "-":
+        if words[i] == "--":
+            i += 1
+            break
+        name, eq, value = words[i].partition("=")
+        table = GO if name in GO else SETUP if name in SETUP else None
+        if table is None:
+            raise ValueError("option not allowed in a warm run: " + name)
+        if table[name] and not eq:
+            if i + 1 >= len(words):
+                raise ValueError(name + " needs a value")
+            value, i = words[i + 1], i + 1
+        i += 1
+        if name == "--status-fd" and value != "3":
             raise ValueError("--status-fd must be 3")
-        i += 1 if "=" in words[i] or opt not in WITH_VALUE else 2
+        (go if table is GO else setup).extend(
+            [name, value] if table[name] else [name])
     if i >= len(words):
         raise ValueError("no snippet")
-    return words
+    return setup, go, words[i:]
+
+
+def read_exactly(fd, n):
+    data = b""
+    while len(data) < n:
+        chunk = os.read(fd, n - len(data))
+        if not chunk:
+            os._exit(125)       # cordon went away: nothing to run
+        data += chunk
+    return data
+
+
+def run(pool, argv, envp, own):
+    """In the run (never returns): warm, ready, the request's arguments,
+    the snippet."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    pool.forget()
+    if not own:
+        exercise_quietly()
+    os.write(3, b"W")
+    os.close(3)
+    size = struct.unpack("<I", read_exactly(0, 5)[1:])[0]
+    body = read_exactly(0, size)
+    args = [os.fsdecode(a) for a in body.split(b"\0")[:-1]]
+    run_snippet(argv + args, envp, pool.at)
 
 
 def run_snippet(argv, envp, at):
@@ -157,58 +227,246 @@ def run_snippet(argv, envp, at):
     os._exit(code)
 
 
-def serve_one(conn, blob, at, sel, runs):
-    msg, anc, _flags, _addr = conn.recvmsg(MAX_REQUEST,
-                                           socket.CMSG_SPACE(4 * 4))
-    fds = []
-    for level, kind, data in anc:
-        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-            n = len(data) - len(data) % 4
-            fds.extend(struct.unpack("%di" % (n // 4), data[:n]))
-    try:
-        if len(fds) not in (3, 4):
-            raise ValueError("need stdin, stdout, stderr (and status)")
-        words = os.fsdecode(msg).split("\0") if msg else []
-        if len(words) < 2 or not words[0].startswith("/"):
-            raise ValueError("empty request")
-        cwd, words = words[0], check_request(words[1:])
-    except (ValueError, UnicodeError) as e:
+class Spare:
+    __slots__ = ("pid", "pidfd", "ctl", "ready", "conn")
+
+    def __init__(self, pid, pidfd, ctl):
+        self.pid, self.pidfd, self.ctl = pid, pidfd, ctl
+        self.ready, self.conn = False, None
+
+
+class Stop(Exception):
+    pass
+
+
+def stop(signum, frame):
+    raise Stop()
+
+
+class Pool:
+    def __init__(self, name, blob, at, opts, lsock):
+        self.name, self.blob, self.at, self.opts = name, blob, at, opts
+        self.lsock = lsock
+        self.sel = selectors.DefaultSelector()
+        self.sel.register(lsock, selectors.EVENT_READ, ("listen", None))
+        self.spares = []                # made ahead, no request yet
+        self.leaving = []               # told to go, not yet ended
+        self.busy = {}                  # pidfd -> Spare with a request
+        self.queue = collections.deque()
+        self.failures = self.done = 0
+        self.uid = os.getuid()
+        if stat.S_ISFIFO(os.fstat(0).st_mode):
+            self.sel.register(0, selectors.EVENT_READ, ("stdin", None))
+
+    def forget(self):
+        """In a spare's run: the template's sockets are not its own (their
+        descriptors are closed; their numbers are never closed again)."""
+        socks = [self.lsock] + [s.ctl for s in self.spares + self.leaving]
+        socks += [s.ctl for s in self.busy.values()]
+        socks += [s.conn for s in self.busy.values() if s.conn]
+        socks += [r[0] for r in self.queue]
+        for sock in socks:
+            sock.detach()
+
+    def fork_spare(self, setup, request=None):
+        """A spare: cordon with every layer set up around a warm run.  For
+        a request (conn, msg, fds, cwd): one of its own, with the caller's
+        stdio, the request sent at once."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX,
+                                         socket.SOCK_SEQPACKET)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                if request:
+                    for i, fd in enumerate(request[2][:3]):
+                        os.dup2(fd, i)
+                    os.chdir(request[3])
+                os.dup2(theirs.fileno(), 3)
+                os.closerange(4, 1 << 20)
+                argv, envp = _cordon_warm.run(
+                    ["cordon"] + self.opts + setup +
+                    [self.blob, "snippet.py"], 3)
+                run(self, argv, envp, request is not None)
+            finally:
+                os._exit(125)
+        theirs.close()
+        sp = Spare(pid, os.pidfd_open(pid), ours)
+        self.sel.register(sp.pidfd, selectors.EVENT_READ, ("end", sp))
+        self.sel.register(ours, selectors.EVENT_READ, ("ctl", sp))
+        if request:
+            self.give(sp, request)
+        return sp
+
+    def give(self, sp, request):
+        conn, msg, fds, _ = request
+        try:
+            socket.send_fds(sp.ctl, [msg], fds)
+        except OSError:
+            pass                # the spare has ended: its end answers
         for fd in fds:
             os.close(fd)
-        conn.sendall(b"E" + str(e).encode()[:500])
-        conn.close()
-        return
-    opts, rest = split_opts(words)
-    argv = ["cordon"] + opts + [blob] + rest
-    pid = os.fork()
-    if pid == 0:
+        sp.conn = conn
+        self.busy[sp.pidfd] = sp
+
+    def take(self, conn):
+        """A connection's request -> (conn, msg for cordon, fds, cwd) and
+        its set-up options, or None (refused, answered)."""
+        fds = []
         try:
-            for i, fd in enumerate(fds):
-                os.dup2(fd, i)
-            os.closerange(len(fds), 1 << 20)
-            os.chdir(cwd)     # the caller's: its relative paths
-            result = _cordon_warm.run(argv)
-            run_snippet(result[0], result[1], at)
-        finally:
-            os._exit(125)
-    for fd in fds:
-        os.close(fd)
-    pidfd = os.pidfd_open(pid)
-    runs[pidfd] = (pid, conn)
-    sel.register(pidfd, selectors.EVENT_READ, "run")
+            msg, fds, _, _ = socket.recv_fds(conn, MAX_REQUEST, 4)
+            if len(fds) not in (3, 4):
+                raise ValueError("need stdin, stdout, stderr (and status)")
+            words = os.fsdecode(msg).split("\0") if msg else []
+            if len(words) < 2 or not words[0].startswith("/"):
+                raise ValueError("empty request")
+            setup, go, operands = split_request(words[1:])
+            if "--status-fd" in go and len(fds) != 4:
+                raise ValueError("--status-fd without its descriptor")
+        except (OSError, ValueError, UnicodeError) as e:
+            for fd in fds:
+                os.close(fd)
+            try:
+                conn.sendall(b"E" + str(e).encode()[:500])
+            except OSError:
+                pass
+            conn.close()
+            return None, None
+        out = [words[0]] + go + [self.blob] + operands
+        msg = b"".join(os.fsencode(w) + b"\0" for w in out)
+        return (conn, msg, fds, words[0]), setup
 
+    def accept(self):
+        conn, _ = self.lsock.accept()
+        cred = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                               struct.calcsize("3i"))
+        if struct.unpack("3i", cred)[1] != self.uid:
+            conn.close()
+            return
+        request, setup = self.take(conn)
+        if request is None:
+            return
+        self.done += 1
+        if setup:
+            self.fork_spare(setup, request)
+        else:
+            self.queue.append(request)
+        self.dispatch()
 
-def split_opts(words):
-    i = 0
-    while i < len(words) and words[i].startswith("--"):
-        opt = words[i].split("=", 1)[0]
-        i += 1 if "=" in words[i] or opt not in WITH_VALUE else 2
-    return words[:i], words[i:]
+    def dispatch(self):
+        """Queued requests to ready spares; without spares (they keep
+        failing, or the template is about to re-execute), each its own."""
+        while self.queue:
+            ready = [s for s in self.spares if s.ready]
+            if ready:
+                self.spares.remove(ready[0])
+                self.give(ready[0], self.queue.popleft())
+            elif not self.spares:
+                request = self.queue.popleft()
+                self.fork_spare([], request)
+            else:
+                break
+        while self.making() and len(self.spares) < SPARES:
+            self.spares.append(self.fork_spare([]))
+
+    def making(self):
+        return self.failures < MAX_FAILURES and self.done < MAX_RUNS
+
+    def drop(self, f):
+        try:
+            self.sel.unregister(f)
+        except (KeyError, ValueError):
+            pass
+
+    def ended(self, sp):
+        _, status = os.waitpid(sp.pid, 0)
+        self.drop(sp.pidfd)
+        self.drop(sp.ctl)
+        os.close(sp.pidfd)
+        sp.ctl.close()
+        if sp.conn is not None:
+            del self.busy[sp.pidfd]
+            try:
+                sp.conn.sendall(b"X" + struct.pack(
+                    "<i", os.waitstatus_to_exitcode(status)))
+            except OSError:
+                pass
+            sp.conn.close()
+            return
+        if sp in self.leaving:
+            self.leaving.remove(sp)
+            return
+        self.spares.remove(sp)
+        if not sp.ready and self.making():
+            self.failures += 1
+            if self.failures == MAX_FAILURES:
+                sys.stderr.write("cordon: warm pool %s: spares keep ending "
+                                 "before ready; each run now gets its own "
+                                 "(its errors go to its caller)\n"
+                                 % self.name)
+        elif sp.ready:
+            self.failures = 0
+
+    def event(self, kind, sp):
+        if kind == "listen":
+            self.accept()
+        elif kind == "ctl":
+            if sp.ctl.recv(16) == b"R":
+                sp.ready = True
+                self.failures = 0
+            else:
+                self.drop(sp.ctl)       # it has ended: "end" follows
+        elif kind == "end":
+            self.ended(sp)
+        elif kind == "stdin":
+            if not os.read(0, 512):
+                raise Stop()
+        self.dispatch()
+
+    def serve(self):
+        """Until MAX_RUNS requests; then the rest of them, and return
+        (new callers wait in the socket's backlog for the next template)."""
+        while self.done < MAX_RUNS:
+            for key, _ in self.sel.select():
+                self.event(*key.data)
+        self.drop(self.lsock)
+        self.idle_go()
+        while self.queue or self.busy or self.leaving:
+            for key, _ in self.sel.select():
+                self.event(*key.data)
+
+    def idle_go(self):
+        """Spares without a request are told to go (EOF on their socket:
+        their cordon ends the run and cleans up)."""
+        for sp in self.spares:
+            self.drop(sp.ctl)
+            sp.ctl.shutdown(socket.SHUT_RDWR)
+        self.leaving += self.spares
+        self.spares = []
+
+    def stop(self):
+        """SIGTERM or stdin's EOF: no more runs; idle spares go, runs are
+        ended by their cordon (SIGTERM: outcome "interrupted")."""
+        self.drop(self.lsock)
+        self.lsock.close()
+        for request in self.queue:
+            for fd in request[2]:
+                os.close(fd)
+            request[0].close()
+        self.queue.clear()
+        self.idle_go()
+        for sp in self.busy.values():
+            os.kill(sp.pid, signal.SIGTERM)
+        while self.leaving or self.busy:
+            for key, _ in self.sel.select():
+                if key.data[0] == "end":
+                    self.ended(key.data[1])
 
 
 def main():
-    name, blob, at, home = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-    modules = sys.argv[5:]
+    name, blob, at, home = sys.argv[1], sys.argv[2], int(sys.argv[3]), \
+        sys.argv[4]
+    dash = sys.argv.index("--", 5)
+    opts, modules = sys.argv[5:dash], sys.argv[dash + 1:]
     _cordon_warm.harden()
     os.chdir(home)
     warm_up(modules)
@@ -217,49 +475,31 @@ def main():
     sys.meta_path.insert(0, NoImport())
     gc.collect()
     gc.freeze()
-    inherited = os.environ.get("CORDON_WARM_FD")
+    inherited = os.environ.pop("CORDON_WARM_FD", None)
     if inherited:
         lsock = socket.socket(fileno=int(inherited))
-        os.environ.pop("CORDON_WARM_FD")
     else:
         lsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         lsock.bind("\0" + name[1:])
         lsock.listen(64)
-    uid = os.getuid()
-    sel = selectors.DefaultSelector()
-    sel.register(lsock, selectors.EVENT_READ, "listen")
-    runs, done = {}, 0
-    sys.stderr.write("cordon: warm pool %s ready (%d preloads)\n" % (name, len(modules)))
-    sys.stderr.flush()
-    while True:
-        if done >= MAX_RUNS and not runs:
-            os.set_inheritable(lsock.fileno(), True)
-            env = dict(os.environ, CORDON_WARM_FD=str(lsock.fileno()))
-            os.execve(sys.executable, [sys.executable] + sys.orig_argv[1:], env)
-        for key, _ in sel.select():
-            if key.data == "listen":
-                if done >= MAX_RUNS:
-                    continue
-                conn, _ = lsock.accept()
-                cred = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
-                                       struct.calcsize("3i"))
-                if struct.unpack("3i", cred)[1] != uid:
-                    conn.close()
-                    continue
-                serve_one(conn, blob, at, sel, runs)
-                done += 1
-            else:
-                pidfd = key.fd
-                pid, conn = runs.pop(pidfd)
-                sel.unregister(pidfd)
-                os.close(pidfd)
-                _, status = os.waitpid(pid, 0)
-                code = os.waitstatus_to_exitcode(status)
-                try:
-                    conn.sendall(b"X" + struct.pack("<i", code))
-                except OSError:
-                    pass
-                conn.close()
+    pool = Pool(name, blob, at, opts, lsock)
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        pool.dispatch()
+        if not inherited:
+            sys.stderr.write("cordon: warm pool %s ready (%d preloads)\n"
+                             % (name, len(modules)))
+            sys.stderr.flush()
+        pool.serve()
+    except Stop:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        pool.stop()
+        return
+    # MAX_RUNS: a new template, same socket (a new layout, new imports).
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.set_inheritable(lsock.fileno(), True)
+    env = dict(os.environ, CORDON_WARM_FD=str(lsock.fileno()))
+    os.execve(sys.executable, [sys.executable] + sys.orig_argv[1:], env)
 
 
 if __name__ == "__main__":

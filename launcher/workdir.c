@@ -72,17 +72,41 @@ int workdir_make(const char *given, char *path, size_t pathlen,
 	return 0;
 }
 
+/* The snippet from in (src names it in messages) to out, at most
+ * SNIPPET_MAX bytes.  0, or -1 with err. */
+int snippet_fill(int in, const char *src, int out, char *err,
+    size_t errlen)
+{
+	static char buf[65536];  /* touched as filled: see relay_one() */
+	size_t total = 0;
+	ssize_t n;
+
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || (total += (size_t)n) > SNIPPET_MAX) {
+			snprintf(err, errlen, "%s: %s", src, n < 0 ?
+			    strerror(errno) : "larger than 16 MiB");
+			return -1;
+		}
+		if (write_all(out, buf, (size_t)n) < 0) {
+			snprintf(err, errlen, "snippet copy: %s",
+			    strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Copy the snippet (open at in; src names it in messages) into the
  * workdir as a new file: "snippet.py" in a fresh one, "snippet-XXXXXX.py"
  * (never an existing name) in the caller's.  Its name goes to name[]. */
 int snippet_copy(int in, const char *src, const char *dir, int fresh,
     char *name, size_t namelen, char *err, size_t errlen)
 {
-	static char buf[65536];  /* touched as filled: see relay_one() */
 	char path[4200];
-	size_t total = 0, dirlen = strlen(dir);
-	int fd, rc = -1;
-	ssize_t n;
+	size_t dirlen = strlen(dir);
+	int fd, rc;
 
 	if (snprintf(path, sizeof(path), "%s/snippet%s.py", dir, fresh ? "" :
 	    "-XXXXXX") >= (int)sizeof(path) || dirlen + 20 > sizeof(path)) {
@@ -96,22 +120,7 @@ int snippet_copy(int in, const char *src, const char *dir, int fresh,
 		return -1;
 	}
 	snprintf(name, namelen, "%s", path + dirlen + 1);
-	while ((n = read(in, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || (total += (size_t)n) > SNIPPET_MAX) {
-			snprintf(err, errlen, "%s: %s", src, n < 0 ?
-			    strerror(errno) : "larger than 16 MiB");
-			goto close_fd;
-		}
-		if (write_all(fd, buf, (size_t)n) < 0) {
-			snprintf(err, errlen, "snippet copy: %s",
-			    strerror(errno));
-			goto close_fd;
-		}
-	}
-	rc = 0;
-close_fd:
+	rc = snippet_fill(in, src, fd, err, errlen);
 	if (close(fd) < 0 && rc == 0) {
 		snprintf(err, errlen, "snippet copy: %s", strerror(errno));
 		rc = -1;

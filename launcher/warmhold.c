@@ -1,0 +1,283 @@
+/*
+ * warmhold.c - a warm pool's spare, between its set-up and its run.
+ *
+ * The template (warm.py) makes spares ahead of requests.  A spare is
+ * cordon (launch.c) in a fork of the template, with the policy's blob
+ * and the pool's options: workdir, run tmpfs, cgroup, namespaces,
+ * rlimits, Landlock and seccomp are all in place around a run process
+ * that has resumed the template's interpreter.  The run exercises the
+ * preloads once (copy-on-write faults and cold caches paid now, not in
+ * the caller's time), writes "W" on its fd 3 and reads its stdin.
+ *
+ * Here cordon waits with it: for that "W" (or the run's end), then says
+ * "R" to the template and takes one request: NUL-separated words (the
+ * caller's directory, then cordon's options, the blob, the snippet and
+ * its arguments) with the caller's stdin, stdout, stderr and, for
+ * --status-fd, its status descriptor.  The options are parsed by cordon's
+ * own parser and only those that do not change the set-up are taken
+ * (--timeout, --output, --quiet, --status-fd, --status-file, and
+ * --workdir, whose files are copied into the run tmpfs and whose outputs
+ * are copied back, as a cold run's).  The snippet is copied into the
+ * run's workdir, the run gets its arguments on its stdin ("G", a 4-byte
+ * length, NUL-ended words; then EOF), and the run's clock starts.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cordon.h"
+#include "infile.h"
+#include "wall.h"
+
+#define WARM_READY_MS 30000           /* a spare's warm-up, at most */
+#define WARM_REQ_MAX 65536
+#define WARM_WORDS_MAX 1024
+
+int warm_spare_ctl = -1;
+
+/* The run's "W" on its fd 3.  0, or -1 with err (it ended or hung). */
+static int run_warm(const struct warm_spare *w, char *err)
+{
+	struct pollfd pf[2] = { { .fd = w->ready_r, .events = POLLIN },
+	    { .fd = w->pidfd, .events = POLLIN } };
+	char c = 0;
+	int n;
+
+	while ((n = poll(pf, 2, WARM_READY_MS)) < 0 && errno == EINTR)
+		;
+	if (n > 0 && (pf[0].revents & POLLIN) && read(w->ready_r, &c, 1) ==
+	    1 && c == 'W')
+		return 0;
+	snprintf(err, ERRLEN, "the warm run %s before its request",
+	    n == 0 ? "was not ready in 30 s" : "ended");
+	return -1;
+}
+
+/* One request from the template: its words into buf (NUL-ended), its
+ * descriptors into fds.  Returns the count of descriptors, or -1. */
+static int request_take(int ctl, char *buf, size_t len, int fds[4],
+    char *err)
+{
+	char cbuf[CMSG_SPACE(4 * sizeof(int))];
+	struct iovec iov = { .iov_base = buf, .iov_len = len - 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+	    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	ssize_t n;
+	int nfd = 0;
+
+	if (write_all(ctl, "R", 1) < 0) {
+		snprintf(err, ERRLEN, "the pool is gone");
+		return -1;
+	}
+	while ((n = recvmsg(ctl, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+		nfd = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		memcpy(fds, CMSG_DATA(c), (size_t)nfd * sizeof(int));
+	}
+	if (n <= 0 || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    (nfd != 3 && nfd != 4)) {
+		snprintf(err, ERRLEN, "the pool sent no request");
+		while (nfd > 0)
+			close(fds[--nfd]);
+		return -1;
+	}
+	buf[n] = '\0';
+	if (n == 0 || buf[n - 1] != '\0')
+		buf[n++] = '\0';
+	return nfd;
+}
+
+/* The caller's descriptors become cordon's 0, 1, 2; the status one, if
+ * any, stays where it landed and replaces the value of --status-fd. */
+static int fds_take(const int fds[4], int nfd, char **argv, char *num,
+    size_t numlen)
+{
+	int i, rc = 0;
+
+	for (i = 0; i < 3; i++)
+		if (dup2(fds[i], i) < 0)
+			rc = -1;
+	for (i = 0; i < 3; i++)
+		close(fds[i]);
+	snprintf(num, numlen, "%d", nfd == 4 ? fds[3] : -1);
+	for (i = 1; argv[i] && argv[i + 1]; i++)
+		if (strcmp(argv[i], "--status-fd") == 0)
+			argv[i + 1] = num;
+	return rc;
+}
+
+/* Options that would change a set-up already made: refused. */
+static int setup_option(const struct opts *g)
+{
+	int i;
+
+	for (i = 0; i <= CPOL_RLIM_MAX; i++)
+		if (g->limit[i] != UINT64_MAX)
+			return 1;
+	return g->keep_workdir || g->check || g->no_namespaces || g->nice ||
+	    g->idle || g->cgroup || g->nresolve || g->observe || g->serve;
+}
+
+/* The snippet into the run's workdir (the spare's empty copy). */
+static int snippet_put(const struct opts *g, const struct warm_spare *w,
+    char *err)
+{
+	char path[128];
+	struct stat st;
+	int in, out, rc;
+
+	snprintf(path, sizeof(path), "%s%s", w->mnt >= 0 ? "w/" : "",
+	    w->snippet);
+	in = strcmp(g->snippet, "-") == 0 ? 0 : infile_open(g->snippet, 0,
+	    &st);
+	if (in < 0) {
+		snprintf(err, ERRLEN, "%s: %s", g->snippet,
+		    infile_strerror(errno));
+		return -1;
+	}
+	out = openat(w->mnt >= 0 ? w->mnt : w->wfd, path, O_WRONLY |
+	    O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+	rc = out < 0 ? -1 : snippet_fill(in, g->snippet, out, err, ERRLEN);
+	if (out < 0)
+		snprintf(err, ERRLEN, "snippet copy: %s", strerror(errno));
+	if (out >= 0 && close(out) < 0 && rc == 0) {
+		snprintf(err, ERRLEN, "snippet copy: %s", strerror(errno));
+		rc = -1;
+	}
+	if (in > 0)
+		close(in);
+	return rc;
+}
+
+/* --workdir DIR in a request: DIR's files into the run tmpfs; finish()
+ * copies the outputs back (the snippet's copy is removed from DIR after:
+ * a DIR holding that name is refused, its file would be lost). */
+static int workdir_in(struct opts *g, struct warm_spare *w,
+    struct report *r, char *err)
+{
+	char path[sizeof(r->workdir)];
+	uint64_t skipped = 0;
+	int d, in;
+
+	if (w->mnt < 0) {
+		snprintf(err, ERRLEN, "--workdir in a warm run needs the run "
+		    "tmpfs (a mount namespace)");
+		return -1;
+	}
+	if (workdir_make(g->workdir, path, sizeof(path), err, ERRLEN) < 0)
+		return -1;
+	d = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (d < 0 || faccessat(d, w->snippet, F_OK, AT_SYMLINK_NOFOLLOW) ==
+	    0) {
+		snprintf(err, ERRLEN, "--workdir %.400s: %s", path, d < 0 ?
+		    strerror(errno) : "holds snippet.py, the warm run's own");
+		if (d >= 0)
+			close(d);
+		return -1;
+	}
+	in = openat(w->mnt, "w", O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (in < 0 || runfs_copy(d, in, &skipped) < 0) {
+		snprintf(err, ERRLEN, "copying %.400s into the run tmpfs: %s",
+		    path, strerror(errno));
+		if (in >= 0)
+			close(in);
+		close(d);
+		return -1;
+	}
+	close(in);
+	memcpy(r->workdir, path, sizeof(r->workdir));
+	w->given = d;
+	return 0;
+}
+
+/* The request's words as cordon's argv (argv[0] "cordon"), cwd first. */
+static int words_split(char *buf, char **argv, const char **cwd)
+{
+	char *p = buf;
+	int n = 0;
+
+	*cwd = p;
+	p += strlen(p) + 1;
+	argv[n++] = "cordon";
+	while (*p && n < WARM_WORDS_MAX - 1) {
+		argv[n++] = p;
+		p += strlen(p) + 1;
+	}
+	argv[n] = NULL;
+	return *p ? -1 : n;
+}
+
+/* The run's arguments on its stdin, then EOF. */
+static int args_send(const struct warm_spare *w, const struct opts *g)
+{
+	static char buf[WARM_REQ_MAX + 8];
+	size_t len = 5, n;
+	uint32_t body;
+	int i;
+
+	buf[0] = 'G';
+	for (i = 0; i < g->nargs; i++) {
+		n = strlen(g->args[i]) + 1;
+		if (len + n > sizeof(buf))
+			return -1;
+		memcpy(buf + len, g->args[i], n);
+		len += n;
+	}
+	body = (uint32_t)(len - 5);
+	memcpy(buf + 1, &body, 4);        /* x86-64: little endian */
+	return write_all(w->go_w, buf, len);
+}
+
+int warm_hold(struct opts *o, struct warm_spare *w, struct report *r,
+    char *err)
+{
+	static char buf[WARM_REQ_MAX + 1], num[16];
+	static char *argv[WARM_WORDS_MAX];
+	const char *cwd;
+	struct opts g;
+	int fds[4], nfd, argc;
+
+	if (run_warm(w, err) < 0 || (nfd = request_take(w->ctl, buf,
+	    sizeof(buf), fds, err)) < 0)
+		return -1;
+	argc = words_split(buf, argv, &cwd);
+	if (fds_take(fds, nfd, argv, num, sizeof(num)) < 0 || argc < 0 ||
+	    chdir(cwd) < 0) {
+		snprintf(err, ERRLEN, "a warm request: %s", argc < 0 ?
+		    "too many words" : strerror(errno));
+		return -1;
+	}
+	optind = 0;
+	if (opts_parse(argc, argv, &g) >= 0 || g.check || strcmp(g.policy,
+	    o->policy) != 0 || setup_option(&g)) {
+		snprintf(err, ERRLEN, "a warm run takes --timeout, --output, "
+		    "--quiet, --status-fd, --status-file and --workdir; the "
+		    "pool's own options and policy are set");
+		return -1;
+	}
+	r->wall_ms = supervise_now_ms();
+	if ((g.workdir && workdir_in(&g, w, r, err) < 0) ||
+	    snippet_put(&g, w, err) < 0)
+		return -1;
+	if (args_send(w, &g) < 0) {
+		snprintf(err, ERRLEN, "the warm run: %s", strerror(errno));
+		return -1;
+	}
+	o->timeout_ms = g.timeout_ms;
+	o->output_cap = g.output_cap;
+	o->quiet = g.quiet;
+	o->status_fd = g.status_fd;
+	o->status_file = g.status_file;
+	o->workdir = g.workdir;
+	o->snippet = g.snippet;
+	return 0;
+}
