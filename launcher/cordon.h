@@ -223,6 +223,8 @@ struct warm_spare {
 extern int warm_spare_ctl;     /* set by the template's extension */
 int warm_hold(struct opts *o, struct warm_spare *w,
     struct report *r, char *err);
+/* cordon's exit status, to the template (for the caller), at the end */
+void warm_said(int ctl, int rc);
 
 /* launch.c */
 int launch(struct opts *o, const struct cpol *pol, struct report *r,

@@ -400,6 +400,10 @@ int main(int argc, char **argv)
 	if (r.denials && !o.quiet && (r.outcome != OUT_EXITED ||
 	    r.exit_code != 0))
 		denials_say(r.denials);
+	/* A warm run's caller hears its status now, not after this
+	 * process (a fork of the template) has unmapped its memory. */
+	if (o.warm_ctl >= 0)
+		warm_said(o.warm_ctl, rc);
 	denials_free((struct denials *)r.denials);
 	cpol_free(&pol);
 	close(o.null_fd);

@@ -105,7 +105,20 @@ def exercise_quietly():
         pass            # a library that fails here fails in the run too
     finally:
         sys.stdout, sys.stderr = out, err
+    # What the exercise opened is closed, as in a fresh interpreter (the
+    # fonts matplotlib caches; its fork handler clears them for os.fork).
+    fm = sys.modules.get("matplotlib.font_manager")
+    if fm is not None:
+        fm._get_font.cache_clear()
     gc.collect()
+    for fd in range(4, 1024):
+        try:
+            os.fstat(fd)
+        except OSError:
+            continue
+        os._exit(125)   # a library keeps a descriptor: no such spare
+
+
 
 
 class NoImport:
@@ -152,12 +165,12 @@ def read_exactly(fd, n):
     return data
 
 
-def run(pool, argv, envp, own):
+def run(pool, argv, envp, exercise):
     """In the run (never returns): warm, ready, the request's arguments,
     the snippet."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     pool.forget()
-    if not own:
+    if exercise:
         exercise_quietly()
     os.write(3, b"W")
     os.close(3)
@@ -235,6 +248,28 @@ class Spare:
         self.ready, self.conn = False, None
 
 
+class Request:
+    """A caller's run: its connection, descriptors, directory, set-up
+    options (a spare of its own), run options and operands."""
+    __slots__ = ("conn", "fds", "cwd", "setup", "go", "operands")
+
+    def __init__(self, conn, fds, cwd, setup, go, operands):
+        self.conn, self.fds, self.cwd = conn, fds, cwd
+        self.setup, self.go, self.operands = setup, go, operands
+
+    def own(self):
+        """Its --workdir as a set-up option: for spares without a run
+        tmpfs (the caller's folder must be the run's workdir itself)."""
+        if "--workdir" in self.go:
+            i = self.go.index("--workdir")
+            self.setup += self.go[i:i + 2]
+            del self.go[i:i + 2]
+
+    def message(self, blob):
+        words = [self.cwd] + self.go + [blob] + self.operands
+        return b"".join(os.fsencode(w) + b"\0" for w in words)
+
+
 class Stop(Exception):
     pass
 
@@ -254,6 +289,8 @@ class Pool:
         self.busy = {}                  # pidfd -> Spare with a request
         self.queue = collections.deque()
         self.failures = self.done = 0
+        self.pressed = False            # the last request had to wait
+        self.tmpfs = None               # spares have a run tmpfs (R T)
         self.uid = os.getuid()
         if stat.S_ISFIFO(os.fstat(0).st_mode):
             self.sel.register(0, selectors.EVENT_READ, ("stdin", None))
@@ -264,29 +301,34 @@ class Pool:
         socks = [self.lsock] + [s.ctl for s in self.spares + self.leaving]
         socks += [s.ctl for s in self.busy.values()]
         socks += [s.conn for s in self.busy.values() if s.conn]
-        socks += [r[0] for r in self.queue]
+        socks += [r.conn for r in self.queue]
         for sock in socks:
             sock.detach()
 
-    def fork_spare(self, setup, request=None):
+    def fork_spare(self, request=None):
         """A spare: cordon with every layer set up around a warm run.  For
-        a request (conn, msg, fds, cwd): one of its own, with the caller's
-        stdio, the request sent at once."""
+        a request: one of its own, with the caller's stdio and set-up
+        options, the request sent at once.  While requests wait for spares,
+        spares skip the exercise: it costs about what it saves, and a
+        waiting caller pays all of it."""
+        exercise = request is None and not self.pressed
         ours, theirs = socket.socketpair(socket.AF_UNIX,
                                          socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
             try:
+                setup = []
                 if request:
-                    for i, fd in enumerate(request[2][:3]):
+                    for i, fd in enumerate(request.fds[:3]):
                         os.dup2(fd, i)
-                    os.chdir(request[3])
+                    os.chdir(request.cwd)
+                    setup = request.setup
                 os.dup2(theirs.fileno(), 3)
                 os.closerange(4, 1 << 20)
                 argv, envp = _cordon_warm.run(
                     ["cordon"] + self.opts + setup +
                     [self.blob, "snippet.py"], 3)
-                run(self, argv, envp, request is not None)
+                run(self, argv, envp, exercise)
             finally:
                 os._exit(125)
         theirs.close()
@@ -298,19 +340,18 @@ class Pool:
         return sp
 
     def give(self, sp, request):
-        conn, msg, fds, _ = request
         try:
-            socket.send_fds(sp.ctl, [msg], fds)
+            socket.send_fds(sp.ctl, [request.message(self.blob)],
+                            request.fds)
         except OSError:
             pass                # the spare has ended: its end answers
-        for fd in fds:
+        for fd in request.fds:
             os.close(fd)
-        sp.conn = conn
+        sp.conn = request.conn
         self.busy[sp.pidfd] = sp
 
     def take(self, conn):
-        """A connection's request -> (conn, msg for cordon, fds, cwd) and
-        its set-up options, or None (refused, answered)."""
+        """A connection's Request, or None (refused, answered)."""
         fds = []
         try:
             msg, fds, _, _ = socket.recv_fds(conn, MAX_REQUEST, 4)
@@ -330,10 +371,8 @@ class Pool:
             except OSError:
                 pass
             conn.close()
-            return None, None
-        out = [words[0]] + go + [self.blob] + operands
-        msg = b"".join(os.fsencode(w) + b"\0" for w in out)
-        return (conn, msg, fds, words[0]), setup
+            return None
+        return Request(conn, fds, words[0], setup, go, operands)
 
     def accept(self):
         conn, _ = self.lsock.accept()
@@ -342,12 +381,13 @@ class Pool:
         if struct.unpack("3i", cred)[1] != self.uid:
             conn.close()
             return
-        request, setup = self.take(conn)
+        request = self.take(conn)
         if request is None:
             return
         self.done += 1
-        if setup:
-            self.fork_spare(setup, request)
+        self.pressed = not any(s.ready for s in self.spares)
+        if request.setup:
+            self.fork_spare(request)
         else:
             self.queue.append(request)
         self.dispatch()
@@ -357,16 +397,22 @@ class Pool:
         failing, or the template is about to re-execute), each its own."""
         while self.queue:
             ready = [s for s in self.spares if s.ready]
-            if ready:
+            if self.tmpfs is False and "--workdir" in self.queue[0].go:
+                self.queue[0].own()
+                self.fork_spare(self.queue.popleft())
+            elif ready:
                 self.spares.remove(ready[0])
                 self.give(ready[0], self.queue.popleft())
             elif not self.spares:
-                request = self.queue.popleft()
-                self.fork_spare([], request)
+                self.fork_spare(self.queue.popleft())
             else:
                 break
-        while self.making() and len(self.spares) < SPARES:
-            self.spares.append(self.fork_spare([]))
+        # At rest, the next spare is made after a run, not during it (a
+        # fork of the template and a set-up would take the run's CPU);
+        # with no spare left, or callers waiting, at once.
+        while self.making() and len(self.spares) < SPARES and (
+                not self.busy or not self.spares or self.queue):
+            self.spares.append(self.fork_spare())
 
     def making(self):
         return self.failures < MAX_FAILURES and self.done < MAX_RUNS
@@ -385,12 +431,7 @@ class Pool:
         sp.ctl.close()
         if sp.conn is not None:
             del self.busy[sp.pidfd]
-            try:
-                sp.conn.sendall(b"X" + struct.pack(
-                    "<i", os.waitstatus_to_exitcode(status)))
-            except OSError:
-                pass
-            sp.conn.close()
+            self.answer(sp, os.waitstatus_to_exitcode(status))
             return
         if sp in self.leaving:
             self.leaving.remove(sp)
@@ -406,13 +447,28 @@ class Pool:
         elif sp.ready:
             self.failures = 0
 
+    def answer(self, sp, code):
+        """The caller's answer: cordon's exit status (said by cordon
+        once it has cleaned up, or its process's when it died)."""
+        if sp.conn is None or sp.conn.fileno() < 0:
+            return
+        try:
+            sp.conn.sendall(b"X" + struct.pack("<i", code))
+        except OSError:
+            pass
+        sp.conn.close()
+
     def event(self, kind, sp):
         if kind == "listen":
             self.accept()
         elif kind == "ctl":
-            if sp.ctl.recv(16) == b"R":
+            said = sp.ctl.recv(16)
+            if said[:1] == b"R" and len(said) == 2:
                 sp.ready = True
                 self.failures = 0
+                self.tmpfs = said[1:] == b"T"   # the same for every spare
+            elif said[:1] == b"X" and len(said) == 5:
+                self.answer(sp, struct.unpack("<i", said[1:])[0])
             else:
                 self.drop(sp.ctl)       # it has ended: "end" follows
         elif kind == "end":
@@ -449,9 +505,9 @@ class Pool:
         self.drop(self.lsock)
         self.lsock.close()
         for request in self.queue:
-            for fd in request[2]:
+            for fd in request.fds:
                 os.close(fd)
-            request[0].close()
+            request.conn.close()
         self.queue.clear()
         self.idle_go()
         for sp in self.busy.values():

@@ -10,7 +10,7 @@
  * the caller's time), writes "W" on its fd 3 and reads its stdin.
  *
  * Here cordon waits with it: for that "W" (or the run's end), then says
- * "R" to the template and takes one request: NUL-separated words (the
+ * "R" to the template (and "T" when it has a run tmpfs) and takes one request: NUL-separated words (the
  * caller's directory, then cordon's options, the blob, the snippet and
  * its arguments) with the caller's stdin, stdout, stderr and, for
  * --status-fd, its status descriptor.  The options are parsed by cordon's
@@ -60,8 +60,8 @@ static int run_warm(const struct warm_spare *w, char *err)
 
 /* One request from the template: its words into buf (NUL-ended), its
  * descriptors into fds.  Returns the count of descriptors, or -1. */
-static int request_take(int ctl, char *buf, size_t len, int fds[4],
-    char *err)
+static int request_take(int ctl, int tmpfs, char *buf, size_t len,
+    int fds[4], char *err)
 {
 	char cbuf[CMSG_SPACE(4 * sizeof(int))];
 	struct iovec iov = { .iov_base = buf, .iov_len = len - 1 };
@@ -71,7 +71,7 @@ static int request_take(int ctl, char *buf, size_t len, int fds[4],
 	ssize_t n;
 	int nfd = 0;
 
-	if (write_all(ctl, "R", 1) < 0) {
+	if (write_all(ctl, tmpfs ? "RT" : "R-", 2) < 0) {
 		snprintf(err, ERRLEN, "the pool is gone");
 		return -1;
 	}
@@ -246,8 +246,8 @@ int warm_hold(struct opts *o, struct warm_spare *w, struct report *r,
 	struct opts g;
 	int fds[4], nfd, argc;
 
-	if (run_warm(w, err) < 0 || (nfd = request_take(w->ctl, buf,
-	    sizeof(buf), fds, err)) < 0)
+	if (run_warm(w, err) < 0 || (nfd = request_take(w->ctl,
+	    w->mnt >= 0, buf, sizeof(buf), fds, err)) < 0)
 		return -1;
 	argc = words_split(buf, argv, &cwd);
 	if (fds_take(fds, nfd, argv, num, sizeof(num)) < 0 || argc < 0 ||
@@ -280,4 +280,14 @@ int warm_hold(struct opts *o, struct warm_spare *w, struct report *r,
 	o->workdir = g.workdir;
 	o->snippet = g.snippet;
 	return 0;
+}
+
+void warm_said(int ctl, int rc)
+{
+	char msg[5] = { 'X' };
+	int32_t code = rc;
+
+	fflush(NULL);
+	memcpy(msg + 1, &code, 4);           /* x86-64: little endian */
+	(void)write_all(ctl, msg, sizeof(msg));
 }

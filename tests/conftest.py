@@ -132,9 +132,13 @@ def warm_pools():
         pools[blob] = name
         return name
     yield get
-    for p in procs:
-        p.kill()
-        p.wait()
+    for p in procs:         # SIGTERM: idle spares clean up, then it ends
+        p.terminate()
+        try:
+            p.wait(30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
 
 
 @pytest.fixture
