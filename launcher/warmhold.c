@@ -58,10 +58,11 @@ static int run_warm(const struct warm_spare *w, char *err)
 	return -1;
 }
 
-/* One request from the template: its words into buf (NUL-ended), its
- * descriptors into fds.  Returns the count of descriptors, or -1. */
+/* One request from the template: its words into buf (each NUL-ended;
+ * their length to *got), its descriptors into fds.  Returns the count of
+ * descriptors, or -1. */
 static int request_take(int ctl, int tmpfs, char *buf, size_t len,
-    int fds[4], char *err)
+    size_t *got, int fds[4], char *err)
 {
 	char cbuf[CMSG_SPACE(4 * sizeof(int))];
 	struct iovec iov = { .iov_base = buf, .iov_len = len - 1 };
@@ -89,9 +90,9 @@ static int request_take(int ctl, int tmpfs, char *buf, size_t len,
 			close(fds[--nfd]);
 		return -1;
 	}
-	buf[n] = '\0';
-	if (n == 0 || buf[n - 1] != '\0')
+	if (buf[n - 1] != '\0')
 		buf[n++] = '\0';
+	*got = (size_t)n;
 	return nfd;
 }
 
@@ -199,21 +200,23 @@ static int workdir_in(struct opts *g, struct warm_spare *w,
 	return 0;
 }
 
-/* The request's words as cordon's argv (argv[0] "cordon"), cwd first. */
-static int words_split(char *buf, char **argv, const char **cwd)
+/* The request's words (len bytes, each NUL-ended) as cordon's argv
+ * (argv[0] "cordon"), the caller's directory first.  argc, or -1. */
+static int words_split(char *buf, size_t len, char **argv,
+    const char **cwd)
 {
-	char *p = buf;
+	char *p = buf, *end = buf + len;
 	int n = 0;
 
 	*cwd = p;
 	p += strlen(p) + 1;
 	argv[n++] = "cordon";
-	while (*p && n < WARM_WORDS_MAX - 1) {
+	while (p < end && n < WARM_WORDS_MAX - 1) {
 		argv[n++] = p;
 		p += strlen(p) + 1;
 	}
 	argv[n] = NULL;
-	return *p ? -1 : n;
+	return p < end ? -1 : n;
 }
 
 /* The run's arguments on its stdin, then EOF. */
@@ -245,11 +248,12 @@ int warm_hold(struct opts *o, struct warm_spare *w, struct report *r,
 	const char *cwd;
 	struct opts g;
 	int fds[4], nfd, argc;
+	size_t len;
 
 	if (run_warm(w, err) < 0 || (nfd = request_take(w->ctl,
-	    w->mnt >= 0, buf, sizeof(buf), fds, err)) < 0)
+	    w->mnt >= 0, buf, sizeof(buf), &len, fds, err)) < 0)
 		return -1;
-	argc = words_split(buf, argv, &cwd);
+	argc = words_split(buf, len, argv, &cwd);
 	if (fds_take(fds, nfd, argv, num, sizeof(num)) < 0 || argc < 0 ||
 	    chdir(cwd) < 0) {
 		snprintf(err, ERRLEN, "a warm request: %s", argc < 0 ?

@@ -170,3 +170,97 @@ def test_status_json_is_json(cordon, pool):
     r = cordon(None, "print(1)\n", warm=pool)
     assert json.loads(json.dumps(r.status))["warm"] is True
     assert os.path.isabs(r.status["workdir"])
+
+
+# ---- spares: made ahead, set up before the request, waiting ----------
+
+def test_stdin_is_empty_and_args_arrive(cordon, pool):
+    # A spare's run reads its arguments on stdin; after them, EOF, as a
+    # cold run's /dev/null.
+    r = cordon(None, "import sys\nprint(repr(sys.stdin.read()), "
+               "sys.argv[1:])\n", "-x", "two words", "", warm=pool)
+    assert r.out == "'' ['-x', 'two words', '']\n", r
+
+
+def test_timeout_counts_from_the_request(cordon, pool):
+    # Spares wait for requests without a clock: one made well over a
+    # second ago still has its whole --timeout 1.
+    import time
+    cordon(None, "pass\n", warm=pool)
+    time.sleep(1.5)
+    r = cordon(None, "import time\ntime.sleep(0.3)\nprint('ok')\n",
+               opts=["--timeout", "1"], warm=pool)
+    assert r.out == "ok\n" and r.status["outcome"] == "exited", r
+
+
+def test_setup_option_gets_a_spare_of_its_own(cordon, pool):
+    # --limit changes the set-up: that run gets a spare made for it, the
+    # pool's spares keep the policy's limits.
+    big = ("import os\ntry:\n    open('big','wb').write(b'x' * (3 << 20))\n"
+           "    print('wrote', os.path.getsize('big'))\n"
+           "except OSError as e:\n    print('refused', e.errno)\n")
+    r = cordon(None, big, opts=["--limit", "fsize=1M"], warm=pool)
+    assert r.status and r.status["warm"] is True, r
+    assert r.out.startswith("refused 27") or r.status["outcome"] in \
+        ("signaled",), r          # EFBIG, or SIGXFSZ
+    r = cordon(None, big, warm=pool)
+    assert r.out == "wrote %d\n" % (3 << 20), r
+
+
+def test_workdir_in_and_out(cordon, pool, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "in.txt").write_text("hello")
+    r = cordon(None, "import os\nprint(open('in.txt').read(), "
+               "sorted(os.listdir('.')))\nopen('out.txt','w').write('bye')\n",
+               opts=["--workdir", str(work)], warm=pool)
+    assert r.rc == 0 and r.out.startswith("hello ['in.txt', 'snippet"), r
+    assert sorted(os.listdir(work)) == ["in.txt", "out.txt"], r
+    assert (work / "out.txt").read_text() == "bye"
+    assert r.status["workdir"] == str(work), r.status
+    (work / "snippet.py").write_text("mine")
+    r = cordon(None, "print(1)\n", opts=["--workdir", str(work)], warm=pool)
+    assert r.rc == 125 and "snippet.py" in r.err, r
+    assert (work / "snippet.py").read_text() == "mine"
+
+
+def _pool_processes(name):
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                if name.encode() in f.read():
+                    found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def test_pool_stops_at_stdin_eof_and_sigterm(tmp_path, code_gen):
+    import time
+    for how in ("eof", "term"):
+        name = "@cordon-test-stop-%d-%s" % (os.getpid(), how)
+        srv = subprocess.Popen([str(BUILD / "cordon"), "--serve", name,
+                                str(code_gen)], stdin=subprocess.PIPE,
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+        assert "ready" in srv.stderr.readline()
+        (tmp_path / "s.py").write_text("import time\ntime.sleep(30)\n")
+        st = tmp_path / "st.json"
+        run = subprocess.Popen([str(BUILD / "cordon"), "--submit", name,
+                                "--status-file", str(st),
+                                str(tmp_path / "s.py")],
+                               stderr=subprocess.PIPE, text=True)
+        time.sleep(1)
+        assert len(_pool_processes(name)) > 3     # template, spares, run
+        if how == "eof":
+            srv.stdin.close()
+        else:
+            srv.terminate()
+        assert srv.wait(30) == 0
+        assert run.wait(30) == 143, run.stderr.read()   # 128 + SIGTERM
+        assert json.loads(st.read_text())["outcome"] == "interrupted"
+        deadline = time.time() + 10
+        while _pool_processes(name) and time.time() < deadline:
+            time.sleep(0.1)
+        assert _pool_processes(name) == [], "pool processes left"
