@@ -149,6 +149,30 @@ static void rules_sect(struct buf *b, const struct cpol *p)
 	close_sect(b, at);
 }
 
+/* Sections only in blobs that use them (older blobs stay the same). */
+static void optional_sects(struct buf *b, const struct cpol *p)
+{
+	size_t at;
+	uint32_t i;
+
+	if (p->nhosts) {
+		at = open_sect(b, CPOL_S_HOSTS);
+		cap(b, p->nhosts, 1, CPOL_MAX_HOSTS, "host rules");
+		for (i = 0; i < p->nhosts; i++) {
+			str(b, p->hosts[i].host);
+			u16(b, p->hosts[i].port);
+		}
+		close_sect(b, at);
+	}
+	if (p->npreload) {
+		at = open_sect(b, CPOL_S_PRELOAD);
+		cap(b, p->npreload, 1, CPOL_MAX_PRELOAD, "preload list");
+		for (i = 0; i < p->npreload; i++)
+			str(b, p->preload[i]);
+		close_sect(b, at);
+	}
+}
+
 static void body(struct buf *b, const struct cpol *p)
 {
 	size_t at;
@@ -220,23 +244,7 @@ static void body(struct buf *b, const struct cpol *p)
 	close_sect(b, at);
 
 	rules_sect(b, p);
-
-	if (p->nhosts) {
-		at = open_sect(b, CPOL_S_HOSTS);
-		cap(b, p->nhosts, 1, CPOL_MAX_HOSTS, "host rules");
-		for (i = 0; i < p->nhosts; i++) {
-			str(b, p->hosts[i].host);
-			u16(b, p->hosts[i].port);
-		}
-		close_sect(b, at);
-	}
-	if (!p->npreload)
-		return;
-	at = open_sect(b, CPOL_S_PRELOAD);
-	cap(b, p->npreload, 1, CPOL_MAX_PRELOAD, "preload list");
-	for (i = 0; i < p->npreload; i++)
-		str(b, p->preload[i]);
-	close_sect(b, at);
+	optional_sects(b, p);
 }
 
 int cpol_write(const struct cpol *p, uint8_t **bufp, size_t *lenp,

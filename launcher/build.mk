@@ -47,15 +47,20 @@ WARM_OBJS := $(LAUNCHER_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
 ifneq ($(wildcard $(WARM_PYINC)/Python.h),)
 PROGRAMS += $(WARM_DIR)/_cordon_warm.so $(WARM_DIR)/warm.py
 endif
+# In sanitizer builds the extension, loaded into Debian's interpreter, can
+# carry no sanitizer runtime: its UBSan checks trap (no runtime needed);
+# ASan (which must come first in the process) is left out.
+WARM_SAN := $(if $(SAN_FLAGS),-fsanitize=undefined -fsanitize-trap=undefined)
+WARM_CFLAGS = $(filter-out -fPIE -fsanitize=% -fno-sanitize-recover=%,$(CFLAGS)) $(WARM_SAN)
 $(WARM_DIR)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Ilauncher $(filter-out -fPIE,$(CFLAGS)) $(WARN_STRICT) -fPIC \
+	$(CC) $(CPPFLAGS) -Ilauncher $(WARM_CFLAGS) $(WARN_STRICT) -fPIC \
 		-fvisibility=hidden $(if $(filter launcher/main.c,$<),-Dmain=cordon_main -Wno-missing-prototypes) \
 		$(if $(filter launcher/learn.c launcher/launch.c,$<),-D__executable_start=warm_no_text -Detext=warm_no_text) \
 		$(if $(filter launcher/pywarm.c,$<),-isystem $(WARM_PYINC) -Wno-conversion -Wno-sign-conversion) \
 		-c -o $@ $<
 $(WARM_DIR)/_cordon_warm.so: $(WARM_OBJS)
-	$(CC) -shared $(filter-out -pie,$(LDFLAGS)) -o $@ $^
+	$(CC) -shared $(filter-out -pie -fsanitize=% -fno-sanitize-recover=%,$(LDFLAGS)) $(WARM_SAN) -o $@ $^
 $(WARM_DIR)/warm.py: launcher/warm.py
 	@mkdir -p $(@D)
 	install -m 0644 $< $@

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <getopt.h>
 #include <linux/filter.h>
 #include <sys/types.h>
 
@@ -208,6 +209,7 @@ int submit_main(int argc, char **argv);
 /* main.c: the options (also a warm request's); -1 to go on, or an exit
  * status.  Call with optind 0 to parse a second argv. */
 int opts_parse(int argc, char **argv, struct opts *o);
+extern const struct option cordon_options[];
 
 /* warmhold.c: a warm spare, set up, waits for its run's warm-up and the
  * template's request; takes its options, descriptors and snippet. */

@@ -200,6 +200,25 @@ listener:
 	return 0;
 }
 
+/* A warm spare's: the run's request (its stdin) and "warm" (its fd 3). */
+static int spare_pipes(const struct opts *o, struct res *s, char *err)
+{
+	struct launch *ln = &s->ln;
+
+	ln->go_r = ln->ready_w = ln->go_w = ln->ready_r = -1;
+	if (o->warm_ctl < 0)
+		return 0;
+	if (pipe2(s->go, O_CLOEXEC) < 0 || pipe2(s->ready, O_CLOEXEC) < 0) {
+		snprintf(err, ERRLEN, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	ln->go_r = s->go[0];
+	ln->go_w = s->go[1];
+	ln->ready_r = s->ready[0];
+	ln->ready_w = s->ready[1];
+	return 0;
+}
+
 static int child_prepare(const struct opts *o, const struct cpol *p,
     struct res *s, char *err)
 {
@@ -226,18 +245,8 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	if (o->observe)       /* learn mode: the network is what is learned */
 		ln->ns_flags &= ~(unsigned long)CLONE_NEWNET;
 	ln->notify_w = -1;
-	ln->go_r = ln->ready_w = ln->go_w = ln->ready_r = -1;
-	if (o->warm_ctl >= 0) {
-		if (pipe2(s->go, O_CLOEXEC) < 0 ||
-		    pipe2(s->ready, O_CLOEXEC) < 0) {
-			snprintf(err, ERRLEN, "pipe: %s", strerror(errno));
-			return -1;
-		}
-		ln->go_r = s->go[0];
-		ln->go_w = s->go[1];
-		ln->ready_r = s->ready[0];
-		ln->ready_w = s->ready[1];
-	}
+	if (spare_pipes(o, s, err) < 0)
+		return -1;
 	ln->bpf = calloc(p->ninsns, sizeof(*ln->bpf));
 	if (!ln->argv || !ln->envp || !ln->bpf) {
 		snprintf(err, ERRLEN, "out of memory");

@@ -160,21 +160,33 @@ static int parse_timeout(const char *s, struct opts *o)
 	return 0;
 }
 
+/* Every option (submit.c scans a warm request's with it). */
+const struct option cordon_options[] = {
+	{ "workdir", 1, NULL, 'w' }, { "keep-workdir", 0, NULL, 'k' },
+	{ "timeout", 1, NULL, 't' }, { "output", 1, NULL, 'o' },
+	{ "limit", 1, NULL, 'l' }, { "status-fd", 1, NULL, 'f' },
+	{ "status-file", 1, NULL, 'F' }, { "check", 0, NULL, 'c' },
+	{ "no-namespaces", 0, NULL, 'n' }, { "quiet", 0, NULL, 'q' },
+	{ "nice", 1, NULL, 'N' }, { "idle", 0, NULL, 'I' },
+	{ "version", 0, NULL, 'V' }, { "help", 0, NULL, 'h' },
+	{ "cgroup", 1, NULL, 'C' }, { "resolve", 1, NULL, 'R' },
+	{ "observe", 1, NULL, 'L' }, { "serve", 1, NULL, 'S' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* A pool's own options are those of its spares' set-up (serve.c): one
+ * operand, the policy; a run's options come with each request. */
+static int serve_opts_ok(const struct opts *o, int operands)
+{
+	return operands == 1 && !o->observe && !o->no_namespaces &&
+	    !o->workdir && !o->keep_workdir && !o->timeout_ms &&
+	    o->status_fd < 0 && !o->status_file && !o->nresolve && !o->quiet &&
+	    o->output_cap == UINT64_MAX;
+}
+
 /* Returns -1 to go on, or an exit status (help, version, bad usage). */
 int opts_parse(int argc, char **argv, struct opts *o)
 {
-	static const struct option lo[] = {
-		{ "workdir", 1, NULL, 'w' }, { "keep-workdir", 0, NULL, 'k' },
-		{ "timeout", 1, NULL, 't' }, { "output", 1, NULL, 'o' },
-		{ "limit", 1, NULL, 'l' }, { "status-fd", 1, NULL, 'f' },
-		{ "status-file", 1, NULL, 'F' }, { "check", 0, NULL, 'c' },
-		{ "no-namespaces", 0, NULL, 'n' }, { "quiet", 0, NULL, 'q' },
-		{ "nice", 1, NULL, 'N' }, { "idle", 0, NULL, 'I' },
-		{ "version", 0, NULL, 'V' }, { "help", 0, NULL, 'h' },
-		{ "cgroup", 1, NULL, 'C' }, { "resolve", 1, NULL, 'R' },
-		{ "observe", 1, NULL, 'L' }, { "serve", 1, NULL, 'S' },
-		{ NULL, 0, NULL, 0 },
-	};
 	uint64_t v;
 	int c, i, li = 0, rc;
 
@@ -183,7 +195,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	o->output_cap = UINT64_MAX;
 	for (i = 0; i <= CPOL_RLIM_MAX; i++)
 		o->limit[i] = UINT64_MAX;
-	while ((c = getopt_long(argc, argv, "+", lo, &li)) != -1) {
+	while ((c = getopt_long(argc, argv, "+", cordon_options, &li)) != -1) {
 		switch (c) {
 		case 'w': o->workdir = optarg; break;
 		case 'k': o->keep_workdir = 1; break;
@@ -232,12 +244,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	}
 	if (o->serve)
 		o->check = 1;         /* one operand, the policy */
-	/* A pool's own options are those of its set-up (serve.c). */
-	if (argc - optind < (o->check ? 1 : 2) || (o->serve && (argc -
-	    optind != 1 || o->observe || o->no_namespaces || o->workdir ||
-	    o->keep_workdir || o->timeout_ms || o->status_fd >= 0 ||
-	    o->status_file || o->nresolve || o->quiet || o->output_cap !=
-	    UINT64_MAX)))
+	if (argc - optind < (o->check ? 1 : 2) || (o->serve &&
+	    !serve_opts_ok(o, argc - optind)))
 		goto bad;
 	/* A warm run (serve.c's template calls cordon in-process) has
 	 * every layer of a cold run: no learn mode, no fallback. */
@@ -254,7 +262,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 bad:
 	if (c != '?' && c != -1)
 		fprintf(stderr, "cordon: bad value for --%s: %s\n",
-		    lo[li].name, optarg);
+		    cordon_options[li].name, optarg);
 	help(stderr, "cordon --help describes every option\n");
 	return EXIT_CORDON;
 }

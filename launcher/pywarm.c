@@ -116,7 +116,8 @@ static PyObject *warm_harden(PyObject *self, PyObject *unused)
 	(void)unused;
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return PyErr_SetFromErrno(PyExc_OSError);
-	Py_RETURN_NONE;
+	Py_INCREF(Py_None);
+	return Py_None;
 }
 
 static PyMethodDef methods[] = {

@@ -94,8 +94,9 @@ int serve_exec(const struct opts *o, const struct cpol *p, char **cargv,
     char *err)
 {
 	static char *argv[SERVE_ARGV_MAX];
-	char warm[PATH_MAX], blob[PATH_MAX], dir[] = "/tmp/cordon-warm.XXXXXX";
-	char idx[16];
+	/* static: argv points at them (an exec, or an error, follows) */
+	static char warm[PATH_MAX], blob[PATH_MAX], idx[16];
+	static char dir[] = "/tmp/cordon-warm.XXXXXX";
 	char **envp;
 	int at = snippet_word(p), n = 0, i;
 	uint32_t k;

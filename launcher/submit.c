@@ -2,13 +2,15 @@
  * submit.c - cordon --submit @NAME [option ...] snippet [arg ...]: one run
  * in the warm pool NAME (cordon --serve), for scripts and tests.
  *
- * Sends this directory, then the words after NAME, NUL-separated, with this process's stdin,
- * stdout and stderr (and the --status-fd descriptor, renamed 3 for the
- * pool) over the pool's abstract socket, then waits for the run's exit
- * status and exits with it.  The pool (warm.py) checks the options; a
- * refusal is printed and exits 125.
+ * Sends this directory, then the words after NAME, each NUL-ended, with
+ * this process's stdin, stdout and stderr (and the --status-fd
+ * descriptor, renamed 3 for the pool) over the pool's abstract socket,
+ * then waits for the run's exit status and exits with it.  The pool
+ * (warm.py) sorts the options and cordon checks them; a refusal is
+ * printed and exits 125.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 #include "cordon.h"
 
 #define SUBMIT_MAX 65536
+#define SUBMIT_WORDS 1000
 
 static int connect_pool(const char *name)
 {
@@ -40,26 +43,58 @@ static int connect_pool(const char *name)
 	return s;
 }
 
-/* words, NUL-separated, into buf; the --status-fd value becomes "3" and
- * its descriptor goes to *status.  Returns the length, or -1. */
-static ssize_t request(int argc, char **argv, char *buf, int *status)
+/* The index of the snippet in argv (after cordon's options), or -1. */
+static int options_end(int argc, char **argv)
 {
-	size_t len, n;
+	static char *av[SUBMIT_WORDS + 2];
 	int i;
 
+	if (argc > SUBMIT_WORDS)
+		return -1;
+	av[0] = "cordon";
+	for (i = 0; i < argc; i++)
+		av[i + 1] = argv[i];
+	av[argc + 1] = NULL;
+	optind = 0;
+	opterr = 0;
+	while (getopt_long(argc + 1, av, "+", cordon_options, NULL) != -1)
+		;
+	return optind - 1;
+}
+
+/* A descriptor number, or -1. */
+static int fd_word(const char *w)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(w, &end, 10);
+	return errno || end == w || *end || v < 3 || v > INT32_MAX ? -1 :
+	    (int)v;
+}
+
+/* This directory, then the words, each NUL-ended, into buf; the
+ * --status-fd value becomes "3" and its descriptor goes to *status.
+ * Returns the length, or -1. */
+static ssize_t request(int argc, char **argv, char *buf, int *status)
+{
+	int i, opts = options_end(argc, argv);
+	size_t len, n;
+
 	/* First the caller's directory: relative paths are the caller's. */
-	if (!getcwd(buf, SUBMIT_MAX / 2))
+	if (opts < 0 || !getcwd(buf, SUBMIT_MAX / 2))
 		return -1;
 	len = strlen(buf) + 1;
-
 	for (i = 0; i < argc; i++) {
 		const char *w = argv[i];
 
-		if (i > 0 && strcmp(argv[i - 1], "--status-fd") == 0) {
-			*status = atoi(w);
+		if (i > 0 && i <= opts && strcmp(argv[i - 1], "--status-fd") ==
+		    0) {
+			*status = fd_word(w);
 			w = "3";
-		} else if (strncmp(w, "--status-fd=", 12) == 0) {
-			*status = atoi(w + 12);
+		} else if (i < opts && strncmp(w, "--status-fd=", 12) == 0) {
+			*status = fd_word(w + 12);
 			w = "--status-fd=3";
 		}
 		n = strlen(w) + 1;
@@ -68,7 +103,7 @@ static ssize_t request(int argc, char **argv, char *buf, int *status)
 		memcpy(buf + len, w, n);
 		len += n;
 	}
-	return len ? (ssize_t)len - 1 : -1;
+	return (ssize_t)len;
 }
 
 static int send_fds(int s, char *buf, size_t len, const int *fds, int nfd)

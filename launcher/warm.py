@@ -357,7 +357,9 @@ class Pool:
             msg, fds, _, _ = socket.recv_fds(conn, MAX_REQUEST, 4)
             if len(fds) not in (3, 4):
                 raise ValueError("need stdin, stdout, stderr (and status)")
-            words = os.fsdecode(msg).split("\0") if msg else []
+            if not msg.endswith(b"\0"):
+                raise ValueError("a request is NUL-ended words")
+            words = os.fsdecode(msg[:-1]).split("\0")
             if len(words) < 2 or not words[0].startswith("/"):
                 raise ValueError("empty request")
             setup, go, operands = split_request(words[1:])

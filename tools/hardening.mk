@@ -173,7 +173,8 @@ fuzz: all
 LINT_SRCS = $(sort $(wildcard common/*.c compiler/*.c compiler/*/*.c launcher/*.c \
 	grammar/*.c tests/*/*.c bench/*.c))
 LINT_CPPFLAGS = -D_GNU_SOURCE -Icommon -Icompiler \
-	$(addprefix -Icompiler/,$(COMPILER_DIRS)) -Ilauncher -I$(BUILD)/grammar
+	$(addprefix -Icompiler/,$(COMPILER_DIRS)) -Ilauncher -I$(BUILD)/grammar \
+	$(if $(WARM_PYINC),-isystem $(WARM_PYINC))
 CPPCHECK := cppcheck
 CLANG_TIDY := clang-tidy
 # clang-tidy runs one process per file, LINT_JOBS at a time.
