@@ -217,11 +217,17 @@ struct warm_spare {
 	int ctl;                      /* the template's socket */
 	int pidfd;                    /* the run's init */
 	int ready_r, go_w;            /* the run's fd 3 and stdin */
+	int notify_sock;              /* where init sends the run's pidfd */
+	int run;                      /* the run's pidfd, until its listener
+	                               * is taken, or -1 */
+	int listener;                 /* out: the listener, or -1 */
 	int mnt;                      /* the run tmpfs, or -1 */
 	int wfd;                      /* the spare's own workdir */
 	const char *snippet;          /* its snippet's name there */
 	int given;                    /* out: a request's --workdir, or -1 */
 };
+/* A warm run's filter listener, until cordon has taken it (run.c). */
+#define WARM_LISTENER_FD 4
 extern int warm_spare_ctl;     /* set by the template's extension */
 int warm_hold(struct opts *o, struct warm_spare *w,
     struct report *r, char *err);
@@ -308,6 +314,8 @@ struct sup {
 	int pidfd, sigfd, out_r, err_r;
 	int st_r;                     /* the run's init's status pipe, or -1 */
 	int notify_r;                 /* where the listener comes, or -1 */
+	int listener;                 /* the listener if already taken (a
+	                               * warm spare's hold), or -1 */
 	uint64_t deadline, cap;       /* CLOCK_MONOTONIC ms; output bytes */
 	int watch_fd;                 /* a workdir to watch, or -1 */
 	uint64_t watch_bytes, watch_files;  /* its bounds */

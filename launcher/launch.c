@@ -334,12 +334,18 @@ static int hold(struct opts *o, struct res *s, struct report *r, char *err)
 {
 	struct warm_spare w = { .ctl = o->warm_ctl, .pidfd = s->sup.pidfd,
 	    .ready_r = s->ready[0], .go_w = s->go[1], .mnt = s->mnt,
-	    .wfd = s->wfd, .snippet = s->snippet, .given = -1 };
+	    .wfd = s->wfd, .snippet = s->snippet, .given = -1,
+	    .notify_sock = s->sup.notify_r, .listener = -1, .run = -1 };
 	int rc;
 
 	closefd(&s->go[0]);
 	closefd(&s->ready[1]);
 	rc = warm_hold(o, &w, r, err);
+	if (w.run >= 0)
+		close(w.run);
+	s->sup.listener = w.listener;  /* supervise() answers it */
+	if (rc < 0)
+		closefd(&s->sup.listener);
 	closefd(&s->go[1]);
 	closefd(&s->ready[0]);
 	if (w.given >= 0) {           /* outputs go there (finish) */
@@ -493,6 +499,7 @@ int launch(struct opts *o, const struct cpol *p, struct report *r,
 
 	memset(&s, 0, sizeof(s));
 	s.wfd = s.sup.sigfd = s.sup.pidfd = s.ln.ruleset_fd = -1;
+	s.sup.listener = -1;
 	s.mnt = s.mnt_sock[0] = s.mnt_sock[1] = -1;
 	s.ln.cg.procs[0] = s.ln.cg.procs[1] = -1;
 	for (i = 0; i < NPIPES; i++)

@@ -390,7 +390,8 @@ int main(int argc, char **argv)
 		rc = launch(&o, &pol, &r, err);
 	}
 	if (r.outcome == OUT_ERROR && rc != 0) {
-		fprintf(stderr, "cordon: %s\n", err);
+		if (err[0])
+			fprintf(stderr, "cordon: %s\n", err);
 		r.exit_code = rc;
 		snprintf(r.reason, sizeof(r.reason), "%.150s", err);
 	}

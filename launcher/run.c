@@ -307,49 +307,10 @@ static long exec_here(const char *path, char *const argv[],
  * kills notify cordon instead) and its listener's number is left in
  * *listener, in the descriptor table it shares with init; the listener
  * is close-on-exec, so the command never holds it. */
-static void payload_exec(const struct launch *ln, int *listener,
-    pid_t *warm_pid) __attribute__((noreturn));
-
-/*
- * A warm run (cordon --serve's template called cordon in-process): where
- * a cold payload would execve, the payload, its seccomp filter already
- * installed, forks the run (a process of its own: the payload shares
- * init's memory) and leaves the run's pid for init.  The run closes every
- * descriptor above 2 (the ones a cold run's exec closes, the filter's
- * listener among them) before anything else, then resumes the template's
- * interpreter in warm_resume (it never returns).  Every other layer is
- * the cold run's: this process is what child() and init() made.
- */
-void (*warm_resume)(char **argv, char **envp);
-
-static void warm_fork(const struct launch *ln, pid_t *warm_pid)
+static void payload_exec(const struct launch *ln, int *listener)
     __attribute__((noreturn));
 
-static void warm_fork(const struct launch *ln, pid_t *warm_pid)
-{
-	long pid;
-
-	if (!warm_pid)
-		fail(ln, "a warm run needs a PID namespace");
-	pid = syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL, NULL,
-	    0UL);
-	if (pid < 0)
-		fail(ln, "fork (warm run)");
-	if (pid == 0) {
-		/* A spare's "warm" pipe becomes fd 3 (warmhold.c). */
-		if ((ln->ready_w >= 0 && dup2(ln->ready_w, 3) < 0) ||
-		    syscall(SYS_close_range, ln->ready_w >= 0 ? 4 : 3, ~0U,
-		    0) < 0)
-			_exit(EXIT_CORDON);
-		warm_resume(ln->argv, ln->envp);
-		_exit(EXIT_CORDON);
-	}
-	*warm_pid = (pid_t)pid;
-	_exit(0);
-}
-
-static void payload_exec(const struct launch *ln, int *listener,
-    pid_t *warm_pid)
+static void payload_exec(const struct launch *ln, int *listener)
 {
 	struct sock_fprog prog = { .len = ln->nbpf, .filter = ln->bpf };
 	long fd;
@@ -366,8 +327,6 @@ static void payload_exec(const struct launch *ln, int *listener,
 	    &prog) < 0) {
 		fail(ln, "seccomp");
 	}
-	if (warm_resume)
-		warm_fork(ln, warm_pid);
 	errno = (int)-exec_here(ln->argv[0], ln->argv, ln->envp);
 	fail_with(ln, ln->argv[0], errno == ENOENT ? EXIT_NOTFOUND :
 	    EXIT_NOEXEC);
@@ -376,15 +335,49 @@ static void payload_exec(const struct launch *ln, int *listener,
 struct payload_arg {
 	const struct launch *ln;
 	int listener;
-	pid_t warm_pid;               /* the warm run, or 0 */
 };
 
 static int payload_main(void *arg)
 {
 	struct payload_arg *a = arg;
 
-	payload_exec(a->ln, a->ln->notify_w >= 0 ? &a->listener : NULL,
-	    &a->warm_pid);
+	payload_exec(a->ln, a->ln->notify_w >= 0 ? &a->listener : NULL);
+}
+
+/*
+ * A warm run (cordon --serve's template called cordon in-process): no
+ * exec follows, so init forks the run itself, unfiltered (a fork by a
+ * filtered process would be a call the policy may refuse, and nobody
+ * could answer it yet).  The run keeps its stdin (a spare's request) and
+ * fd 3 ("warm"), closes every other descriptor (those a cold run's exec
+ * closes), installs the filter, its listener landing on
+ * WARM_LISTENER_FD, and resumes the template's interpreter in
+ * warm_resume (it never returns).  Every other layer is the cold run's:
+ * this process is what child() and init() made.
+ */
+void (*warm_resume)(char **argv, char **envp);
+
+static void warm_run(const struct launch *ln) __attribute__((noreturn));
+
+static void warm_run(const struct launch *ln)
+{
+	struct sock_fprog prog = { .len = ln->nbpf, .filter = ln->bpf };
+	unsigned long flags = 0;
+	long fd;
+
+	if (ln->ready_w < 0 || dup2(ln->ready_w, 3) < 0 ||
+	    syscall(SYS_close_range, 4, ~0U, 0) < 0)
+		_exit(EXIT_CORDON);
+	if (ln->notify_w >= 0) {
+		prog.filter = ln->bpf_notify;
+		prog.len = ln->nbpf_notify;
+		flags = SECCOMP_FILTER_FLAG_NEW_LISTENER;
+	}
+	fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+	if (fd < 0 || (flags && fd != WARM_LISTENER_FD))
+		_exit(EXIT_CORDON);
+	warm_resume(ln->argv, ln->envp);
+	_exit(EXIT_CORDON);
 }
 
 /* Send the listener to cordon and drop init's copy. */
@@ -395,6 +388,56 @@ static int listener_send(const struct launch *ln, int listener)
 	if (close(listener) < 0 || close(ln->notify_w) < 0)
 		rc = -1;
 	return rc;
+}
+
+/* The cold payload, vfork-like: its listener sent to cordon. */
+static pid_t cold_start(const struct launch *ln)
+{
+	/* The payload's stack until its exec (static: no page is touched
+	 * until used; payload_exec needs about one). */
+	static char stack[65536] __attribute__((aligned(16)));
+	struct payload_arg arg = { .ln = ln, .listener = -1 };
+	pid_t payload;
+
+	/* Like vfork (no copy of the page tables; init waits for the exec;
+	 * payload_exec() only makes system calls), and sharing the
+	 * descriptor table until the exec, so that the filter's listener,
+	 * made in the payload, is init's to send.  posix_spawn cannot
+	 * install a seccomp filter between fork and exec. */
+	payload = clone(payload_main, stack + sizeof(stack), CLONE_VM |
+	    CLONE_VFORK | CLONE_FILES | SIGCHLD, &arg);
+	if (payload < 0)
+		fail(ln, "clone");
+	close(ln->msg_w);     /* the payload's copy closed at its exec */
+	if (ln->notify_w >= 0 && (arg.listener < 0 ||
+	    listener_send(ln, arg.listener) < 0)) {
+		kill(payload, SIGKILL);   /* no listener: nothing runs */
+		_exit(EXIT_CORDON);
+	}
+	return payload;
+}
+
+/* The warm run, forked: cordon gets its pidfd, and takes the listener
+ * from it (warmhold.c) before the run may close it. */
+static pid_t warm_start(const struct launch *ln)
+{
+	int pidfd = -1;
+	long pid = syscall(SYS_clone, (unsigned long)(CLONE_PIDFD | SIGCHLD),
+	    NULL, &pidfd, NULL, 0UL);
+
+	if (pid == 0)
+		warm_run(ln);
+	if (pid < 0)
+		fail(ln, "fork (warm run)");
+	close(ln->msg_w);
+	close(ln->go_r);       /* the run's now: its stdin, its fd 3 */
+	close(ln->ready_w);
+	if (ln->notify_w >= 0 ? listener_send(ln, pidfd) < 0 :
+	    close(pidfd) < 0) {
+		kill((pid_t)pid, SIGKILL);
+		_exit(EXIT_CORDON);
+	}
+	return (pid_t)pid;
 }
 
 /*
@@ -418,10 +461,6 @@ static void init(const struct launch *ln) __attribute__((noreturn));
 
 static void init(const struct launch *ln)
 {
-	/* The payload's stack until its exec (static: no page is touched
-	 * until used; payload_exec needs about one). */
-	static char stack[65536] __attribute__((aligned(16)));
-	struct payload_arg arg = { .ln = ln, .listener = -1, .warm_pid = 0 };
 	struct fate f = { .status = 0 };
 	struct rusage ru;
 	int status = 0;
@@ -429,27 +468,7 @@ static void init(const struct launch *ln)
 
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		fail(ln, "PR_SET_DUMPABLE");
-	/* Like vfork (no copy of the page tables; init waits for the exec;
-	 * payload_exec() only makes system calls), and sharing the
-	 * descriptor table until the exec, so that the filter's listener,
-	 * made in the payload, is init's to send.  posix_spawn cannot
-	 * install a seccomp filter between fork and exec. */
-	payload = clone(payload_main, stack + sizeof(stack), CLONE_VM |
-	    CLONE_VFORK | CLONE_FILES | SIGCHLD, &arg);
-	if (payload < 0)
-		fail(ln, "clone");
-	close(ln->msg_w);     /* the payload's copy closed at its exec */
-	if (arg.warm_pid > 0)  /* the payload forked the warm run, and left */
-		payload = arg.warm_pid;
-	if (ln->go_r >= 0) {   /* the warm run's now: its stdin, its fd 3 */
-		close(ln->go_r);
-		close(ln->ready_w);
-	}
-	if (ln->notify_w >= 0 && (arg.listener < 0 ||
-	    listener_send(ln, arg.listener) < 0)) {
-		kill(payload, SIGKILL);   /* no listener: nothing runs */
-		_exit(EXIT_CORDON);
-	}
+	payload = warm_resume ? warm_start(ln) : cold_start(ln);
 	do
 		pid = wait4(-1, &status, 0, &ru);
 	while (pid != payload && (pid >= 0 || errno == EINTR));
@@ -512,7 +531,9 @@ static void child(const struct launch *ln)
 		fail(ln, "landlock_restrict_self");
 	if (ln->ns_flags & CLONE_NEWPID)
 		init(ln);
-	payload_exec(ln, NULL, NULL);
+	if (warm_resume)
+		fail(ln, "a warm run needs a PID namespace");
+	payload_exec(ln, NULL);
 }
 
 /* clone() as fork(), with namespaces and a pidfd. */

@@ -555,7 +555,8 @@ void supervise(const struct sup *sp, struct report *r)
 	struct rusage ru;
 	struct end e;
 
-	struct notify nt = { .sock = sp->notify_r, .listener = -1 };
+	struct notify nt = { .sock = sp->listener >= 0 ? -1 : sp->notify_r,
+	    .listener = sp->listener };
 
 	sink_open(1, &rl.s[0].out);
 	sink_open(2, &rl.s[1].out);

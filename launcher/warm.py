@@ -35,6 +35,7 @@ load anything.
 """
 
 import collections
+import errno
 import gc
 import io
 import os
@@ -49,6 +50,7 @@ MAX_RUNS = 200          # then re-exec: a new layout, new imports
 MAX_REQUEST = 65536
 SPARES = 2              # made ahead
 MAX_FAILURES = 3        # spares that end before ready, in a row: no more
+LISTENER = 4            # the run's seccomp listener until cordon has it
 # The options of a warm request: name -> takes a value.  GO options are
 # the run's (warmhold.c takes them); SETUP ones need a spare made for the
 # request; any other is refused here (and would be by cordon).
@@ -111,7 +113,7 @@ def exercise_quietly():
     if fm is not None:
         fm._get_font.cache_clear()
     gc.collect()
-    for fd in range(4, 1024):
+    for fd in range(LISTENER + 1, 1024):
         try:
             os.fstat(fd)
         except OSError:
@@ -176,6 +178,13 @@ def run(pool, argv, envp, exercise):
     os.close(3)
     size = struct.unpack("<I", read_exactly(0, 5)[1:])[0]
     body = read_exactly(0, size)
+    # cordon has taken the listener (it sends the request only then): the
+    # snippet must not hold it (it would answer its own refusals).
+    try:
+        os.close(LISTENER)
+    except OSError as e:
+        if e.errno != errno.EBADF:
+            os._exit(125)
     args = [os.fsdecode(a) for a in body.split(b"\0")[:-1]]
     run_snippet(argv + args, envp, pool.at)
 
@@ -349,6 +358,8 @@ class Pool:
             os.close(fd)
         sp.conn = request.conn
         self.busy[sp.pidfd] = sp
+        # A caller that goes away (cancelled, killed) ends its run.
+        self.sel.register(sp.conn, selectors.EVENT_READ, ("conn", sp))
 
     def take(self, conn):
         """A connection's Request, or None (refused, answered)."""
@@ -454,6 +465,7 @@ class Pool:
         once it has cleaned up, or its process's when it died)."""
         if sp.conn is None or sp.conn.fileno() < 0:
             return
+        self.drop(sp.conn)
         try:
             sp.conn.sendall(b"X" + struct.pack("<i", code))
         except OSError:
@@ -464,7 +476,10 @@ class Pool:
         if kind == "listen":
             self.accept()
         elif kind == "ctl":
-            said = sp.ctl.recv(16)
+            try:
+                said = sp.ctl.recv(16)
+            except OSError:
+                said = b""
             if said[:1] == b"R" and len(said) == 2:
                 sp.ready = True
                 self.failures = 0
@@ -475,6 +490,10 @@ class Pool:
                 self.drop(sp.ctl)       # it has ended: "end" follows
         elif kind == "end":
             self.ended(sp)
+        elif kind == "conn":
+            self.drop(sp.conn)          # a caller never writes: it left
+            if sp.pidfd in self.busy:
+                os.kill(sp.pid, signal.SIGTERM)
         elif kind == "stdin":
             if not os.read(0, 512):
                 raise Stop()

@@ -27,11 +27,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cordon.h"
 #include "infile.h"
+#include "sysdecode.h"
 #include "wall.h"
 
 #define WARM_READY_MS 30000           /* a spare's warm-up, at most */
@@ -40,21 +44,92 @@
 
 int warm_spare_ctl = -1;
 
-/* The run's "W" on its fd 3.  0, or -1 with err (it ended or hung). */
-static int run_warm(const struct warm_spare *w, char *err)
+/* The run's listener, taken from it (pidfd_getfd) once its filter is
+ * installed; init sent its pidfd.  0, or -1 (not yet, or errno). */
+static int listener_take(struct warm_spare *w)
 {
-	struct pollfd pf[2] = { { .fd = w->ready_r, .events = POLLIN },
-	    { .fd = w->pidfd, .events = POLLIN } };
+	long fd = syscall(SYS_pidfd_getfd, w->run, WARM_LISTENER_FD, 0);
+
+	if (fd < 0)
+		return -1;
+	w->listener = (int)fd;
+	close(w->run);
+	w->run = -1;
+	return 0;
+}
+
+/* The call a notification before the request stopped, named. */
+static const char *refused_call(int listener)
+{
+	static char buf[160];
+	struct seccomp_notif req;
+	uint64_t args[6];
+	int i;
+
+	memset(&req, 0, sizeof(req));
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+		return "made a call the policy refuses";
+	for (i = 0; i < 6; i++)
+		args[i] = req.data.args[i];
+	snprintf(buf, sizeof(buf), "made a call the policy refuses: ");
+	sysdecode_call((uint32_t)req.data.nr, args, buf + strlen(buf),
+	    sizeof(buf) - strlen(buf));
+	return buf;
+}
+
+/*
+ * The run's "W" on its fd 3.  Meanwhile init sends the run's pidfd, and
+ * the listener is taken from the run; a notification before the request
+ * means the template's own code made a call the policy refuses: nobody
+ * may answer it for the snippet, and the spare fails.  0, or -1 with err
+ * (the run called what the policy refuses, ended, or hung, or its
+ * listener could not be taken).
+ */
+static int run_warm(struct warm_spare *w, char *err)
+{
+	struct pollfd pf[4] = { { .fd = w->ready_r, .events = POLLIN },
+	    { .fd = w->pidfd, .events = POLLIN }, { .fd = -1 },
+	    { .fd = w->ctl, .events = 0 } };
+	uint64_t end = supervise_now_ms() + WARM_READY_MS, now;
+	const char *why = "was not ready in 30 s";
 	char c = 0;
 	int n;
 
-	while ((n = poll(pf, 2, WARM_READY_MS)) < 0 && errno == EINTR)
-		;
-	if (n > 0 && (pf[0].revents & POLLIN) && read(w->ready_r, &c, 1) ==
-	    1 && c == 'W')
+	if (w->notify_sock >= 0 && (w->run = fdpass_recv(w->notify_sock,
+	    0)) < 0) {
+		snprintf(err, ERRLEN, "the warm run's init sent no pidfd");
+		return -1;
+	}
+	while ((now = supervise_now_ms()) < end) {
+		if (w->run >= 0 && listener_take(w) < 0 && errno != EBADF)
+			break;
+		pf[2].fd = w->listener;
+		pf[2].events = POLLIN;
+		/* Until its filter is installed, look again each ms. */
+		n = poll(pf, 4, w->run >= 0 ? 1 : (int)(end - now));
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n <= 0)
+			continue;
+		why = pf[3].revents ? "" :           /* the pool closed */
+		    (pf[2].revents & POLLIN) ? refused_call(w->listener) :
+		    "ended";
+		if ((pf[0].revents & POLLIN) && !pf[2].revents &&
+		    !pf[3].revents)
+			break;
+		if (pf[0].revents | pf[1].revents | pf[2].revents |
+		    pf[3].revents)
+			goto failed;
+	}
+	/* "W" comes after the filter: its listener is there now. */
+	if (w->run >= 0 && listener_take(w) < 0)
+		why = "could not give its listener";
+	else if ((pf[0].revents & POLLIN) && read(w->ready_r, &c, 1) == 1 &&
+	    c == 'W')
 		return 0;
-	snprintf(err, ERRLEN, "the warm run %s before its request",
-	    n == 0 ? "was not ready in 30 s" : "ended");
+failed:
+	snprintf(err, ERRLEN, why[0] ? "the warm run %s before its "
+	    "request" : "%s", why);
 	return -1;
 }
 
@@ -85,7 +160,9 @@ static int request_take(int ctl, int tmpfs, char *buf, size_t len,
 	}
 	if (n <= 0 || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	    (nfd != 3 && nfd != 4)) {
-		snprintf(err, ERRLEN, "the pool sent no request");
+		/* The pool closing an idle spare is no error to print. */
+		snprintf(err, ERRLEN, "%s", n == 0 ? "" : "the pool sent no "
+		    "request");
 		while (nfd > 0)
 			close(fds[--nfd]);
 		return -1;

@@ -7,6 +7,7 @@ mark for the next run or to reach the template, and the next run checks
 that nothing is left."""
 import json
 import os
+import pathlib
 import subprocess
 
 import pytest
@@ -105,7 +106,7 @@ def test_cannot_reach_template_or_siblings(cordon, pool):
             % pool[1:])
     r = cordon(None, code, warm=pool)
     assert "ESCAPED" not in r.out, r
-    assert r.out.startswith("pids [1, 3]"), r
+    assert r.out.startswith("pids [1, 2]"), r   # init, the run
     tpl = subprocess.run(["pgrep", "-f", "warm.py " + pool],
                          capture_output=True, text=True).stdout.split()
     assert tpl, "template not found"
@@ -264,3 +265,52 @@ def test_pool_stops_at_stdin_eof_and_sigterm(tmp_path, code_gen):
         while _pool_processes(name) and time.time() < deadline:
             time.sleep(0.1)
         assert _pool_processes(name) == [], "pool processes left"
+
+
+def test_caller_gone_ends_the_run(tmp_path, pool):
+    # A cancelled caller (its cordon --submit killed) ends its run: cordon
+    # gets SIGTERM and ends the run's tree ("interrupted").
+    import signal
+    import time
+    (tmp_path / "s.py").write_text("import time\nprint('started', flush=True)"
+                                   "\ntime.sleep(60)\n")
+    st = tmp_path / "st.json"
+    p = subprocess.Popen([str(BUILD / "cordon"), "--submit", pool,
+                          "--status-file", str(st), str(tmp_path / "s.py")],
+                         stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline() == "started\n"
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    deadline = time.time() + 20
+    while not st.exists() and time.time() < deadline:
+        time.sleep(0.1)
+    assert json.loads(st.read_text())["outcome"] == "interrupted"
+
+
+def test_policy_refusing_the_template_fails_clearly(tmp_path):
+    # A policy that refuses what the interpreter itself needs (here: all
+    # but what the command's exec needs) cannot run warm: each run fails
+    # with the call named, at once, and never hangs.
+    src = pathlib.Path(os.environ.get("CORDON_SRC", ".")) / "tests" / \
+        "policies" / "client_stale.policy"
+    blob = tmp_path / "stale.cpol"
+    subprocess.run([str(BUILD / "cordonc"), "compile", "-o", str(blob),
+                    "-I", str(src.parent.parent.parent / "policies"),
+                    str(src)], check=True)
+    name = "@cordon-test-refusing-%d" % os.getpid()
+    srv = subprocess.Popen([str(BUILD / "cordon"), "--serve", name,
+                            str(blob)], stdin=subprocess.PIPE,
+                           stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    try:
+        assert "ready" in srv.stderr.readline()
+        (tmp_path / "s.py").write_text("print(1)\n")
+        for _ in range(5):
+            p = subprocess.run([str(BUILD / "cordon"), "--submit", name,
+                                str(tmp_path / "s.py")],
+                               capture_output=True, text=True, timeout=60)
+            assert p.returncode == 125, p
+    finally:
+        srv.terminate()
+        srv.wait(30)
+    assert "refuses: rt_sigaction" in srv.stderr.read() + p.stderr, p
