@@ -101,7 +101,9 @@ static int run_warm(struct warm_spare *w, char *err)
 		return -1;
 	}
 	while ((now = supervise_now_ms()) < end) {
-		if (w->run >= 0 && listener_take(w) < 0 && errno != EBADF)
+		/* EBADF: no filter yet; EPERM: not yet dumpable. */
+		if (w->run >= 0 && listener_take(w) < 0 && errno != EBADF &&
+		    errno != EPERM)
 			break;
 		pf[2].fd = w->listener;
 		pf[2].events = POLLIN;
@@ -121,7 +123,8 @@ static int run_warm(struct warm_spare *w, char *err)
 		    pf[3].revents)
 			goto failed;
 	}
-	/* "W" comes after the filter: its listener is there now. */
+	/* "W" comes after the filter (and the run's dumpable flag): its
+	 * listener is there now, for certain. */
 	if (w->run >= 0 && listener_take(w) < 0)
 		why = "could not give its listener";
 	else if ((pf[0].revents & POLLIN) && read(w->ready_r, &c, 1) == 1 &&
