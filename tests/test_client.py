@@ -1136,3 +1136,32 @@ def test_warm_pool_that_cannot_start(cpkg, launcher_blobs, cordon_bin,
         assert leftovers(c) == []
     finally:
         c.close()
+
+
+@needs_warm
+@pytest.mark.xfail(strict=False, reason="launcher: a warm run goes on "
+                   "after its cordon --submit is terminated (the template "
+                   "does not watch the connection); issue 17, for the lead")
+def test_warm_cancel_ends_the_run(warm_client):
+    code = "import time\nprint('up', flush=True)\ntime.sleep(3600)\n"
+
+    async def main():
+        assert (await warm_client.arun(GENERAL, "pass")).ok
+        pid = pool_pid(warm_client)
+        task = asyncio.ensure_future(warm_client.arun(GENERAL, code,
+                                                      timeout=30))
+        for _ in range(400):
+            await asyncio.sleep(0.05)
+            if len(descendants(pid)) >= 3:
+                break
+        tree = descendants(pid)
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(task, 0.2)
+        return tree
+    tree = run(main())
+    assert len(tree) >= 3, "the run never came up in the pool"
+    for _ in range(100):
+        if not [p for p in tree if live(p)]:
+            break
+        time.sleep(0.05)
+    assert [p for p in tree if live(p)] == []
