@@ -9,11 +9,12 @@ import json
 import logging
 import os
 import re
+import threading
 import time
 import weakref
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
-from . import _discover, _fs
+from . import _discover, _fs, _pool
 from ._proc import (Priority, Process, complete, priority_options,
                     read_pipe, spawner, uncancellable)
 from .blob import BlobInfo
@@ -44,6 +45,7 @@ SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 SNIPPET_NAME = "snippet.py"
 WORKDIR_NAME = "work"
 EXIT_LAUNCHER = 125
+POOL_READY_TIMEOUT = 60.0       # seconds for cordon --serve to be ready
 
 
 def _parse_status(raw: bytes) -> dict[str, Any] | None:
@@ -55,6 +57,18 @@ def _parse_status(raw: bytes) -> dict[str, Any] | None:
     except ValueError:
         return None
     return d if isinstance(d, dict) else None
+
+
+# The words before cordon's options, and those after them (the blob).
+_Command = tuple[list[str], list[str]]
+
+
+def _never_reached(pool: _pool.Pool, rc: int, out: bytes,
+                   err: bytes) -> bool:
+    """cordon --submit found no pool: it ended before this run reached it
+    (nothing of the run started)."""
+    return rc == EXIT_LAUNCHER and not out and not pool.alive() and \
+        err.startswith(b"cordon: --submit " + pool.name.encode() + b":")
 
 
 def _int(d: Mapping[str, Any], key: str) -> int:
@@ -104,6 +118,17 @@ class Client:
                   N in 1..19 (nice +N relative to this process), or None
                   (the same).  The client's own threads and cordon keep
                   this process's priority.
+    warm:         run each tool's snippets in a warm pool (cordon --serve,
+                  see cordon(1) WARM POOLS) that the client starts on the
+                  tool's first run, reuses, restarts once if it died or
+                  its blob was recompiled, and stops in close() (or when
+                  the client is garbage-collected, or at exit).  The
+                  policy's preloads (pandas, matplotlib...) are imported
+                  once per pool instead of once per run; the result is a
+                  cold run's, with status["warm"] True.  Every run of a
+                  pool shares the template's memory layout.  Only policies
+                  whose command is a Python interpreter can be served.
+                  Use close() or a with block.
     """
 
     def __init__(self, policy_dir: StrPath | None = None, *,
@@ -118,7 +143,8 @@ class Client:
                  grace: float = DEFAULT_GRACE,
                  env_keep: Sequence[str] = DEFAULT_ENV_KEEP,
                  check_kernel: bool = True,
-                 priority: Priority = DEFAULT_PRIORITY) -> None:
+                 priority: Priority = DEFAULT_PRIORITY,
+                 warm: bool = False) -> None:
         self.cordon = _discover.binary("cordon", "CORDON_BIN", cordon,
                                        "cordon launcher")
         pdir = _discover.policy_dir(policy_dir, self.cordon)
@@ -157,6 +183,24 @@ class Client:
         self._sems: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = \
             weakref.WeakKeyDictionary()
+        # Warm pools: tool -> the pool serving it; pools replaced while
+        # runs were in flight; all under _pool_lock (held briefly).  A
+        # pool's start is serialised per loop by an asyncio lock (no
+        # thread waits for it) and across loops by a threading lock.
+        self.warm = warm
+        self._pools: dict[str, _pool.Pool] = {}
+        self._retired: set[_pool.Pool] = set()
+        self._pool_lock = threading.Lock()
+        self._start_locks: dict[str, threading.Lock] = {}
+        self._loop_locks: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[str, asyncio.Lock]] = \
+            weakref.WeakKeyDictionary()
+        self._closed = False
+        # Stops the pools of a client never closed (and at exit); refers
+        # to the pools only, not to the client.
+        self._finalizer = weakref.finalize(
+            self, _pool.stop_all, self._pools, self._retired,
+            self._pool_lock)
 
     def _in_io(self, fn: Callable[..., T], *args: Any,
                **kwargs: Any) -> "asyncio.Future[T]":
@@ -167,7 +211,12 @@ class Client:
                                     functools.partial(fn, *args, **kwargs))
 
     def close(self) -> None:
-        """Stop the client's threads (idle ones; runs in flight finish)."""
+        """Stop the warm pools (SIGTERM, SIGKILL after a short grace,
+        reaped) and the client's threads (idle ones; cold runs in flight
+        finish, warm ones fail with their pool)."""
+        with self._pool_lock:
+            self._closed = True
+        self._finalizer()
         self._spawner.shutdown(wait=False)
         self._io.shutdown(wait=False)
 
@@ -181,7 +230,8 @@ class Client:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        self.close()
+        # Stopping pools waits for their exit: not on the loop's thread.
+        await asyncio.get_running_loop().run_in_executor(None, self.close)
 
     # -- concurrency ------------------------------------------------------
 
@@ -309,39 +359,36 @@ class Client:
         # its last file.
         snippet, workdir, written = await uncancellable(self._in_io(
             self._prepare, base, code, inputs, output_dir))
-        rfd, wfd = os.pipe()            # both O_CLOEXEC
-        status_pipe = os.fdopen(rfd, "rb", buffering=0)
         extra = ["--timeout", f"{timeout:g}"] if timeout is not None else []
 
-        def make_argv(status_fd: int) -> list[str]:
+        def argv_for(command: _Command) -> Callable[[int], list[str]]:
+            # Cold: cordon [options] BLOB snippet args; warm: cordon
+            # --submit @NAME [options] snippet args (the pool's blob).
             # --workdir: cordon uses this existing folder and never removes
             # it (the client collects the outputs, then removes it).
-            return [self.cordon, "--status-fd", str(status_fd), "--workdir",
-                    workdir, "--quiet", *self._priority_opts, *extra,
-                    info.path, snippet, *args]
+            def make_argv(status_fd: int) -> list[str]:
+                return [*command[0], "--status-fd", str(status_fd),
+                        "--workdir", workdir, "--quiet",
+                        *self._priority_opts, *extra, *command[1], snippet,
+                        *args]
+            return make_argv
         run_timeout = timeout if timeout is not None else \
             info.timeout_ms / 1000.0
-        try:
-            proc = await Process.start(make_argv, status_w=wfd,
-                                       env=self._env(env), cwd=base,
-                                       grace=self.grace,
-                                       executor=self._spawner)
-        except BaseException:
-            status_pipe.close()
-            raise
-        finally:
-            os.close(wfd)
-        try:
-            out, err, raw_status = await self._supervise(
-                proc, status_pipe, run_timeout + BACKSTOP_MARGIN)
-        except BaseException:
-            await uncancellable(proc.terminate(self.grace))
-            raise
-        finally:
-            proc.close()
-        rc = proc.returncode
-        assert rc is not None
-        status = _parse_status(raw_status)
+        for attempt in (1, 2):
+            command, pool = await self._command(tool, info)
+            try:
+                rc, out, err, raw_status = await self._launch(
+                    argv_for(command), self._env(env), base,
+                    run_timeout + BACKSTOP_MARGIN)
+            finally:
+                self._release(pool)
+            status = _parse_status(raw_status)
+            # A pool that ended before this run reached it: nothing ran,
+            # so the run is made once more, in a restarted pool.
+            if attempt == 1 and status is None and pool is not None and \
+                    _never_reached(pool, rc, out[0], err[0]):
+                continue
+            break
         if status is None or status.get("outcome") == "error":
             msg = (status or {}).get("reason") or \
                 err[0].decode("utf-8", "replace").strip()[-2000:] or \
@@ -357,6 +404,141 @@ class Client:
             else None, skip=_snippet_copy(code)))
         return self._result(tool, info, rc, status, out, err, outputs,
                             refused, t0)
+
+    async def _launch(self, make_argv: Callable[[int], list[str]],
+                      env: Mapping[str, str], cwd: str, deadline: float
+                      ) -> tuple[int, tuple[bytes, bool],
+                                 tuple[bytes, bool], bytes]:
+        """Start cordon, read its output and status until it exits (or is
+        terminated, when the caller is cancelled or after deadline s):
+        (exit status, stdout, stderr, raw status)."""
+        rfd, wfd = os.pipe()            # both O_CLOEXEC
+        status_pipe = os.fdopen(rfd, "rb", buffering=0)
+        try:
+            proc = await Process.start(make_argv, status_w=wfd, env=env,
+                                       cwd=cwd, grace=self.grace,
+                                       executor=self._spawner)
+        except BaseException:
+            status_pipe.close()
+            raise
+        finally:
+            os.close(wfd)
+        try:
+            out, err, raw_status = await self._supervise(proc, status_pipe,
+                                                         deadline)
+        except BaseException:
+            await uncancellable(proc.terminate(self.grace))
+            raise
+        finally:
+            proc.close()
+        assert proc.returncode is not None
+        return proc.returncode, out, err, raw_status
+
+    # -- warm pools -------------------------------------------------------
+
+    async def _command(self, tool: str, info: BlobInfo
+                       ) -> tuple[_Command, _pool.Pool | None]:
+        """The words before cordon's options and those between them and
+        the snippet, and the warm pool used (released by _release)."""
+        if not self.warm:
+            return ([self.cordon], [info.path]), None
+        pool = self._acquire(tool, info)
+        if pool is None:
+            loop = asyncio.get_running_loop()
+            locks = self._loop_locks.setdefault(loop, {})
+            lock = locks.setdefault(tool, asyncio.Lock())
+            async with lock:
+                # Cancelled meanwhile, the start goes on in its thread and
+                # the pool serves the next run.
+                fut = loop.run_in_executor(self._spawner, self._start_pool,
+                                           tool, info)
+                try:
+                    pool = await asyncio.shield(fut)
+                except asyncio.CancelledError:
+                    fut.add_done_callback(self._release_started)
+                    raise
+        return ([self.cordon, "--submit", pool.name], []), pool
+
+    def _acquire(self, tool: str, info: BlobInfo) -> _pool.Pool | None:
+        """The tool's pool if it is up and serves this blob (one more
+        user), else None."""
+        with self._pool_lock:
+            if self._closed:
+                raise LauncherError("the client is closed", None)
+            pool = self._pools.get(tool)
+            if pool is not None and pool.key == (info.path,
+                                                 info.blob_digest) \
+                    and pool.alive():
+                pool.users += 1
+                return pool
+        return None
+
+    def _release_started(self, fut: "asyncio.Future[_pool.Pool]") -> None:
+        if not fut.cancelled() and fut.exception() is None:
+            self._release(fut.result())
+
+    def _release(self, pool: _pool.Pool | None) -> None:
+        if pool is None:
+            return
+        with self._pool_lock:
+            pool.users -= 1
+            done = pool.retired and pool.users == 0
+            if done:
+                self._retired.discard(pool)
+        if done:
+            try:
+                self._io.submit(pool.stop)
+            except RuntimeError:
+                pass            # closed: close() stopped every pool
+
+    def _start_pool(self, tool: str, info: BlobInfo) -> _pool.Pool:
+        """(In a worker thread.)  The tool's pool for this blob, started
+        if there is none, it ended, or it serves another blob (which is
+        stopped once its runs in flight are done)."""
+        with self._pool_lock:
+            start_lock = self._start_locks.setdefault(tool,
+                                                      threading.Lock())
+        with start_lock:
+            pool = self._acquire(tool, info)
+            if pool is not None:
+                return pool             # started by another caller
+            with self._pool_lock:
+                old = self._pools.pop(tool, None)
+                if old is not None and old.alive() and old.users > 0:
+                    old.retired = True
+                    self._retired.add(old)
+                    old = None
+            if old is not None:
+                alive = old.alive()
+                rc = old.stop()
+                if alive:
+                    log.info("warm pool %s of tool %r: blob changed, "
+                             "stopped", old.name, tool)
+                else:
+                    log.warning("warm pool %s of tool %r ended (exit %s): "
+                                "restarting it", old.name, tool, rc)
+            new = _pool.Pool(self.cordon, tool, info.path, info.blob_digest,
+                             self._env(None))
+            try:
+                new.start(POOL_READY_TIMEOUT)
+            except _pool.PoolStartError as e:
+                raise LauncherError(f"warm pool for tool {tool!r} did not "
+                                    f"start: {e}", e.exit_code,
+                                    e.stderr) from None
+            except BaseException:
+                new.stop()
+                raise
+            with self._pool_lock:
+                if self._closed:
+                    closed = True
+                else:
+                    closed = False
+                    new.users += 1
+                    self._pools[tool] = new
+            if closed:
+                new.stop()
+                raise LauncherError("the client is closed", None)
+            return new
 
     async def _supervise(self, proc: Process, status_pipe: Any,
                          deadline: float
