@@ -1139,11 +1139,21 @@ def test_warm_pool_that_cannot_start(cpkg, launcher_blobs, cordon_bin,
 
 
 @needs_warm
-@pytest.mark.xfail(strict=False, reason="launcher: a warm run goes on "
-                   "after its cordon --submit is terminated (the template "
-                   "does not watch the connection); issue 17, for the lead")
 def test_warm_cancel_ends_the_run(warm_client):
+    # The pool keeps idle spares (their runs wait in a read); the run
+    # cancelled here sleeps: it is the pool's process in nanosleep.
     code = "import time\nprint('up', flush=True)\ntime.sleep(3600)\n"
+
+    def sleepers(pid):
+        found = []
+        for p in descendants(pid):
+            try:
+                with open(f"/proc/{p}/wchan") as f:
+                    if "nanosleep" in f.read():
+                        found.append(p)
+            except OSError:
+                pass
+        return found
 
     async def main():
         assert (await warm_client.arun(GENERAL, "pass")).ok
@@ -1152,16 +1162,16 @@ def test_warm_cancel_ends_the_run(warm_client):
                                                       timeout=30))
         for _ in range(400):
             await asyncio.sleep(0.05)
-            if len(descendants(pid)) >= 3:
+            if sleepers(pid):
                 break
-        tree = descendants(pid)
+        victims = sleepers(pid)
         with pytest.raises(asyncio.TimeoutError):
             await asyncio.wait_for(task, 0.2)
-        return tree
-    tree = run(main())
-    assert len(tree) >= 3, "the run never came up in the pool"
+        return victims
+    victims = run(main())
+    assert victims, "the run never came up in the pool"
     for _ in range(100):
-        if not [p for p in tree if live(p)]:
+        if not [p for p in victims if live(p)]:
             break
         time.sleep(0.05)
-    assert [p for p in tree if live(p)] == []
+    assert [p for p in victims if live(p)] == []

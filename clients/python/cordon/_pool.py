@@ -28,7 +28,7 @@ import signal
 import subprocess
 import threading
 import time
-from typing import Mapping
+from typing import Mapping, Sequence
 
 READY_WORD = b"ready"           # in the line cordon --serve prints
 STDERR_TAIL = 64                # lines of the pool's stderr kept
@@ -46,14 +46,17 @@ class PoolStartError(Exception):
 
 
 class Pool:
-    """One ``cordon --serve @name blob`` process.
+    """One ``cordon --serve @name [options] blob`` process.
 
     key: (blob path, blob digest) it serves; a recompiled blob has
-    another key and needs another pool."""
+    another key and needs another pool.  options: the pool's own (every
+    run's priority: the runs are made ahead with them)."""
 
     def __init__(self, cordon: str, tool: str, blob: str, digest: str,
-                 env: Mapping[str, str]) -> None:
+                 env: Mapping[str, str],
+                 options: Sequence[str] = ()) -> None:
         self.cordon = cordon
+        self.options = list(options)
         self.key = (blob, digest)
         self.name = (f"@cordon-{tool}-{os.getpid()}-"
                      f"{secrets.token_hex(8)}")
@@ -80,7 +83,8 @@ class Pool:
         """Start the pool and wait for its ready line; PoolStartError
         (with the pool stopped) if it exits or is not ready in time."""
         self._popen = subprocess.Popen(
-            [self.cordon, "--serve", self.name, self.key[0]],
+            [self.cordon, "--serve", self.name, *self.options,
+             self.key[0]],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, env=self._env, cwd="/",
             close_fds=True, bufsize=0, start_new_session=True)

@@ -368,9 +368,8 @@ class Client:
             # it (the client collects the outputs, then removes it).
             def make_argv(status_fd: int) -> list[str]:
                 return [*command[0], "--status-fd", str(status_fd),
-                        "--workdir", workdir, "--quiet",
-                        *self._priority_opts, *extra, *command[1], snippet,
-                        *args]
+                        "--workdir", workdir, "--quiet", *extra,
+                        *command[1], snippet, *args]
             return make_argv
         run_timeout = timeout if timeout is not None else \
             info.timeout_ms / 1000.0
@@ -441,7 +440,7 @@ class Client:
         """The words before cordon's options and those between them and
         the snippet, and the warm pool used (released by _release)."""
         if not self.warm:
-            return ([self.cordon], [info.path]), None
+            return ([self.cordon, *self._priority_opts], [info.path]), None
         pool = self._acquire(tool, info)
         if pool is None:
             loop = asyncio.get_running_loop()
@@ -518,7 +517,7 @@ class Client:
                     log.warning("warm pool %s of tool %r ended (exit %s): "
                                 "restarting it", old.name, tool, rc)
             new = _pool.Pool(self.cordon, tool, info.path, info.blob_digest,
-                             self._env(None))
+                             self._env(None), self._priority_opts)
             try:
                 new.start(POOL_READY_TIMEOUT)
             except _pool.PoolStartError as e:
