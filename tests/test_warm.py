@@ -314,3 +314,14 @@ def test_policy_refusing_the_template_fails_clearly(tmp_path):
         srv.terminate()
         srv.wait(30)
     assert "refuses: rt_sigaction" in srv.stderr.read() + p.stderr, p
+
+
+def test_run_holds_no_descriptor_above_2(cordon, pool):
+    # Not the request's pipe (stdin is), not "warm" (3), not the filter's
+    # listener (4): closed before the snippet's first line.
+    code = ("import os\nopen_fds = []\nfor fd in range(3, 1024):\n"
+            "    try:\n        os.fstat(fd); open_fds.append(fd)\n"
+            "    except OSError:\n        pass\nprint(open_fds)\n")
+    for _ in range(3):
+        r = cordon(None, code, warm=pool)
+        assert r.out == "[]\n", r
