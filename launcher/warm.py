@@ -171,6 +171,7 @@ def run(pool, argv, envp, exercise):
     """In the run (never returns): warm, ready, the request's arguments,
     the snippet."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.set_wakeup_fd(-1)    # the template's pipe: closed here
     pool.forget()
     if exercise:
         exercise_quietly()
@@ -283,10 +284,6 @@ class Stop(Exception):
     pass
 
 
-def stop(signum, frame):
-    raise Stop()
-
-
 class Pool:
     def __init__(self, name, blob, at, opts, lsock):
         self.name, self.blob, self.at, self.opts = name, blob, at, opts
@@ -303,6 +300,12 @@ class Pool:
         self.uid = os.getuid()
         if stat.S_ISFIFO(os.fstat(0).st_mode):
             self.sel.register(0, selectors.EVENT_READ, ("stdin", None))
+        # SIGTERM is seen between events, never inside one: its handler
+        # does nothing, Python writes its number to this pipe.
+        self.sigs, wake = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        signal.set_wakeup_fd(wake)
+        signal.signal(signal.SIGTERM, lambda signum, frame: None)
+        self.sel.register(self.sigs, selectors.EVENT_READ, ("signal", None))
 
     def forget(self):
         """In a spare's run: the template's sockets are not its own (their
@@ -326,6 +329,10 @@ class Pool:
         pid = os.fork()
         if pid == 0:
             try:
+                # cordon's own signal handling, no Python handler left
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
                 setup = []
                 if request:
                     for i, fd in enumerate(request.fds[:3]):
@@ -497,6 +504,9 @@ class Pool:
         elif kind == "stdin":
             if not os.read(0, 512):
                 raise Stop()
+        elif kind == "signal":
+            if signal.SIGTERM in os.read(self.sigs, 64):
+                raise Stop()
         self.dispatch()
 
     def serve(self):
@@ -560,7 +570,6 @@ def main():
         lsock.bind("\0" + name[1:])
         lsock.listen(64)
     pool = Pool(name, blob, at, opts, lsock)
-    signal.signal(signal.SIGTERM, stop)
     try:
         pool.dispatch()
         if not inherited:
@@ -569,10 +578,10 @@ def main():
             sys.stderr.flush()
         pool.serve()
     except Stop:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         pool.stop()
         return
     # MAX_RUNS: a new template, same socket (a new layout, new imports).
+    signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     os.set_inheritable(lsock.fileno(), True)
     env = dict(os.environ, CORDON_WARM_FD=str(lsock.fileno()))

@@ -325,3 +325,42 @@ def test_run_holds_no_descriptor_above_2(cordon, pool):
     for _ in range(3):
         r = cordon(None, code, warm=pool)
         assert r.out == "[]\n", r
+
+
+# ---- the real libraries, forked from a template that imported them ----
+
+def test_numpy_threads_and_multiprocessing_as_cold(cordon, pool, code_gen):
+    # OpenBLAS's threads (restarted after fork), and a fork-start Pool
+    # inside the run: the same results warm as cold.
+    code = ("import numpy as np, multiprocessing as mp\n"
+            "a = np.random.default_rng(0).random((400, 400))\n"
+            "print(round(float((a @ a).sum()), 3))\n"
+            "def sq(x):\n    return x * x\n"
+            "if __name__ == '__main__':\n"
+            "    with mp.get_context('fork').Pool(2) as p:\n"
+            "        print(p.map(sq, range(6)))\n")
+    cold = cordon(code_gen, code)
+    warm = cordon(None, code, warm=pool)
+    assert cold.rc == 0 and cold.out.endswith("[0, 1, 4, 9, 16, 25]\n"), \
+        cold
+    assert (warm.rc, warm.out) == (cold.rc, cold.out), (cold, warm)
+
+
+def test_torch_cpu_threads_as_cold(cordon, warm_pools):
+    # torch preloaded in the template; its intra-op thread pool is made
+    # in the run (after the fork); CUDA is never initialised there.
+    try:
+        subprocess.run(["/usr/bin/python3", "-c", "import torch"],
+                       check=True, capture_output=True, timeout=120)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
+        pytest.skip("no torch for /usr/bin/python3")
+    blob = BUILD / "policies" / "monai_infer.cpol"
+    code = ("import sys, torch\n"
+            "torch.set_num_threads(2)\n"
+            "x = torch.arange(90000, dtype=torch.float64).reshape(300, 300)"
+            "\nprint(float((x @ x / 1e9).sum()), torch.get_num_threads())\n"
+            "print(torch.cuda.is_initialized())\n")
+    cold = cordon(blob, code)
+    warm = cordon(None, code, warm=warm_pools(blob))
+    assert cold.rc == 0 and cold.out.endswith(" 2\nFalse\n"), cold
+    assert (warm.rc, warm.out) == (cold.rc, cold.out), (cold, warm)
