@@ -66,7 +66,8 @@ deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 		build-essential pkg-config libseccomp-dev flex bison libcmocka-dev \
-		python3 python3-pytest mandoc clang llvm libclang-rt-14-dev \
+		python3 python3-dev python3-pytest mandoc clang llvm \
+		libclang-rt-14-dev \
 		cppcheck clang-tidy util-linux iproute2 \
 		bubblewrap firejail hyperfine busybox-static runc \
 		python3-numpy python3-pandas python3-matplotlib python3-nibabel \
