@@ -324,8 +324,10 @@ def test_explain_leads_with_what_a_reviewer_reads(cordonc_bin, src_dir):
                          check_rc=0)
     heads = [l.split(" ")[0] for l in text.splitlines()
              if l and not l.startswith(" ")]
-    assert heads == ["policy", "command", "paths", "layers", "limits",
-                     "environment", "syscalls"], heads
+    # code_gen preloads modules (a warm pool's template): said next to
+    # the command, which its interpreter runs.
+    assert heads == ["policy", "command", "preload", "paths", "layers",
+                     "limits", "environment", "syscalls"], heads
 
 
 # Each high-risk grant, added alone to the lint base (common.inc, which
