@@ -41,8 +41,15 @@ static char **run_argv, **run_envp;
 
 static void resume(char **argv, char **envp) __attribute__((noreturn));
 
+/* Set in the run: cordon's code stays mapped there, but is not the
+ * snippet's to call (it could add layers only; it is refused). */
+static int in_run;
+
 static void resume(char **argv, char **envp)
 {
+	in_run = 1;
+	warm_resume = NULL;
+	warm_spare_ctl = -1;
 	run_argv = argv;
 	run_envp = envp;
 	longjmp(resume_at, 1);
@@ -75,6 +82,11 @@ static PyObject *warm_run(PyObject *self, PyObject *args)
 	int rc, ctl;
 
 	(void)self;
+	if (in_run) {
+		PyErr_SetString(PyExc_RuntimeError, "_cordon_warm.run: not in "
+		    "a warm run");
+		return NULL;
+	}
 	if (!PyArg_ParseTuple(args, "O!i", &PyList_Type, &list, &ctl))
 		return NULL;
 	if ((n = PyList_Size(list)) < 2 || n > 255 || ctl < 0) {

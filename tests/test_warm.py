@@ -364,3 +364,14 @@ def test_torch_cpu_threads_as_cold(cordon, warm_pools):
     warm = cordon(None, code, warm=warm_pools(blob))
     assert cold.rc == 0 and cold.out.endswith(" 2\nFalse\n"), cold
     assert (warm.rc, warm.out) == (cold.rc, cold.out), (cold, warm)
+
+
+def test_run_cannot_call_cordon_in_itself(cordon, pool):
+    # cordon's code stays mapped in a run (the template's extension); the
+    # snippet may not call it (it could only add layers, but it is not
+    # the snippet's).
+    r = cordon(None, "import sys\nm = sys.modules['_cordon_warm']\n"
+               "try:\n    m.run(['cordon', 'x.cpol', 's.py'], 5)\n"
+               "except RuntimeError as e:\n    print('refused', e)\n",
+               warm=pool)
+    assert r.rc == 0 and r.out.startswith("refused"), r
