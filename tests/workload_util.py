@@ -474,9 +474,11 @@ class Run:
 
 
 def run_cordon(cordon, blob, snippet_text, workdir, args=(), timeout=300,
-               extra=()):
+               extra=(), pool=None):
     """Run snippet_text under cordon with blob, workdir kept (the caller
-    owns it).  Returns a Run with the parsed status JSON (or None)."""
+    owns it); pool="@name": in that warm pool (cordon --submit; a
+    --workdir is never removed).  Returns a Run with the parsed status
+    JSON (or None)."""
     import time
     workdir = pathlib.Path(workdir)
     snip = workdir.parent / (workdir.name + "-snippet.py")
@@ -487,6 +489,10 @@ def run_cordon(cordon, blob, snippet_text, workdir, args=(), timeout=300,
     cmd = [str(cordon), "--workdir", str(workdir), "--keep-workdir",
            "--status-file", str(status_path)] + list(extra) + \
           [str(blob), str(snip)] + [str(a) for a in args]
+    if pool:
+        cmd = [str(cordon), "--submit", pool, "--workdir", str(workdir),
+               "--status-file", str(status_path)] + list(extra) + \
+              [str(snip)] + [str(a) for a in args]
     t0 = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True,
                           timeout=timeout, stdin=subprocess.DEVNULL)
