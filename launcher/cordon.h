@@ -255,6 +255,7 @@ int landlock_add(int ruleset, int fd, uint64_t access);
 /* workdir.c */
 int workdir_make(const char *given, char *path, size_t pathlen,
     char *err, size_t errlen);
+int snippet_open(const char *snippet, char *err, size_t errlen);
 int snippet_fill(int in, const char *src, int out, char *err,
     size_t errlen);
 int snippet_copy(int in, const char *src, const char *dir, int fresh,
@@ -269,7 +270,13 @@ void bounds_started(const struct launch *ln, struct bounds *b);
 int bounds_finish(struct launch *ln, struct bounds *b, int mnt, int wfd,
     char *err);
 
-/* fdpass.c: one descriptor over a unix socket (SCM_RIGHTS) */
+/* fdpass.c: descriptors over a unix socket (SCM_RIGHTS): a message with
+ * up to FDPASS_MAX, or one with a byte */
+#define FDPASS_MAX 4
+int fdpass_sendv(int sock, const void *buf, size_t len, const int *fds,
+    int nfd);
+ssize_t fdpass_recvv(int sock, void *buf, size_t len, int fds[FDPASS_MAX],
+    int *nfd, int flags);
 int fdpass_send(int sock, int fd);
 int fdpass_recv(int sock, int flags);
 

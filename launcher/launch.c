@@ -24,7 +24,6 @@
 
 #include "bpf.h"
 #include "cordon.h"
-#include "infile.h"
 #include "landlock_compat.h"
 
 enum { P_OUT, P_ERR, P_MSG, P_ST, NPIPES };
@@ -70,18 +69,14 @@ static void closefd(int *fd)
  * copy the snippet in. */
 static int files_make(const struct opts *o, struct res *s, char *err)
 {
-	struct stat st;
-	/* "-" is the caller's standard input, whatever it is (a pipe, a
-	 * file): the caller chose it.  A named snippet must be a regular
-	 * file, opened without blocking (a FIFO would hang cordon).  A warm
-	 * spare's is empty until its request (warmhold.c). */
+	/* A warm spare's is empty until its request (warmhold.c). */
 	int in = o->warm_ctl >= 0 ? dup(o->null_fd) :
-	    strcmp(o->snippet, "-") == 0 ? 0 : infile_open(o->snippet, 0, &st);
+	    snippet_open(o->snippet, err, ERRLEN);
 	int rc = -1;
 
 	if (in < 0) {
-		snprintf(err, ERRLEN, "%s: %s", o->snippet,
-		    infile_strerror(errno));
+		if (o->warm_ctl >= 0)
+			snprintf(err, ERRLEN, "dup: %s", strerror(errno));
 		return -1;
 	}
 	if (workdir_make(o->workdir, s->workdir, sizeof(s->workdir), err,
@@ -103,22 +98,14 @@ close_in:
 	return rc;
 }
 
-/* With a PID namespace, the run's init hands cordon a listener for the
- * filter, and the filter's kills and errnos become notifications: cordon
- * then KNOWS which call the filter stopped and records it (denials.c);
- * it answers an errno with the policy's own errno, and for a kill it
- * kills the run without ever answering (so the call never proceeds).
- * Only RET K instructions change; bpf_check has passed the blob's
- * program, and the jumps are untouched (bpf_check itself refuses
- * USER_NOTIF in a blob: only cordon may add it).  Traps stay traps: the
- * snippet's SIGSYS handler must see them.  A program with neither kill
- * nor errno needs no listener. */
 /* The exec that starts the command comes from cordon's own text
  * (run.c exec_here) while init waits for it, before init can hand cordon
  * the listener: it must never notify.  So the program is a prefix, the
  * rewritten program, and the blob's own: that one exec (x86-64 execve
  * with the instruction pointer in cordon's text) runs the blob's program
- * as it is; every other call the rewritten one. */
+ * as it is; every other call the rewritten one.  A warm run execs
+ * nothing, and its cordon's text stays callable in it: the extension is
+ * built with an empty range (launcher/build.mk), so no call matches. */
 #define NOTIFY_PREFIX 10
 
 extern char __executable_start[], etext[];
@@ -328,7 +315,6 @@ static uint64_t cpu_limit_ms(const struct launch *ln)
 	return v >= RLIM_INFINITY / 1000 ? 0 : v * 1000;
 }
 
-/* Start the child and supervise it; returns cordon's exit status. */
 /* A warm spare waits here, set up, for its request (warmhold.c). */
 static int hold(struct opts *o, struct res *s, struct report *r, char *err)
 {
@@ -341,8 +327,6 @@ static int hold(struct opts *o, struct res *s, struct report *r, char *err)
 	closefd(&s->go[0]);
 	closefd(&s->ready[1]);
 	rc = warm_hold(o, &w, r, err);
-	if (w.run >= 0)
-		close(w.run);
 	s->sup.listener = w.listener;  /* supervise() answers it */
 	if (rc < 0)
 		closefd(&s->sup.listener);
@@ -372,6 +356,7 @@ static void bounds_arm(const struct opts *o, const struct cpol *p,
 	sp->cpu_limit_ms = cpu_limit_ms(&s->ln);
 }
 
+/* Start the child and supervise it; returns cordon's exit status. */
 static int go(struct opts *o, const struct cpol *p, struct res *s,
     struct report *r, char *err)
 {

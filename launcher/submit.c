@@ -106,28 +106,11 @@ static ssize_t request(int argc, char **argv, char *buf, int *status)
 	return (ssize_t)len;
 }
 
-static int send_fds(int s, char *buf, size_t len, const int *fds, int nfd)
-{
-	char cbuf[CMSG_SPACE(4 * sizeof(int))];
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-	    .msg_control = cbuf, .msg_controllen = CMSG_SPACE((size_t)nfd *
-	    sizeof(int)) };
-	struct cmsghdr *c;
-
-	memset(cbuf, 0, sizeof(cbuf));
-	c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN((size_t)nfd * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, (size_t)nfd * sizeof(int));
-	return sendmsg(s, &m, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
-}
-
 int submit_main(int argc, char **argv)
 {
 	static char buf[SUBMIT_MAX + 1];
-	int fds[4] = { 0, 1, 2, -1 }, s, code;
+	int fds[FDPASS_MAX] = { 0, 1, 2, -1 }, s;
+	int32_t code;
 	ssize_t len, got = 0, r;
 
 	if (argc < 2) {
@@ -142,7 +125,8 @@ int submit_main(int argc, char **argv)
 		    "request too long" : strerror(errno));
 		return EXIT_CORDON;
 	}
-	if (send_fds(s, buf, (size_t)len, fds, fds[3] >= 0 ? 4 : 3) < 0) {
+	if (fdpass_sendv(s, buf, (size_t)len, fds, fds[3] >= 0 ? 4 : 3) <
+	    0) {
 		fprintf(stderr, "cordon: --submit: %s\n", strerror(errno));
 		close(s);
 		return EXIT_CORDON;
@@ -151,8 +135,8 @@ int submit_main(int argc, char **argv)
 	    (r < 0 && errno == EINTR))
 		got += r > 0 ? r : 0;
 	close(s);
-	if (got == 5 && buf[0] == 'X') {
-		code = (unsigned char)buf[1] | (unsigned char)buf[2] << 8;
+	if (got == 5 && buf[0] == 'X') {   /* "X", int32 little endian */
+		memcpy(&code, buf + 1, 4);
 		return code < 0 || code > 255 ? EXIT_CORDON : code;
 	}
 	fprintf(stderr, "cordon: the warm pool refused the run: %.*s\n",

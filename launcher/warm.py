@@ -121,8 +121,6 @@ def exercise_quietly():
         os._exit(125)   # a library keeps a descriptor: no such spare
 
 
-
-
 class NoImport:
     """After the warm-up the template imports nothing (removed in a run)."""
 
@@ -167,13 +165,13 @@ def read_exactly(fd, n):
     return data
 
 
-def run(pool, argv, envp, exercise):
-    """In the run (never returns): warm, ready, the request's arguments,
-    the snippet."""
+def run(pool, argv, envp, warm):
+    """In the run (never returns): warm (the exercise, unless callers are
+    waiting), ready, the request's arguments, the snippet."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.set_wakeup_fd(-1)    # the template's pipe: closed here
     pool.forget()
-    if exercise:
+    if warm:
         exercise_quietly()
     os.write(3, b"W")
     os.close(3)
@@ -197,7 +195,6 @@ def run_snippet(argv, envp, at):
     for kv in envp:
         k, _, v = kv.partition("=")
         os.environ[k] = v
-    import io
     enc = sys.stdout.encoding
     sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)),
                                  encoding=enc)
@@ -323,7 +320,7 @@ class Pool:
         options, the request sent at once.  While requests wait for spares,
         spares skip the exercise: it costs about what it saves, and a
         waiting caller pays all of it."""
-        exercise = request is None and not self.pressed
+        warm = request is None and not self.pressed
         ours, theirs = socket.socketpair(socket.AF_UNIX,
                                          socket.SOCK_SEQPACKET)
         pid = os.fork()
@@ -344,7 +341,7 @@ class Pool:
                 argv, envp = _cordon_warm.run(
                     ["cordon"] + self.opts + setup +
                     [self.blob, "snippet.py"], 3)
-                run(self, argv, envp, exercise)
+                run(self, argv, envp, warm)
             finally:
                 os._exit(125)
         theirs.close()

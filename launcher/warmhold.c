@@ -34,7 +34,6 @@
 #include <unistd.h>
 
 #include "cordon.h"
-#include "infile.h"
 #include "sysdecode.h"
 #include "wall.h"
 
@@ -140,13 +139,8 @@ failed:
  * their length to *got), its descriptors into fds.  Returns the count of
  * descriptors, or -1. */
 static int request_take(int ctl, int tmpfs, char *buf, size_t len,
-    size_t *got, int fds[4], char *err)
+    size_t *got, int fds[FDPASS_MAX], char *err)
 {
-	char cbuf[CMSG_SPACE(4 * sizeof(int))];
-	struct iovec iov = { .iov_base = buf, .iov_len = len - 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-	    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c;
 	ssize_t n;
 	int nfd = 0;
 
@@ -154,15 +148,10 @@ static int request_take(int ctl, int tmpfs, char *buf, size_t len,
 		snprintf(err, ERRLEN, "the pool is gone");
 		return -1;
 	}
-	while ((n = recvmsg(ctl, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+	while ((n = fdpass_recvv(ctl, buf, len - 1, fds, &nfd, 0)) < 0 &&
+	    errno == EINTR)
 		;
-	c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-		nfd = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-		memcpy(fds, CMSG_DATA(c), (size_t)nfd * sizeof(int));
-	}
-	if (n <= 0 || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    (nfd != 3 && nfd != 4)) {
+	if (n <= 0 || (nfd != 3 && nfd != 4)) {
 		/* The pool closing an idle spare is no error to print. */
 		snprintf(err, ERRLEN, "%s", n == 0 ? "" : "the pool sent no "
 		    "request");
@@ -178,7 +167,7 @@ static int request_take(int ctl, int tmpfs, char *buf, size_t len,
 
 /* The caller's descriptors become cordon's 0, 1, 2; the status one, if
  * any, stays where it landed and replaces the value of --status-fd. */
-static int fds_take(const int fds[4], int nfd, char **argv, char *num,
+static int fds_take(const int fds[FDPASS_MAX], int nfd, char **argv, char *num,
     size_t numlen)
 {
 	int i, rc = 0;
@@ -212,18 +201,12 @@ static int snippet_put(const struct opts *g, const struct warm_spare *w,
     char *err)
 {
 	char path[128];
-	struct stat st;
 	int in, out, rc;
 
 	snprintf(path, sizeof(path), "%s%s", w->mnt >= 0 ? "w/" : "",
 	    w->snippet);
-	in = strcmp(g->snippet, "-") == 0 ? 0 : infile_open(g->snippet, 0,
-	    &st);
-	if (in < 0) {
-		snprintf(err, ERRLEN, "%s: %s", g->snippet,
-		    infile_strerror(errno));
+	if ((in = snippet_open(g->snippet, err, ERRLEN)) < 0)
 		return -1;
-	}
 	out = openat(w->mnt >= 0 ? w->mnt : w->wfd, path, O_WRONLY |
 	    O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
 	rc = out < 0 ? -1 : snippet_fill(in, g->snippet, out, err, ERRLEN);
@@ -327,11 +310,16 @@ int warm_hold(struct opts *o, struct warm_spare *w, struct report *r,
 	static char *argv[WARM_WORDS_MAX];
 	const char *cwd;
 	struct opts g;
-	int fds[4], nfd, argc;
+	int fds[FDPASS_MAX], nfd, argc;
 	size_t len;
 
-	if (run_warm(w, err) < 0 || (nfd = request_take(w->ctl,
-	    w->mnt >= 0, buf, sizeof(buf), &len, fds, err)) < 0)
+	nfd = run_warm(w, err);
+	if (w->run >= 0) {            /* its listener is taken, or never */
+		close(w->run);
+		w->run = -1;
+	}
+	if (nfd < 0 || (nfd = request_take(w->ctl, w->mnt >= 0, buf,
+	    sizeof(buf), &len, fds, err)) < 0)
 		return -1;
 	argc = words_split(buf, len, argv, &cwd);
 	if (fds_take(fds, nfd, argv, num, sizeof(num)) < 0 || argc < 0 ||

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cordon.h"
+#include "infile.h"
 #include "wall.h"
 
 /* A fresh private directory under $TMPDIR (absolute) or /tmp, or the
@@ -70,6 +71,21 @@ int workdir_make(const char *given, char *path, size_t pathlen,
 		return -1;
 	}
 	return 0;
+}
+
+/* The snippet for reading: "-" is the caller's standard input, whatever
+ * it is (a pipe, a file: the caller chose it); a named one must be a
+ * regular file, opened without blocking (a FIFO would hang cordon).  The
+ * descriptor (0 for "-"), or -1 with err. */
+int snippet_open(const char *snippet, char *err, size_t errlen)
+{
+	struct stat st;
+	int in = strcmp(snippet, "-") == 0 ? 0 : infile_open(snippet, 0, &st);
+
+	if (in < 0)
+		snprintf(err, errlen, "%s: %s", snippet,
+		    infile_strerror(errno));
+	return in;
 }
 
 /* The snippet from in (src names it in messages) to out, at most
