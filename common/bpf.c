@@ -6,7 +6,9 @@
  *   - only the opcodes seccomp allows (no byte/half loads, no indirect
  *     loads, no MSH), each spelled exactly (no stray size/mode bits);
  *   - loads from seccomp_data: 4-byte, aligned, inside the 64 bytes;
- *   - scratch memory M[0..15] read only where every path wrote it first;
+ *   - scratch memory M[0..15] read only where written first, by the
+ *     kernel's own rule (a RET passes what was written before it on to
+ *     the next instruction);
  *   - jumps forward and inside the program; every instruction but a RET
  *     reachable;
  *   - division or modulo by a constant zero, shifts by 32 or more refused;
@@ -167,24 +169,31 @@ static int check_one(const struct cpol_insn *in, size_t pc, size_t n,
 	return 0;
 }
 
-/* Merge the state at pc into a successor: reached, and the scratch
- * slots written on every path so far (intersection). */
-static void flow(uint8_t *reached, uint16_t *written, size_t to,
-    uint16_t w)
+/*
+ * A jump to `to` with slots `valid` written: the target is reached, and
+ * keeps only the slots written on every jump to it.
+ */
+static void jump_to(uint8_t *reached, uint16_t *masks, size_t to,
+    uint16_t valid)
 {
-	if (!reached[to]) {
-		reached[to] = 1;
-		written[to] = w;
-	} else {
-		written[to] &= w;
-	}
+	reached[to] = 1;
+	masks[to] &= valid;
 }
 
+/*
+ * Scratch slots are judged exactly as the kernel's classic-BPF checker
+ * judges them (check_load_and_stores): one forward pass; a jump's targets
+ * keep the slots written on every jump to them, and the instruction after
+ * any non-jump, a RET included, also keeps only what was written before
+ * that instruction.  That is stricter than following the paths alone (a
+ * RET does not fall through), but a program the kernel refuses must never
+ * pass here: it would fail at install instead of at compile time.
+ */
 int bpf_check(const struct cpol_insn *prog, size_t n, char *err,
     size_t errlen)
 {
 	uint8_t reached[CPOL_MAX_INSNS];
-	uint16_t written[CPOL_MAX_INSNS];
+	uint16_t masks[CPOL_MAX_INSNS], valid = 0;
 	size_t pc;
 
 	if (n == 0 || n > CPOL_MAX_INSNS) {
@@ -199,36 +208,35 @@ int bpf_check(const struct cpol_insn *prog, size_t n, char *err,
 		return fail(err, errlen, n - 1, "last instruction is not a "
 		    "return");
 	memset(reached, 0, n);
-	memset(written, 0, n * sizeof(*written));  /* read only if reached */
+	memset(masks, 0xff, n * sizeof(*masks));
 	reached[0] = 1;
-	written[0] = 0;
 	for (pc = 0; pc < n; pc++) {
 		const struct cpol_insn *in = &prog[pc];
-		uint16_t w = written[pc];
 
+		valid &= masks[pc];
 		if (!reached[pc]) {
 			/* libseccomp leaves its bad-arch return unreachable
 			 * when it reroutes long jumps; any other dead code is
-			 * refused. */
+			 * refused.  Nothing jumps here: valid is unchanged. */
 			if (in->code == OP_RET_K)
 				continue;
 			return fail(err, errlen, pc, "unreachable");
 		}
 		if ((in->code == OP_LD_MEM || in->code == OP_LDX_MEM) &&
-		    !(w & (1u << in->k)))
+		    !(valid & (1u << in->k)))
 			return fail(err, errlen, pc, "scratch slot %u read "
 			    "before it is written", in->k);
 		if (in->code == OP_ST || in->code == OP_STX)
-			w = (uint16_t)(w | 1u << in->k);
-		if (in->code == OP_RET_K)
-			continue;
+			valid = (uint16_t)(valid | 1u << in->k);
 		if (in->code == OP_JA) {
-			flow(reached, written, pc + 1 + in->k, w);
+			jump_to(reached, masks, pc + 1 + in->k, valid);
+			valid = 0xffff;
 		} else if (is_cond_jump(in->code)) {
-			flow(reached, written, pc + 1 + in->jt, w);
-			flow(reached, written, pc + 1 + in->jf, w);
-		} else {
-			flow(reached, written, pc + 1, w);
+			jump_to(reached, masks, pc + 1 + in->jt, valid);
+			jump_to(reached, masks, pc + 1 + in->jf, valid);
+			valid = 0xffff;
+		} else if (in->code != OP_RET_K) {
+			reached[pc + 1] = 1;
 		}
 	}
 	return 0;

@@ -261,6 +261,12 @@ static void test_refusals(void **state)
 		    S(BPF_ST, 0, 0, 1), S(BPF_LDX | BPF_MEM, 0, 0, 1),
 		    RET(ALLOW) }, 5,
 		    "instruction 3: scratch slot 1 read before it is written" },
+		/* Written on the only path to the read, but the RET before
+		 * the read did not write it: the kernel refuses (F10). */
+		{ "after ret", { S(BPF_JMP | BPF_JEQ, 2, 0, 0),
+		    S(BPF_ST, 0, 0, 0), S(BPF_JMP | BPF_JEQ, 0, 1, 0),
+		    RET(ALLOW), S(BPF_LD | BPF_MEM, 0, 0, 0), RET(ALLOW) }, 6,
+		    "instruction 4: scratch slot 0 read before it is written" },
 		{ "div 0", { S(BPF_ALU | BPF_DIV | BPF_K, 0, 0, 0), RET(ALLOW) }, 2,
 		    "instruction 0: division by constant zero" },
 		{ "mod 0", { S(BPF_ALU | BPF_MOD | BPF_K, 0, 0, 0), RET(ALLOW) }, 2,
