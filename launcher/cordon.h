@@ -210,6 +210,7 @@ int submit_main(int argc, char **argv);
  * status.  Call with optind 0 to parse a second argv. */
 int opts_parse(int argc, char **argv, struct opts *o);
 extern const struct option cordon_options[];
+extern const char warm_run_options[], warm_setup_options[];
 
 /* warmhold.c: a warm spare, set up, waits for its run's warm-up and the
  * template's request; takes its options, descriptors and snippet. */

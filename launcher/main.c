@@ -178,6 +178,12 @@ const struct option cordon_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* The options a warm request may carry, by letter: a run's own, and
+ * those that need a spare made for the request.  Any other is refused
+ * (warm.py reads these through the extension; warmhold.c checks). */
+const char warm_run_options[] = "wtoqfF";
+const char warm_setup_options[] = "klNIR";
+
 /* A pool's own options are those of its spares' set-up (serve.c): one
  * operand, the policy; a run's options come with each request. */
 static int serve_opts_ok(const struct opts *o, int operands)

@@ -14,6 +14,9 @@
  * run() return, with the run's argv and environment, for warm.py to run
  * the snippet as __main__.
  *
+ * options() tells warm.py which options a request may carry, from
+ * cordon's own option table.
+ *
  * harden() makes the template non-dumpable (no same-uid process may
  * ptrace it or read its memory; runs are in other namespaces and
  * Landlock domains as well).
@@ -122,6 +125,35 @@ static PyObject *warm_run(PyObject *self, PyObject *args)
 	return Py_BuildValue("(NN)", strings(run_argv), strings(run_envp));
 }
 
+/* options(): {"--name": (takes a value, "run" or "setup")} for each
+ * option a warm request may carry (main.c's table says which). */
+static PyObject *warm_options(PyObject *self, PyObject *unused)
+{
+	PyObject *d = PyDict_New(), *v;
+	const struct option *o;
+	char name[64];
+
+	(void)self;
+	(void)unused;
+	for (o = cordon_options; d && o->name; o++) {
+		const char *kind = strchr(warm_run_options, o->val) ? "run" :
+		    strchr(warm_setup_options, o->val) ? "setup" : NULL;
+
+		if (!kind)
+			continue;
+		snprintf(name, sizeof(name), "--%s", o->name);
+		v = Py_BuildValue("(Os)", o->has_arg ? Py_True : Py_False,
+		    kind);
+		if (!v || PyDict_SetItemString(d, name, v) < 0) {
+			Py_XDECREF(v);
+			Py_DECREF(d);
+			return NULL;
+		}
+		Py_DECREF(v);
+	}
+	return d;
+}
+
 static PyObject *warm_harden(PyObject *self, PyObject *unused)
 {
 	(void)self;
@@ -136,6 +168,8 @@ static PyMethodDef methods[] = {
 	{ "run", warm_run, METH_VARARGS, "a warm run: cordon, in this process" },
 	{ "harden", warm_harden, METH_NOARGS, "make the template "
 	    "non-dumpable" },
+	{ "options", warm_options, METH_NOARGS, "the options a warm "
+	    "request may carry" },
 	{ NULL, NULL, 0, NULL },
 };
 

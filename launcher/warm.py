@@ -51,17 +51,19 @@ MAX_REQUEST = 65536
 SPARES = 2              # made ahead
 MAX_FAILURES = 3        # spares that end before ready, in a row: no more
 LISTENER = 4            # the run's seccomp listener until cordon has it
-# The options of a warm request: name -> takes a value.  GO options are
-# the run's (warmhold.c takes them); SETUP ones need a spare made for the
-# request; any other is refused here (and would be by cordon).
-GO = {"--timeout": True, "--output": True, "--quiet": False,
-      "--status-fd": True, "--status-file": True, "--workdir": True}
-SETUP = {"--limit": True, "--nice": True, "--idle": False,
-         "--keep-workdir": False, "--resolve": True}
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _cordon_warm  # noqa: E402  (next to this file, never a run's)
 del sys.path[0]
+
+# The options of a warm request, from cordon's own table: name -> takes a
+# value.  GO options are the run's (warmhold.c takes them); SETUP ones
+# need a spare made for the request; any other is refused here (and would
+# be by cordon).
+GO = {k: v for k, (v, kind) in _cordon_warm.options().items()
+      if kind == "run"}
+SETUP = {k: v for k, (v, kind) in _cordon_warm.options().items()
+         if kind == "setup"}
 
 
 def exercise():

@@ -184,16 +184,23 @@ static int fds_take(const int fds[FDPASS_MAX], int nfd, char **argv, char *num,
 	return rc;
 }
 
-/* Options that would change a set-up already made: refused. */
-static int setup_option(const struct opts *g)
+/* A request carries a run's own options only (main.c's
+ * warm_run_options); the set-up is made.  Scanned before opts_parse. */
+static int run_options_only(int argc, char **argv, char *err)
 {
-	int i;
+	int c = 0, li = 0, bad = 0;
 
-	for (i = 0; i <= CPOL_RLIM_MAX; i++)
-		if (g->limit[i] != UINT64_MAX)
-			return 1;
-	return g->keep_workdir || g->check || g->no_namespaces || g->nice ||
-	    g->idle || g->cgroup || g->nresolve || g->observe || g->serve;
+	optind = 0;
+	opterr = 0;
+	while (!bad && (c = getopt_long(argc, argv, "+", cordon_options,
+	    &li)) != -1)
+		bad = c == '?' || !strchr(warm_run_options, c);
+	opterr = 1;
+	if (bad)
+		snprintf(err, ERRLEN, "a warm run cannot take %s%s: its "
+		    "set-up is made before the request", c == '?' ? "" : "--",
+		    c == '?' ? argv[optind - 1] : cordon_options[li].name);
+	return bad ? -1 : 0;
 }
 
 /* The snippet into the run's workdir (the spare's empty copy). */
@@ -328,12 +335,13 @@ int warm_hold(struct opts *o, struct warm_spare *w, struct report *r,
 		    "too many words" : strerror(errno));
 		return -1;
 	}
+	if (run_options_only(argc, argv, err) < 0)
+		return -1;
 	optind = 0;
-	if (opts_parse(argc, argv, &g) >= 0 || g.check || strcmp(g.policy,
-	    o->policy) != 0 || setup_option(&g)) {
-		snprintf(err, ERRLEN, "a warm run takes --timeout, --output, "
-		    "--quiet, --status-fd, --status-file and --workdir; the "
-		    "pool's own options and policy are set");
+	if (opts_parse(argc, argv, &g) >= 0 || strcmp(g.policy,
+	    o->policy) != 0) {
+		snprintf(err, ERRLEN, "a warm request: bad options, or not "
+		    "the pool's policy");
 		return -1;
 	}
 	r->wall_ms = supervise_now_ms();
