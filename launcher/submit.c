@@ -5,9 +5,10 @@
  * Sends this directory, then the words after NAME, each NUL-ended, with
  * this process's stdin, stdout and stderr (and the --status-fd
  * descriptor, renamed 3 for the pool) over the pool's abstract socket,
- * then waits for the run's exit status and exits with it.  The pool
- * (warm.py) sorts the options and cordon checks them; a refusal is
- * printed and exits 125.
+ * then waits for the run's exit status and exits with it.  An option a
+ * warm run does not take (main.c's warm_run_options, warm_setup_options)
+ * is refused here; the pool (warm.py) sorts the options and cordon checks
+ * them again; a refusal is printed and exits 125.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -43,12 +44,16 @@ static int connect_pool(const char *name)
 	return s;
 }
 
-/* The index of the snippet in argv (after cordon's options), or -1. */
-static int options_end(int argc, char **argv)
+/* The index of the snippet in argv (after cordon's options), or -1 with
+ * *why set: too many words, or an option a warm run does not take (the
+ * pool refuses it too; said here with its name). */
+static int options_end(int argc, char **argv, const char **why)
 {
 	static char *av[SUBMIT_WORDS + 2];
-	int i;
+	static char msg[128];
+	int c, i, li = 0;
 
+	*why = "request too long";
 	if (argc > SUBMIT_WORDS)
 		return -1;
 	av[0] = "cordon";
@@ -57,8 +62,17 @@ static int options_end(int argc, char **argv)
 	av[argc + 1] = NULL;
 	optind = 0;
 	opterr = 0;
-	while (getopt_long(argc + 1, av, "+", cordon_options, NULL) != -1)
-		;
+	while ((c = getopt_long(argc + 1, av, "+", cordon_options, &li)) !=
+	    -1) {
+		if (c != '?' && (strchr(warm_run_options, c) ||
+		    strchr(warm_setup_options, c)))
+			continue;
+		snprintf(msg, sizeof(msg), "%s%s is refused in a warm run",
+		    c == '?' ? "" : "--", c == '?' ? av[optind - 1] :
+		    cordon_options[li].name);
+		*why = msg;
+		return -1;
+	}
 	return optind - 1;
 }
 
@@ -77,14 +91,19 @@ static int fd_word(const char *w)
 /* This directory, then the words, each NUL-ended, into buf; the
  * --status-fd value becomes "3" and its descriptor goes to *status.
  * Returns the length, or -1. */
-static ssize_t request(int argc, char **argv, char *buf, int *status)
+static ssize_t request(int argc, char **argv, char *buf, int *status,
+    const char **why)
 {
-	int i, opts = options_end(argc, argv);
+	int i, opts = options_end(argc, argv, why);
 	size_t len, n;
 
 	/* First the caller's directory: relative paths are the caller's. */
-	if (opts < 0 || !getcwd(buf, SUBMIT_MAX / 2))
+	if (opts < 0)
 		return -1;
+	if (!getcwd(buf, SUBMIT_MAX / 2)) {
+		*why = "this directory has no name";
+		return -1;
+	}
 	len = strlen(buf) + 1;
 	for (i = 0; i < argc; i++) {
 		const char *w = argv[i];
@@ -98,8 +117,10 @@ static ssize_t request(int argc, char **argv, char *buf, int *status)
 			w = "--status-fd=3";
 		}
 		n = strlen(w) + 1;
-		if (len + n > SUBMIT_MAX)
+		if (len + n > SUBMIT_MAX) {
+			*why = "request too long";
 			return -1;
+		}
 		memcpy(buf + len, w, n);
 		len += n;
 	}
@@ -110,6 +131,7 @@ int submit_main(int argc, char **argv)
 {
 	static char buf[SUBMIT_MAX + 1];
 	int fds[FDPASS_MAX] = { 0, 1, 2, -1 }, s;
+	const char *why = NULL;
 	int32_t code;
 	ssize_t len, got = 0, r;
 
@@ -118,11 +140,11 @@ int submit_main(int argc, char **argv)
 		    "snippet [arg ...]\n");
 		return EXIT_CORDON;
 	}
-	len = request(argc - 1, argv + 1, buf, &fds[3]);
-	s = connect_pool(argv[0]);
+	len = request(argc - 1, argv + 1, buf, &fds[3], &why);
+	s = len < 0 ? -1 : connect_pool(argv[0]);
 	if (len < 0 || s < 0) {
 		fprintf(stderr, "cordon: --submit %s: %s\n", argv[0], len < 0 ?
-		    "request too long" : strerror(errno));
+		    why : strerror(errno));
 		return EXIT_CORDON;
 	}
 	if (fdpass_sendv(s, buf, (size_t)len, fds, fds[3] >= 0 ? 4 : 3) <

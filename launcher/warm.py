@@ -34,6 +34,7 @@ never imports again (a meta path hook refuses it), so no run can make it
 load anything.
 """
 
+import array
 import collections
 import errno
 import gc
@@ -48,6 +49,7 @@ import sys
 
 MAX_RUNS = 200          # then re-exec: a new layout, new imports
 MAX_REQUEST = 65536
+MAX_WORDS = 1002        # cordon --submit's 1000, its directory, the policy
 SPARES = 2              # made ahead
 MAX_FAILURES = 3        # spares that end before ready, in a row: no more
 LISTENER = 4            # the run's seccomp listener until cordon has it
@@ -131,30 +133,43 @@ class NoImport:
                           + name)
 
 
-def split_request(words):
-    """The words after the caller's directory -> (set-up options, run
-    options, operands); an option's value is always its own word."""
+def split_request(buf, spans):
+    """A request's words after the caller's directory (spans of buf, each
+    NUL-ended) -> (set-up options, run options, operands).  An option is
+    (name, its value's span or None); operands are spans.  Nothing of the
+    caller's is copied: words are compared in place."""
     setup, go, i = [], [], 0
-    while i < len(words) and words[i].startswith("-") and words[i] != "-":
-        if words[i] == "--":
-            i += 1
+    while i < len(spans):
+        s, e = spans[i]
+        if buf[s] != 0x2d or e - s == 2:        # an operand, or "-"
             break
-        name, eq, value = words[i].partition("=")
-        table = GO if name in GO else SETUP if name in SETUP else None
-        if table is None:
-            raise ValueError("option not allowed in a warm run: " + name)
-        if table[name] and not eq:
-            if i + 1 >= len(words):
-                raise ValueError(name + " needs a value")
-            value, i = words[i + 1], i + 1
         i += 1
-        if name == "--status-fd" and value != "3":
+        if buf.startswith(b"--\0", s):
+            break
+        name, value = option_at(buf, s, e)
+        if GO.get(name, SETUP.get(name)) and value is None:
+            if i >= len(spans):
+                raise ValueError(name + " needs a value")
+            value, i = spans[i], i + 1
+        if name == "--status-fd" and not buf.startswith(b"3\0", value[0]):
             raise ValueError("--status-fd must be 3")
-        (go if table is GO else setup).extend(
-            [name, value] if table[name] else [name])
-    if i >= len(words):
+        (go if name in GO else setup).append((name, value))
+    if i >= len(spans):
         raise ValueError("no snippet")
-    return setup, go, words[i:]
+    return setup, go, spans[i:]
+
+
+def option_at(buf, s, e):
+    """The option (GO or SETUP) the word at s..e names, and the span of
+    its "=value" (or None)."""
+    for name, takes in list(GO.items()) + list(SETUP.items()):
+        end = s + len(name)
+        if end < e and buf.startswith(name.encode(), s) and \
+                buf[end] in (0, 0x3d):
+            if buf[end] == 0x3d and not takes:
+                raise ValueError(name + " takes no value")
+            return name, (end + 1, e) if buf[end] == 0x3d else None
+    raise ValueError("an option a warm run does not take")
 
 
 def read_exactly(fd, n):
@@ -258,25 +273,72 @@ class Spare:
 
 
 class Request:
-    """A caller's run: its connection, descriptors, directory, set-up
-    options (a spare of its own), run options and operands."""
-    __slots__ = ("conn", "fds", "cwd", "setup", "go", "operands")
+    """A caller's run: its connection, descriptors, and its words in buf,
+    a bytearray (the caller's directory, options, operands, NUL-ended):
+    cwd and operands are spans of buf; setup (a spare of its own) and go
+    are options (split_request).  The template copies none of a caller's
+    words: they are sent from buf, which is wiped once the spare has them,
+    and in every spare's run for the requests still waiting there."""
+    __slots__ = ("conn", "fds", "buf", "cwd", "setup", "go", "operands")
 
-    def __init__(self, conn, fds, cwd, setup, go, operands):
-        self.conn, self.fds, self.cwd = conn, fds, cwd
-        self.setup, self.go, self.operands = setup, go, operands
+    def __init__(self, conn, fds, buf, n):
+        self.conn, self.fds, self.buf = conn, fds, buf
+        spans, start = [], 0
+        while start < n and len(spans) <= MAX_WORDS:
+            end = buf.find(0, start, n)
+            if end < 0:
+                raise ValueError("a request is NUL-ended words")
+            spans.append((start, end + 1))
+            start = end + 1
+        if len(spans) > MAX_WORDS:
+            raise ValueError("too many words")
+        if len(spans) < 2 or buf[0] != 0x2f:
+            raise ValueError("empty request")
+        self.cwd = spans[0]
+        self.setup, self.go, self.operands = split_request(buf, spans[1:])
+
+    def has(self, name):
+        return any(n == name for n, _ in self.go)
 
     def own(self):
         """Its --workdir as a set-up option: for spares without a run
         tmpfs (the caller's folder must be the run's workdir itself)."""
-        if "--workdir" in self.go:
-            i = self.go.index("--workdir")
-            self.setup += self.go[i:i + 2]
-            del self.go[i:i + 2]
+        self.setup += [o for o in self.go if o[0] == "--workdir"]
+        self.go = [o for o in self.go if o[0] != "--workdir"]
+
+    def words(self, options):
+        """In a spare made for this request (its own words): options as
+        cordon's argv words."""
+        out = []
+        for name, value in options:
+            out.append(name)
+            if value:
+                out.append(self.word(value))
+        return out
+
+    def word(self, span):
+        return os.fsdecode(bytes(self.buf[span[0]:span[1] - 1]))
 
     def message(self, blob):
-        words = [self.cwd] + self.go + [blob] + self.operands
-        return b"".join(os.fsencode(w) + b"\0" for w in words)
+        """What the spare's cordon gets: directory, run options (each
+        value its own word), the policy, operands; in one bytearray made
+        at its size (no copy left behind by growing), wiped once sent."""
+        mv = memoryview(self.buf)
+        parts = [mv[self.cwd[0]:self.cwd[1]]]
+        for name, value in self.go:
+            parts.append(name.encode() + b"\0")
+            if value:
+                parts.append(mv[value[0]:value[1]])
+        parts.append(os.fsencode(blob) + b"\0")
+        parts += [mv[s:e] for s, e in self.operands]
+        out, at = bytearray(sum(len(p) for p in parts)), 0
+        for p in parts:
+            out[at:at + len(p)] = p
+            at += len(p)
+        return out
+
+    def wipe(self):
+        self.buf[:] = bytes(len(self.buf))
 
 
 class Stop(Exception):
@@ -315,6 +377,8 @@ class Pool:
         socks += [r.conn for r in self.queue]
         for sock in socks:
             sock.detach()
+        for request in self.queue:
+            request.wipe()      # other callers' words: not this run's
 
     def fork_spare(self, request=None):
         """A spare: cordon with every layer set up around a warm run.  For
@@ -336,8 +400,8 @@ class Pool:
                 if request:
                     for i, fd in enumerate(request.fds[:3]):
                         os.dup2(fd, i)
-                    os.chdir(request.cwd)
-                    setup = request.setup
+                    os.chdir(request.word(request.cwd))
+                    setup = request.words(request.setup)
                 os.dup2(theirs.fileno(), 3)
                 os.closerange(4, 1 << 20)
                 argv, envp = _cordon_warm.run(
@@ -355,11 +419,14 @@ class Pool:
         return sp
 
     def give(self, sp, request):
+        msg = request.message(self.blob)
         try:
-            socket.send_fds(sp.ctl, [request.message(self.blob)],
-                            request.fds)
+            sp.ctl.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                    array.array("i", request.fds))])
         except OSError:
             pass                # the spare has ended: its end answers
+        msg[:] = bytes(len(msg))
+        request.wipe()
         for fd in request.fds:
             os.close(fd)
         sp.conn = request.conn
@@ -369,20 +436,21 @@ class Pool:
 
     def take(self, conn):
         """A connection's Request, or None (refused, answered)."""
-        fds = []
+        buf, fds = bytearray(MAX_REQUEST), array.array("i")
         try:
-            msg, fds, _, _ = socket.recv_fds(conn, MAX_REQUEST, 4)
+            n, anc, _, _ = conn.recvmsg_into(
+                [buf], socket.CMSG_SPACE(4 * fds.itemsize),
+                socket.MSG_CMSG_CLOEXEC)
+            for level, kind, data in anc:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                    fds.frombytes(data[:len(data) - len(data) % 4])
             if len(fds) not in (3, 4):
                 raise ValueError("need stdin, stdout, stderr (and status)")
-            if not msg.endswith(b"\0"):
-                raise ValueError("a request is NUL-ended words")
-            words = os.fsdecode(msg[:-1]).split("\0")
-            if len(words) < 2 or not words[0].startswith("/"):
-                raise ValueError("empty request")
-            setup, go, operands = split_request(words[1:])
-            if "--status-fd" in go and len(fds) != 4:
+            request = Request(conn, list(fds), buf, n)
+            if request.has("--status-fd") and len(fds) != 4:
                 raise ValueError("--status-fd without its descriptor")
-        except (OSError, ValueError, UnicodeError) as e:
+        except (OSError, ValueError) as e:
+            buf[:] = bytes(len(buf))
             for fd in fds:
                 os.close(fd)
             try:
@@ -391,7 +459,7 @@ class Pool:
                 pass
             conn.close()
             return None
-        return Request(conn, fds, words[0], setup, go, operands)
+        return request
 
     def accept(self):
         conn, _ = self.lsock.accept()
@@ -416,7 +484,7 @@ class Pool:
         failing, or the template is about to re-execute), each its own."""
         while self.queue:
             ready = [s for s in self.spares if s.ready]
-            if self.tmpfs is False and "--workdir" in self.queue[0].go:
+            if self.tmpfs is False and self.queue[0].has("--workdir"):
                 self.queue[0].own()
                 self.fork_spare(self.queue.popleft())
             elif ready:

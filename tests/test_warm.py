@@ -375,3 +375,64 @@ def test_run_cannot_call_cordon_in_itself(cordon, pool):
                "except RuntimeError as e:\n    print('refused', e)\n",
                warm=pool)
     assert r.rc == 0 and r.out.startswith("refused"), r
+
+
+# A run looks for other callers' words: in the template's objects it can
+# reach (its stack goes up into the pool that forked it, with the requests
+# still waiting then) and anywhere in its own memory (freed buffers of
+# requests the template handled before it forked this run's spare).
+SNOOP = r'''
+import ctypes, os, sys
+tag, me = sys.argv[1], sys.argv[2]
+needle = tag.encode()
+found = set()
+f = sys._getframe()
+while f:
+    pool = f.f_locals.get("self")
+    for r in list(getattr(pool, "queue", ())):
+        text = repr([getattr(r, k, None) for k in r.__slots__])
+        if any(c != me and tag + c in text for c in "0123456789"):
+            found.add("a waiting request's words")
+    f = f.f_back
+libc = ctypes.CDLL(None, use_errno=True)
+libc.write.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
+rd, wr = os.pipe()
+def mapped(page):  # write() says EFAULT where nothing is mapped
+    if libc.write(wr, page, 1) != 1:
+        return False
+    os.read(rd, 1)
+    return True
+anchors = [id(object()), ctypes.addressof(ctypes.create_string_buffer(999))]
+seen = set()
+for anchor in anchors:
+    base = anchor & ~0xfff
+    for page in range(max(base - (128 << 20), 4096), base + (128 << 20), 4096):
+        if page in seen or not mapped(page):
+            continue
+        seen.add(page)
+        data = ctypes.string_at(page, 4096 + len(needle) + 1
+                                if mapped(page + 4096) else 4096)
+        at = data.find(needle)
+        while at >= 0:
+            c = data[at + len(needle):at + len(needle) + 1]
+            if c.isdigit() and c != me.encode():
+                found.add("another caller's argument in memory")
+            at = data.find(needle, at + 1)
+print(sorted(found))
+'''
+
+
+def test_runs_never_see_other_callers_words(tmp_path, pool):
+    # Eight callers at once (some wait for spares made while others
+    # wait), then eight more after them: no run finds the others' words.
+    snoop = tmp_path / "snoop.py"
+    snoop.write_text(SNOOP)
+    tag = "MARK%x-" % int.from_bytes(os.urandom(6), "big")
+    for batch in ("0123", "4567"):
+        procs = [subprocess.Popen(
+            [str(BUILD / "cordon"), "--submit", pool, "--timeout", "120",
+             str(snoop), tag, me, tag + me], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True) for me in batch * 2]
+        for p in procs:
+            out, err = p.communicate(timeout=300)
+            assert p.returncode == 0 and out == "[]\n", (out, err)
