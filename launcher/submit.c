@@ -44,6 +44,15 @@ static int connect_pool(const char *name)
 	return s;
 }
 
+/* Whether word is --name or --name=..., not an abbreviation of it. */
+static int spelled_out(const char *word, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(word, "--", 2) == 0 && strncmp(word + 2, name, n) ==
+	    0 && (word[n + 2] == '\0' || word[n + 2] == '=');
+}
+
 /* The index of the snippet in argv (after cordon's options), or -1 with
  * *why set: too many words, or an option a warm run does not take (the
  * pool refuses it too; said here with its name). */
@@ -64,12 +73,19 @@ static int options_end(int argc, char **argv, const char **why)
 	opterr = 0;
 	while ((c = getopt_long(argc + 1, av, "+", cordon_options, &li)) !=
 	    -1) {
-		if (c != '?' && (strchr(warm_run_options, c) ||
+		if (c == '?' || !(strchr(warm_run_options, c) ||
 		    strchr(warm_setup_options, c)))
+			snprintf(msg, sizeof(msg), "%s%s is refused in a warm "
+			    "run", c == '?' ? "" : "--", c == '?' ?
+			    av[optind - 1] : cordon_options[li].name);
+		else if (!spelled_out(cordon_options[li].has_arg && optarg ==
+		    av[optind - 1] ? av[optind - 2] : av[optind - 1],
+		    cordon_options[li].name))
+			snprintf(msg, sizeof(msg), "write --%s in full (the "
+			    "pool matches names, not prefixes)",
+			    cordon_options[li].name);
+		else
 			continue;
-		snprintf(msg, sizeof(msg), "%s%s is refused in a warm run",
-		    c == '?' ? "" : "--", c == '?' ? av[optind - 1] :
-		    cordon_options[li].name);
 		*why = msg;
 		return -1;
 	}

@@ -146,6 +146,12 @@ def test_refused_options(tmp_path, pool):
                             str(tmp_path / "s.py")], capture_output=True,
                            text=True, timeout=30)
         assert p.returncode == 125 and "refused" in p.stderr, (opt, p)
+    # cordon's parser takes a unique prefix; the pool matches names: a
+    # prefix is refused by --submit, with the name to write.
+    p = subprocess.run([str(BUILD / "cordon"), "--submit", pool, "--time",
+                        "3", str(tmp_path / "s.py")], capture_output=True,
+                       text=True, timeout=30)
+    assert p.returncode == 125 and "--timeout in full" in p.stderr, p
 
 
 def test_pandas_matplotlib_snippet(cordon, pool):
