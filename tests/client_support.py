@@ -1,11 +1,11 @@
 """Helpers for tests/test_client.py (the Python client's tests)."""
 from __future__ import annotations
 
-import asyncio
 import importlib
 import os
 import pathlib
 import sys
+import threading
 from typing import Any
 
 
@@ -42,33 +42,37 @@ def procs_with(marker: str) -> list[tuple[int, bytes]]:
     return found
 
 
-class Ticker:
-    """Measures the event loop's worst stall: a task that sleeps interval
-    seconds over and over and records how late it wakes up."""
+class LoopWatch:
+    """Records the blocking work the calling thread (the event loop's)
+    does between start() and stop(): every audited operation (PEP 578:
+    opening a path, spawning, listing or removing files, ...)
+    but wrapping a descriptor already held (open(fd)).  What runs where,
+    not how long it took: a timing on a loaded machine proves nothing.
+    (A wait is not audited; the client waits for a pidfd to be readable
+    first, then reaps.)"""
 
-    def __init__(self, interval: float = 0.002) -> None:
-        self.interval = interval
-        self.worst = 0.0
-        self.ticks = 0
-        self._task: asyncio.Task | None = None
+    _hooked = False
+    _active: "LoopWatch | None" = None
 
-    async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
-        last = loop.time()
-        while True:
-            await asyncio.sleep(self.interval)
-            now = loop.time()
-            self.worst = max(self.worst, now - last - self.interval)
-            self.ticks += 1
-            last = now
+    def __init__(self) -> None:
+        self.thread = 0
+        self.blocking: list[str] = []
 
     def start(self) -> None:
-        self._task = asyncio.ensure_future(self._run())
+        self.thread = threading.get_ident()
+        LoopWatch._active = self
+        if not LoopWatch._hooked:      # an audit hook stays for good
+            sys.addaudithook(LoopWatch._audit)
+            LoopWatch._hooked = True
 
-    async def stop(self) -> None:
-        assert self._task is not None
-        self._task.cancel()
-        try:
-            await self._task
-        except asyncio.CancelledError:
-            pass
+    def stop(self) -> None:
+        LoopWatch._active = None
+
+    @staticmethod
+    def _audit(event: str, args: tuple) -> None:
+        w = LoopWatch._active
+        if w is None or threading.get_ident() != w.thread:
+            return
+        if event == "open" and isinstance(args[0], int):
+            return
+        w.blocking.append(f"{event} {args!r:.100}")

@@ -129,13 +129,14 @@ def allowed(n):
         os.getpid()
     return time.perf_counter() - t
 N = int(sys.argv[1])
-base = allowed(100000)
+# The best of 5: a preemption on a loaded machine lengthens one round.
+base = min(allowed(20000) for _ in range(5))
 for i in range(N):
     try:
         fcntl.ioctl(i % 200, termios.TIOCSTI, b'x')
     except OSError:
         pass
-after = allowed(100000)
+after = min(allowed(20000) for _ in range(5))
 print(base, after)
 """
 
