@@ -134,7 +134,7 @@ def test_timeout(cordon, blob):
     r = cordon(blob, "while True: pass", opts=["--timeout", "1"])
     assert r.rc == 124, r
     assert r.status["outcome"] == "timeout"
-    assert time.monotonic() - t < 10
+    assert time.monotonic() - t < 30     # ended, on a loaded machine too
 
 
 def test_timeout_cannot_loosen(cordon, blob):
