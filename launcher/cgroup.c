@@ -10,8 +10,14 @@
  *     cordon/, where cordon may write (as root, in practice).
  *
  * The parent makes the groups and writes the bounds; the child joins by
- * writing "0" to the cgroup.procs descriptors opened here, before it has
- * forked anything, so nothing of the run is ever outside.  After the run
+ * writing "0" to the descriptors opened here, before it has forked
+ * anything or started a thread, so nothing of the run is ever outside.
+ * On v1 that is the groups' "tasks" file: the calling thread (the whole
+ * child, which has one) moves itself, which the kernel does without
+ * write-locking the global threadgroup semaphore; "cgroup.procs" takes
+ * it, and waits for an RCU grace period (1 to 12 ms here while other
+ * processes come and go).  v2 has no per-thread move for a domain group:
+ * cgroup.procs.  After the run
  * (every process reaped) the parent reads the peak and the kernel's event
  * counts, then removes the groups.  Where no controller can be used, the
  * bounds fall back to the per-process rlimits, and the report says so.
@@ -92,11 +98,13 @@ static int group_make(const char *parent, int make_parent, char *dir)
 	return 0;
 }
 
-static int procs_open(const char *dir)
+/* Where the child writes "0" to join (see the top of this file). */
+static int procs_open(const char *dir, int version)
 {
 	char path[CGROUP_PATH_MAX + 64];
 
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, version == 1 ? "tasks" :
+	    "cgroup.procs");
 	return open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 }
 
@@ -169,7 +177,7 @@ int cgroup_make(struct cgroup *cg, const char *base, uint64_t memory,
 	if (!cg->version)
 		return 0;
 	for (i = 0; i < (cg->version == 1 ? 2 : 1); i++)
-		if ((cg->procs[i] = procs_open(cg->dir[i])) < 0)
+		if ((cg->procs[i] = procs_open(cg->dir[i], cg->version)) < 0)
 			goto fail;
 	if (bounds_write(cg, memory, pids) < 0)
 		goto fail;

@@ -98,7 +98,7 @@ struct cgroup {
 	int version;                  /* 0: none, 1, 2 */
 	int memory, pids;             /* the controller holds that bound */
 	char dir[2][CGROUP_PATH_MAX]; /* memory, pids (v2: both the same) */
-	int procs[2];                 /* their cgroup.procs, or -1 */
+	int procs[2];     /* v1 tasks or v2 cgroup.procs, or -1 */
 };
 
 /* denials.c: each call the filter refused (see the status report). */
