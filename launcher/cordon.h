@@ -211,6 +211,11 @@ int submit_main(int argc, char **argv);
 int opts_parse(int argc, char **argv, struct opts *o);
 extern const struct option cordon_options[];
 extern const char warm_run_options[], warm_setup_options[];
+/* A warm request's options (argv[0] a program name): each a run's own
+ * (or, with setup, one that needs a spare made for it), its name written
+ * in full.  Returns the index of the first operand, or -1 with msg. */
+int opts_warm_scan(int argc, char **argv, int setup, char *msg,
+    size_t len);
 
 /* warmhold.c: a warm spare, set up, waits for its run's warm-up and the
  * template's request; takes its options, descriptors and snippet. */

@@ -180,9 +180,48 @@ const struct option cordon_options[] = {
 
 /* The options a warm request may carry, by letter: a run's own, and
  * those that need a spare made for the request.  Any other is refused
- * (warm.py reads these through the extension; warmhold.c checks). */
+ * (warm.py reads these through the extension; submit.c and warmhold.c
+ * check with opts_warm_scan). */
 const char warm_run_options[] = "wtoqfF";
 const char warm_setup_options[] = "klNIR";
+
+/* Whether word is --name or --name=..., not an abbreviation of it. */
+static int spelled_out(const char *word, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(word, "--", 2) == 0 && strncmp(word + 2, name, n) ==
+	    0 && (word[n + 2] == '\0' || word[n + 2] == '=');
+}
+
+int opts_warm_scan(int argc, char **argv, int setup, char *msg,
+    size_t len)
+{
+	int c, li = 0;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+", cordon_options, &li)) !=
+	    -1) {
+		if (c == '?' || !(strchr(warm_run_options, c) || (setup &&
+		    strchr(warm_setup_options, c))))
+			snprintf(msg, len, "%s%s is refused in a warm run",
+			    c == '?' ? "" : "--", c == '?' ? argv[optind - 1] :
+			    cordon_options[li].name);
+		else if (!spelled_out(cordon_options[li].has_arg && optarg ==
+		    argv[optind - 1] ? argv[optind - 2] : argv[optind - 1],
+		    cordon_options[li].name))
+			snprintf(msg, len, "write --%s in full (the pool "
+			    "matches names, not prefixes)",
+			    cordon_options[li].name);
+		else
+			continue;
+		opterr = 1;
+		return -1;
+	}
+	opterr = 1;
+	return optind;
+}
 
 /* A pool's own options are those of its spares' set-up (serve.c): one
  * operand, the policy; a run's options come with each request. */

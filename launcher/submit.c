@@ -44,15 +44,6 @@ static int connect_pool(const char *name)
 	return s;
 }
 
-/* Whether word is --name or --name=..., not an abbreviation of it. */
-static int spelled_out(const char *word, const char *name)
-{
-	size_t n = strlen(name);
-
-	return strncmp(word, "--", 2) == 0 && strncmp(word + 2, name, n) ==
-	    0 && (word[n + 2] == '\0' || word[n + 2] == '=');
-}
-
 /* The index of the snippet in argv (after cordon's options), or -1 with
  * *why set: too many words, or an option a warm run does not take (the
  * pool refuses it too; said here with its name). */
@@ -60,7 +51,7 @@ static int options_end(int argc, char **argv, const char **why)
 {
 	static char *av[SUBMIT_WORDS + 2];
 	static char msg[128];
-	int c, i, li = 0;
+	int i, end;
 
 	*why = "request too long";
 	if (argc > SUBMIT_WORDS)
@@ -69,27 +60,9 @@ static int options_end(int argc, char **argv, const char **why)
 	for (i = 0; i < argc; i++)
 		av[i + 1] = argv[i];
 	av[argc + 1] = NULL;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc + 1, av, "+", cordon_options, &li)) !=
-	    -1) {
-		if (c == '?' || !(strchr(warm_run_options, c) ||
-		    strchr(warm_setup_options, c)))
-			snprintf(msg, sizeof(msg), "%s%s is refused in a warm "
-			    "run", c == '?' ? "" : "--", c == '?' ?
-			    av[optind - 1] : cordon_options[li].name);
-		else if (!spelled_out(cordon_options[li].has_arg && optarg ==
-		    av[optind - 1] ? av[optind - 2] : av[optind - 1],
-		    cordon_options[li].name))
-			snprintf(msg, sizeof(msg), "write --%s in full (the "
-			    "pool matches names, not prefixes)",
-			    cordon_options[li].name);
-		else
-			continue;
+	if ((end = opts_warm_scan(argc + 1, av, 1, msg, sizeof(msg))) < 0)
 		*why = msg;
-		return -1;
-	}
-	return optind - 1;
+	return end < 0 ? -1 : end - 1;
 }
 
 /* A descriptor number, or -1. */

@@ -58,14 +58,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _cordon_warm  # noqa: E402  (next to this file, never a run's)
 del sys.path[0]
 
-# The options of a warm request, from cordon's own table: name -> takes a
-# value.  GO options are the run's (warmhold.c takes them); SETUP ones
-# need a spare made for the request; any other is refused here (and would
-# be by cordon).
-GO = {k: v for k, (v, kind) in _cordon_warm.options().items()
-      if kind == "run"}
-SETUP = {k: v for k, (v, kind) in _cordon_warm.options().items()
-         if kind == "setup"}
+# The options of a warm request, from cordon's own table: name -> (takes
+# a value, kind).  "run" options are the run's (warmhold.c takes them);
+# "setup" ones need a spare made for the request; any other is refused
+# here (and would be by cordon).
+OPTIONS = _cordon_warm.options()
 
 
 def exercise():
@@ -147,22 +144,23 @@ def split_request(buf, spans):
         if buf.startswith(b"--\0", s):
             break
         name, value = option_at(buf, s, e)
-        if GO.get(name, SETUP.get(name)) and value is None:
+        takes, kind = OPTIONS[name]
+        if takes and value is None:
             if i >= len(spans):
                 raise ValueError(name + " needs a value")
             value, i = spans[i], i + 1
         if name == "--status-fd" and not buf.startswith(b"3\0", value[0]):
             raise ValueError("--status-fd must be 3")
-        (go if name in GO else setup).append((name, value))
+        (go if kind == "run" else setup).append((name, value))
     if i >= len(spans):
         raise ValueError("no snippet")
     return setup, go, spans[i:]
 
 
 def option_at(buf, s, e):
-    """The option (GO or SETUP) the word at s..e names, and the span of
+    """The option (of OPTIONS) the word at s..e names, and the span of
     its "=value" (or None)."""
-    for name, takes in list(GO.items()) + list(SETUP.items()):
+    for name, (takes, _) in OPTIONS.items():
         end = s + len(name)
         if end < e and buf.startswith(name.encode(), s) and \
                 buf[end] in (0, 0x3d):

@@ -184,25 +184,6 @@ static int fds_take(const int fds[FDPASS_MAX], int nfd, char **argv, char *num,
 	return rc;
 }
 
-/* A request carries a run's own options only (main.c's
- * warm_run_options); the set-up is made.  Scanned before opts_parse. */
-static int run_options_only(int argc, char **argv, char *err)
-{
-	int c = 0, li = 0, bad = 0;
-
-	optind = 0;
-	opterr = 0;
-	while (!bad && (c = getopt_long(argc, argv, "+", cordon_options,
-	    &li)) != -1)
-		bad = c == '?' || !strchr(warm_run_options, c);
-	opterr = 1;
-	if (bad)
-		snprintf(err, ERRLEN, "a warm run cannot take %s%s: its "
-		    "set-up is made before the request", c == '?' ? "" : "--",
-		    c == '?' ? argv[optind - 1] : cordon_options[li].name);
-	return bad ? -1 : 0;
-}
-
 /* The snippet into the run's workdir (the spare's empty copy). */
 static int snippet_put(const struct opts *g, const struct warm_spare *w,
     char *err)
@@ -335,7 +316,8 @@ int warm_hold(struct opts *o, struct warm_spare *w, struct report *r,
 		    "too many words" : strerror(errno));
 		return -1;
 	}
-	if (run_options_only(argc, argv, err) < 0)
+	/* A run's own options only: its set-up is made. */
+	if (opts_warm_scan(argc, argv, 0, err, ERRLEN) < 0)
 		return -1;
 	optind = 0;
 	if (opts_parse(argc, argv, &g) >= 0 || strcmp(g.policy,
