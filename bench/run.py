@@ -811,7 +811,7 @@ def proxy_table(b, n):
         pol = os.path.join(d, "p.policy")
         with open(pol, "w") as f:
             f.write('include "%s/policies/base/python.policy";\n'
-                    'policy "bench_proxy";\nallow connect;\n'
+                    'policy "bench_proxy";\n'
                     'network connect "bench.example.org":%d;\n'
                     % (os.getcwd(), port))
         blob = os.path.join(d, "p.cpol")
