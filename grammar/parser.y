@@ -197,6 +197,13 @@ network:  "network" "off"
 		{ if (!($$ = st_val(AST_NETWORK, &@$, ast_val_reverse($3))))
 		      YYNOMEM;
 		  $$->flags = AST_F_NET_BIND; }
+	/* Nothing listed: the check says what to write. */
+	| "network" "connect"
+		{ if (!($$ = st_val(AST_NETWORK, &@$, NULL))) YYNOMEM;
+		  $$->flags = AST_F_NET_CONNECT; }
+	| "network" "bind"
+		{ if (!($$ = st_val(AST_NETWORK, &@$, NULL))) YYNOMEM;
+		  $$->flags = AST_F_NET_BIND; }
 	;
 
 expectation:

@@ -1,6 +1,7 @@
 """A new author's policies (issue 16): what the network statement alone
 allows, run for real.  Run as root and as uid 65534 by
 tests/run-pytest.sh."""
+import json
 import socket
 import subprocess
 import threading
@@ -120,3 +121,64 @@ def test_command_must_be_executable_under_its_own_rules(tmp_path):
                           input="print('ran')\n", capture_output=True,
                           text=True, timeout=120)
     assert run_.returncode == 0 and "ran" in run_.stdout, run_
+
+
+def test_a_path_in_the_private_tmp_is_said_at_compile_and_test(tmp_path):
+    """A rule for a folder under /tmp compiles, but the run's own private
+    /tmp hides that folder (issue 26): compile warns and names the cause,
+    `cordonc test` answers the expectation as the run does, and the run
+    indeed does not see the file (so the warning is the truth)."""
+    data = tmp_path / "in"          # pytest's tmp_path is below /tmp
+    data.mkdir()
+    (data / "data.csv").write_text("a,b\n")
+    data.chmod(0o755)
+    src = tmp_path / "tool.policy"
+    src.write_text('include "base/python.policy";\npolicy "t";\n'
+                   'path "$WORKDIR" rw;\npath "%s" ro;\n'
+                   'expect read %s/data.csv;\n'
+                   'command "/usr/bin/python3" "-I" "$SNIPPET";\n'
+                   % (data, data))
+    blob = tmp_path / "tool.cpol"
+    c = subprocess.run([CORDONC, "compile", "-I", str(SRC / "policies"),
+                        "-o", str(blob), str(src)],
+                       capture_output=True, text=True)
+    assert c.returncode == 0, c.stderr
+    assert "warning: %s is in the run's private /tmp" % data in c.stderr
+    t = subprocess.run([CORDONC, "test", "-I", str(SRC / "policies"),
+                        str(src)], capture_output=True, text=True)
+    assert t.returncode == 1, t.stdout + t.stderr
+    assert "FAIL expect read %s/data.csv" % data in t.stdout + t.stderr
+    assert "private /tmp" in t.stdout + t.stderr
+    snip = tmp_path / "s.py"
+    snip.write_text("import os\nprint(os.path.exists(%r))\n"
+                    % str(data / "data.csv"))
+    st = tmp_path / "status.json"
+    r = subprocess.run([CORDON, "--status-file", str(st), str(blob),
+                        str(snip)], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    if not json.loads(st.read_text())["layers"].get("private_tmp"):
+        pytest.skip("no private /tmp here (no mount namespace): the "
+                    "host's folder is not hidden")
+    assert r.stdout == "False\n"
+
+
+def test_a_python_policy_without_the_base_says_so(tmp_path):
+    """Following the compiler's `path ... rx;` advice without the base
+    compiles; the run then dies of SIGSYS with nothing said (issue 26).
+    The compile says what is missing."""
+    src = tmp_path / "tool.policy"
+    src.write_text('policy "t";\npath "$WORKDIR" rw;\n'
+                   'path "/usr/bin/python3" rx;\npath "/usr/bin" rx;\n'
+                   'path "/lib64" rx;\npath "/usr/lib" rx;\n'
+                   'command "/usr/bin/python3" "$SNIPPET";\n')
+    c = subprocess.run([CORDONC, "compile", "-o", str(tmp_path / "t.cpol"),
+                        str(src)], capture_output=True, text=True)
+    assert c.returncode == 0, c.stderr
+    assert "warning: no include of base/python.policy" in c.stderr
+    src.write_text('include "base/python.policy";\n' + src.read_text())
+    c = subprocess.run([CORDONC, "compile", "-I", str(SRC / "policies"),
+                        "-o", str(tmp_path / "t.cpol"), str(src)],
+                       capture_output=True, text=True)
+    assert c.returncode == 0 and "base/python.policy" not in c.stderr, \
+        c.stderr

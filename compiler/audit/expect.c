@@ -162,6 +162,13 @@ static void check_path(const struct cpol *p, struct expect_result *r)
 		return;
 	}
 	r->pass = (have & need) == need;
+	if (r->pass && pathq_hidden(p, e->path)) {
+		r->pass = 0;    /* as the run answers: not there */
+		snprintf(r->detail, sizeof(r->detail), "in the run's private "
+		    "%s: the run sees a fresh tmpfs there, not this path",
+		    pathq_hidden(p, e->path));
+		return;
+	}
 	if (r->pass)
 		snprintf(r->detail, sizeof(r->detail), "rights: %s", buf);
 	else

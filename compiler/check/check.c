@@ -247,6 +247,30 @@ static void dollars(struct check_ctx *c, const struct ast_loc *loc,
 	}
 }
 
+/* A Python command in a policy that reads no base/python.policy: what
+ * the interpreter needs to start (its files, the loader's executable
+ * mappings, its system calls) is granted nowhere, and the run dies in a
+ * way only lint explains.  Said when the policy compiles. */
+static void no_base(struct check_ctx *c, const struct ast_stmt *s,
+    const char *argv0)
+{
+	static const char base[] = "base/python.policy";
+	const char *slash = strrchr(argv0, '/');
+	size_t n;
+
+	if (strncmp(slash ? slash + 1 : argv0, "python", 6) != 0)
+		return;
+	for (unsigned int i = 0; i < c->p->nfiles; i++) {
+		n = strlen(c->p->files[i].name);
+		if (n >= sizeof(base) - 1 && strcmp(c->p->files[i].name + n -
+		    (sizeof(base) - 1), base) == 0)
+			return;
+	}
+	diag_warning(c->d, &s->val->loc, "no include of %s: the interpreter "
+	    "cannot start without what it grants (its files, the loader's "
+	    "mappings, its system calls); add `include \"%s\";`", base, base);
+}
+
 static void command(struct check_ctx *c, struct cpol *out)
 {
 	const struct ast_stmt *s = single(c, AST_COMMAND, "command");
@@ -406,6 +430,11 @@ int check_policy(const struct policy *p, struct diag *d, struct cpol *out,
 	check_network(&c, out);
 	rules_lower(&c, out);
 	check_expect_all(&c, &e, &ne);
+	/* It compiles: say so, unless calls the base would name are let
+	 * through by default anyway. */
+	if (diag_errors(d) == 0 && out->nargv > 0 &&
+	    out->default_action != SECCOMP_RET_ALLOW)
+		no_base(&c, single(&c, AST_COMMAND, "command"), out->argv[0]);
 	value_fini(&c);
 	mentions_free(&c.defs);
 	if (diag_errors(d) != before || !expects) {

@@ -73,6 +73,10 @@ void *check_mem(struct check_ctx *c, void *p);
 /* checkfs.c: path, private and network statements */
 void check_paths(struct check_ctx *c, struct cpol *out);
 void check_network(struct check_ctx *c, struct cpol *out);
+/* A network statement's form mistakes (nothing listed, "host:port" in
+ * one string), said with the form to write; -1 when s has one.  Shared
+ * by the statement and its expect. */
+int check_network_form(struct check_ctx *c, const struct ast_stmt *s);
 /* The command and its interpreter as found on this host: executable
  * under the policy's own Landlock rules, else an error. */
 void check_exec(struct check_ctx *c, const struct cpol *out,

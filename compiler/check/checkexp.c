@@ -84,6 +84,8 @@ static void one(struct check_ctx *c, const struct ast_stmt *s,
 		e.kind = CHECK_EXPECT_NETWORK;
 		e.net = (s->flags & AST_F_NET_OFF) ? "off" :
 		    (s->flags & AST_F_NET_BIND) ? "bind" : "connect";
+		if (check_network_form(c, s) < 0)
+			return;
 		if (s->val && s->val->port && value_str(c, s->val,
 		    &e.host) < 0)
 			return;

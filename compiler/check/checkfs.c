@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "checkctx.h"
+#include "pathq.h"
 #include "landlock_compat.h"
 #include "pathq.h"
 #include "tables.h"
@@ -111,6 +112,20 @@ static void absent_here(struct check_ctx *c, const struct mention *m)
 	    "%s ...` if it may be", m->key, m->key);
 }
 
+/* A rule in a private /tmp or /dev/shm grants what the run cannot see:
+ * with a mount namespace its own fresh tmpfs hides the host's folder. */
+static void hidden_here(struct check_ctx *c, const struct cpol *out,
+    const struct mention *m)
+{
+	const char *dir = pathq_hidden(out, m->key);
+
+	if (dir)
+		diag_warning(c->d, &m->v->loc, "%s is in the run's private "
+		    "%s (a fresh tmpfs of its own): with a mount namespace "
+		    "the run cannot see it; put it outside %s, or give it "
+		    "to the run in its workdir", m->key, dir, dir);
+}
+
 static void add_rule(struct check_ctx *c, struct cpol *out,
     const struct mention *m)
 {
@@ -132,6 +147,7 @@ static void add_rule(struct check_ctx *c, struct cpol *out,
 	f->flags = (m->s->flags & AST_F_OPTIONAL) ? CPOL_FS_OPTIONAL : 0;
 	out->nfs++;
 	absent_here(c, m);
+	hidden_here(c, out, m);
 }
 
 void check_paths(struct check_ctx *c, struct cpol *out)
@@ -162,6 +178,8 @@ void check_paths(struct check_ctx *c, struct cpol *out)
 		free(path);
 	}
 	mentions_merge(c, &ms, 0, "path");
+	out->flags |= (tmp ? CPOL_F_PRIVATE_TMP : 0) |
+	    (shm ? CPOL_F_PRIVATE_SHM : 0);
 	if (ms.n > CPOL_MAX_FS)
 		diag_error(c->d, &ms.m[CPOL_MAX_FS].s->loc, "more than %d "
 		    "path rules", CPOL_MAX_FS);
@@ -171,8 +189,6 @@ void check_paths(struct check_ctx *c, struct cpol *out)
 	if (out->fs && out->nfs > 0)  /* fs is NULL if calloc failed */
 		qsort(out->fs, out->nfs, sizeof(*out->fs), by_path);
 	mentions_free(&ms);
-	out->flags |= (tmp ? CPOL_F_PRIVATE_TMP : 0) |
-	    (shm ? CPOL_F_PRIVATE_SHM : 0);
 	if ((tmp || shm) && !req)
 		out->flags |= CPOL_F_BEST_EFFORT_NS;
 }
@@ -234,6 +250,42 @@ done:
 	free(h);
 }
 
+int check_network_form(struct check_ctx *c, const struct ast_stmt *s)
+{
+	const char *verb = (s->flags & AST_F_NET_BIND) ? "bind" : "connect";
+	const struct ast_val *v;
+	const char *colon;
+	int bad = 0;
+
+	if (s->flags & AST_F_NET_OFF)
+		return 0;
+	if (!s->val) {
+		diag_error(c->d, &s->loc, "network %s lists nothing: write "
+		    "ports (network %s 443;)%s", verb, verb,
+		    *verb == 'c' ? " or named hosts (network connect "
+		    "\"api.example.org\":443;)" : "");
+		return -1;
+	}
+	for (v = s->val; v; v = v->next) {
+		if (v->port || v->kind != AST_V_STR)
+			continue;
+		colon = strrchr(v->str, ':');
+		if (colon && *verb == 'c' && !strchr(v->str, ']'))
+			diag_error(c->d, &v->loc, "a named host's port goes "
+			    "outside the quotes: \"%.*s\":%s", (int)(colon -
+			    v->str), v->str, colon + 1);
+		else if (!colon && *verb == 'c')
+			diag_error(c->d, &v->loc, "a named host needs its "
+			    "port: \"%s\":443", v->str);
+		else
+			diag_error(c->d, &v->loc, "network %s takes ports%s, "
+			    "not a string", verb, *verb == 'c' ? " or "
+			    "\"host\":port" : "");
+		bad = -1;
+	}
+	return bad;
+}
+
 static void ports(struct check_ctx *c, struct cpol *out,
     const struct ast_stmt *s)
 {
@@ -244,6 +296,8 @@ static void ports(struct check_ctx *c, struct cpol *out,
 	unsigned int i;
 	int neg;
 
+	if (check_network_form(c, s) < 0)
+		return;
 	for (v = s->val; v; v = v->next) {
 		if (v->port || (v != s->val && s->val->port)) {
 			if (!v->port || !s->val->port)

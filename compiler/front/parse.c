@@ -141,11 +141,35 @@ static char *join_dir(const char *dir, const char *name)
 static int read_one(struct reader *r, char *path, char *name,
     unsigned int depth, const struct ast_loc *from);
 
+/* "in the -I directories a, b, " for the message below (cut with "..."
+ * when they do not fit: the message stays one line). */
+static void incdir_list(const struct reader *r, char *buf, size_t len)
+{
+	size_t at = 0;
+	unsigned int i;
+	int n;
+
+	buf[0] = '\0';
+	if (!r->nincdirs)
+		return;
+	n = snprintf(buf, len, "in the -I director%s ",
+	    r->nincdirs > 1 ? "ies" : "y");
+	at = n > 0 ? (size_t)n : 0;
+	for (i = 0; i < r->nincdirs && at < len; i++) {
+		n = snprintf(buf + at, len - at, "%s, ", r->incdirs[i]);
+		if (n < 0 || (size_t)n >= len - at) {
+			snprintf(buf + at, len - at, "..., ");
+			return;
+		}
+		at += (size_t)n;
+	}
+}
+
 /* "cannot find included file", with where it looked and a near name. */
 static void not_found(struct reader *r, const struct ast_stmt *s,
     const char *from)
 {
-	char dym[DIAG_SUGGEST_MAX];
+	char dym[DIAG_SUGGEST_MAX], where[512];
 	const char *dirs[PARSE_MAX_INCDIRS + 2], *inc = s->val->str;
 	char *here = join(from, ".");
 	char near[256];
@@ -158,9 +182,9 @@ static void not_found(struct reader *r, const struct ast_stmt *s,
 	dirs[n++] = parse_default_incdir;
 	i = (unsigned int)parse_include_suggest(inc, dirs, n, near,
 	    sizeof(near));
+	incdir_list(r, where, sizeof(where));
 	diag_error(r->d, &s->val->loc, "cannot find included file \"%s\" "
-	    "(searched beside this file, %sin %s)%s", inc,
-	    r->nincdirs ? "in the -I directories, " : "",
+	    "(searched beside this file, %sin %s)%s", inc, where,
 	    parse_default_incdir, diag_did_you_mean(dym, sizeof(dym), "\"",
 	    i ? near : NULL, "\""));
 	free(here);

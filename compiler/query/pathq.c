@@ -102,6 +102,15 @@ int pathq_in_workdir(const char *path)
 	return pathq_covers("$WORKDIR", path);
 }
 
+const char *pathq_hidden(const struct cpol *p, const char *path)
+{
+	if ((p->flags & CPOL_F_PRIVATE_TMP) && pathq_covers("/tmp", path))
+		return "/tmp";
+	if ((p->flags & CPOL_F_PRIVATE_SHM) && pathq_covers("/dev/shm", path))
+		return "/dev/shm";
+	return NULL;
+}
+
 static const char *const harmless_writes[] = {
 	"/dev/null", "/dev/zero", "/dev/full", "$SNIPPET",
 };

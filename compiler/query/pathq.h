@@ -40,6 +40,11 @@ void pathq_format(uint64_t mask, char *buf, size_t len);
 /* 1 if path is "$WORKDIR" or below it. */
 int pathq_in_workdir(const char *path);
 
+/* "/tmp" or "/dev/shm" when path lies in a private directory of p (the
+ * run's own fresh tmpfs: with a mount namespace the host's folder there
+ * is out of its sight, whatever the rules say), else NULL. */
+const char *pathq_hidden(const struct cpol *p, const char *path);
+
 /* 1 if writing to path is harmless: below $WORKDIR, $SNIPPET, /dev/null
  * and friends, or a private /tmp or /dev/shm that the policy requires. */
 int pathq_write_ok(const struct cpol *p, const char *path);
