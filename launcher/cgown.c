@@ -81,8 +81,9 @@ static void unescape(char *s)
 
 /* One mountinfo line: "ID PARENT MAJ:MIN ROOT POINT OPTS [TAGS] - TYPE
  * SOURCE SUPER".  Where it is a v1 mount of controller showing group
- * (or an ancestor) at its root, the group's directory into dir. */
-static int mount_dir(char *line, const char *controller, const char *group,
+ * (or an ancestor) at its root, the group's directory into dir: 0, or
+ * -1 (the line modified either way). */
+int cgroup_mount_dir(char *line, const char *controller, const char *group,
     char *dir, size_t len)
 {
 	char *f[6], *save = NULL, *type, *super, *dash;
@@ -133,7 +134,7 @@ int cgroup_own(const char *controller, char *dir, size_t len, char *why,
 		return -1;
 	}
 	while (rc < 0 && getline(&line, &cap, mi) > 0)
-		rc = mount_dir(line, controller, group, dir, len);
+		rc = cgroup_mount_dir(line, controller, group, dir, len);
 	free(line);
 	fclose(mi);
 	if (rc < 0)

@@ -19,6 +19,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,20 +95,38 @@ int cgroup_name(char *dir, size_t len, const char *parent)
 	return 0;
 }
 
+/* The decimal number at *p, which must end at stop; *p moves past it. */
+static int number(const char **p, char stop, unsigned long long *v)
+{
+	char *end;
+
+	if (**p < '0' || **p > '9')
+		return -1;
+	errno = 0;
+	*v = strtoull(*p, &end, 10);
+	if (errno || *end != stop)
+		return -1;
+	*p = end + 1;
+	return 0;
+}
+
 /* Was name made by a cordon of our PID namespace that is gone? */
 static int stale(const char *name, unsigned long own_ns)
 {
-	unsigned long ns;
-	long pid;
-	unsigned long long start, now;
-	int n = 0;
+	unsigned long long ns, pid, start, now;
+	const char *p;
 
-	if (sscanf(name, "cordon-%lu-%ld-%llu.%*6[A-Za-z0-9]%n", &ns, &pid,
-	    &start, &n) != 3 || n == 0 || name[n] != '\0')
+	if (strncmp(name, "cordon-", 7) != 0)
 		return 0;
-	if (ns != own_ns || ns == 0 || pid <= 0 || start == 0)
+	p = name + 7;
+	if (number(&p, '-', &ns) < 0 ||
+	    number(&p, '-', &pid) < 0 || number(&p, '.', &start) < 0 ||
+	    strlen(p) != 6)
 		return 0;
-	if (start_time(pid, &now) < 0)
+	if (ns != own_ns || ns == 0 || pid == 0 || pid > INT_MAX ||
+	    start == 0)
+		return 0;
+	if (start_time((long)pid, &now) < 0)
 		return errno == ENOENT || errno == ESRCH;
 	return now != start;
 }

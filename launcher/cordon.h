@@ -300,6 +300,8 @@ int file_get(const char *file, char *buf, size_t len);
 /* cgown.c: cordon's own cgroup v1 group for a controller (a directory) */
 int cgroup_own(const char *controller, char *dir, size_t len, char *why,
     size_t whylen);
+int cgroup_mount_dir(char *line, const char *controller, const char *group,
+    char *dir, size_t len);
 /* cgstale.c: a run group's name (its creator), and stale ones removed */
 int cgroup_name(char *dir, size_t len, const char *parent);
 void cgroup_sweep(const char *parent);
