@@ -37,27 +37,26 @@ static int listed(const char *list, size_t len, const char *word)
 	return 0;
 }
 
-/* The group of ours in controller's hierarchy, from /proc/self/cgroup
- * ("ID:CONTROLLERS:PATH" per line), into path.  -1: none listed. */
-static int own_path(const char *controller, char *path, size_t len)
+/* The group of ours in controller's hierarchy, from /proc/self/cgroup's
+ * text ("ID:CONTROLLERS:PATH" per line), into path.  -1: none listed. */
+static int own_path(const char *text, const char *controller, char *path,
+    size_t len)
 {
-	static char buf[4096];
-	char *line, *next, *c1, *c2;
+	const char *line, *end, *c1, *c2;
 
-	if (file_get("/proc/self/cgroup", buf, sizeof(buf)) < 0)
-		return -1;
-	for (line = buf; line && *line; line = next) {
-		if ((next = strchr(line, '\n')) != NULL)
-			*next++ = '\0';
-		if (!(c1 = strchr(line, ':')) || !(c2 = strchr(c1 + 1, ':')))
+	for (line = text; *line; line = *end ? end + 1 : end) {
+		if (!(end = strchr(line, '\n')))
+			end = line + strlen(line);
+		if (!(c1 = memchr(line, ':', (size_t)(end - line))) ||
+		    !(c2 = memchr(c1 + 1, ':', (size_t)(end - c1 - 1))))
 			continue;
 		if (!listed(c1 + 1, (size_t)(c2 - c1 - 1), controller) ||
-		    c2[1] != '/' || strlen(c2 + 1) >= len)
+		    c2[1] != '/' || (size_t)(end - c2 - 1) >= len)
 			continue;
-		strcpy(path, c2 + 1);
+		memcpy(path, c2 + 1, (size_t)(end - c2 - 1));
+		path[end - c2 - 1] = '\0';
 		return 0;
 	}
-	errno = ENOENT;
 	return -1;
 }
 
@@ -115,30 +114,65 @@ int cgroup_mount_dir(char *line, const char *controller, const char *group,
 	return 0;
 }
 
-int cgroup_own(const char *controller, char *dir, size_t len, char *why,
-    size_t whylen)
+/* The first mount (mountinfo's order) that shows each group: dir[i]
+ * for each group[i] still to find (dir[i] ""); how many are left. */
+static int mounts_scan(FILE *mi, const char *const names[2],
+    char group[2][CGROUP_PATH_MAX], char dir[2][CGROUP_PATH_MAX], int left)
 {
-	char group[CGROUP_PATH_MAX], *line = NULL;
+	char *line = NULL, *copy;
 	size_t cap = 0;
-	FILE *mi;
-	int rc = -1;
+	int i;
 
-	if (own_path(controller, group, sizeof(group)) < 0) {
-		snprintf(why, whylen, "cordon is in no cgroup v1 %s hierarchy",
-		    controller);
+	while (left && getline(&line, &cap, mi) > 0)
+		for (i = 0; i < 2; i++) {
+			if (!group[i][0] || dir[i][0] || !(copy = strdup(line)))
+				continue;
+			if (cgroup_mount_dir(copy, names[i], group[i], dir[i],
+			    CGROUP_PATH_MAX) == 0)
+				left--;
+			else
+				dir[i][0] = '\0';
+			free(copy);
+		}
+	free(line);
+	return left;
+}
+
+int cgroup_own(const char *const names[2], const int need[2],
+    char dir[2][CGROUP_PATH_MAX], char *why, size_t whylen)
+{
+	static char text[4096];
+	char group[2][CGROUP_PATH_MAX];
+	FILE *mi;
+	int i, left = 0;
+
+	if (file_get("/proc/self/cgroup", text, sizeof(text)) < 0) {
+		snprintf(why, whylen, "/proc/self/cgroup: %s", strerror(errno));
 		return -1;
+	}
+	for (i = 0; i < 2; i++) {
+		group[i][0] = dir[i][0] = '\0';
+		if (need[i] && own_path(text, names[i], group[i],
+		    sizeof(group[i])) < 0) {
+			snprintf(why, whylen, "cordon is in no cgroup v1 %s "
+			    "hierarchy", names[i]);
+			return -1;
+		}
+		left += need[i] != 0;
 	}
 	if (!(mi = fopen("/proc/self/mountinfo", "re"))) {
 		snprintf(why, whylen, "/proc/self/mountinfo: %s",
 		    strerror(errno));
 		return -1;
 	}
-	while (rc < 0 && getline(&line, &cap, mi) > 0)
-		rc = cgroup_mount_dir(line, controller, group, dir, len);
-	free(line);
+	left = mounts_scan(mi, names, group, dir, left);
 	fclose(mi);
-	if (rc < 0)
-		snprintf(why, whylen, "no mount of the cgroup v1 %s hierarchy "
-		    "shows cordon's group %.200s", controller, group);
-	return rc;
+	for (i = 0; left && i < 2; i++)
+		if (group[i][0] && !dir[i][0]) {
+			snprintf(why, whylen, "no mount of the cgroup v1 %s "
+			    "hierarchy shows cordon's group %.200s", names[i],
+			    group[i]);
+			return -1;
+		}
+	return 0;
 }

@@ -181,22 +181,21 @@ static int v1_none(struct cgroup *cg)
 static int v1_make(struct cgroup *cg, const int need[2])
 {
 	static const char *const names[2] = { "memory", "pids" };
-	char parent[CGROUP_PATH_MAX];
+	char parent[2][CGROUP_PATH_MAX];
 	int i;
 
+	if (cgroup_own(names, need, parent, cg->why, sizeof(cg->why)) < 0)
+		return 0;
 	for (i = 0; i < 2; i++) {
 		if (!need[i])
 			continue;
-		if (cgroup_own(names[i], parent, sizeof(parent), cg->why,
-		    sizeof(cg->why)) < 0)
-			return v1_none(cg);
-		if (access(parent, W_OK) < 0 ||
-		    group_make(parent, cg->dir[i]) < 0) {
+		if (access(parent[i], W_OK) < 0 ||
+		    group_make(parent[i], cg->dir[i]) < 0) {
 			if (errno != EACCES && errno != EPERM && errno != EROFS)
 				return -1;
 			snprintf(cg->why, sizeof(cg->why), "cannot make a "
 			    "group in cordon's own %s cgroup %.160s (%s)",
-			    names[i], parent, strerror(errno));
+			    names[i], parent[i], strerror(errno));
 			return v1_none(cg);
 		}
 	}

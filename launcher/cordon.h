@@ -297,9 +297,9 @@ void cgroup_read(const struct cgroup *cg, struct bounds *b);
 uint64_t cgroup_oom_kills(const struct cgroup *cg);
 int cgroup_remove(struct cgroup *cg, char *err, size_t errlen);
 int file_get(const char *file, char *buf, size_t len);
-/* cgown.c: cordon's own cgroup v1 group for a controller (a directory) */
-int cgroup_own(const char *controller, char *dir, size_t len, char *why,
-    size_t whylen);
+/* cgown.c: cordon's own cgroup v1 groups (directories), per controller */
+int cgroup_own(const char *const names[2], const int need[2],
+    char dir[2][CGROUP_PATH_MAX], char *why, size_t whylen);
 int cgroup_mount_dir(char *line, const char *controller, const char *group,
     char *dir, size_t len);
 /* cgstale.c: a run group's name (its creator), and stale ones removed */
