@@ -252,7 +252,8 @@ def launch_configs(ctx, workload, blob, rounds):
             # The whole-run bounds, given on the command line where the
             # policy sets none (bench/true.policy): the run tmpfs (a
             # mount namespace, fsmount, the snippet copied in) and the
-            # cgroup (v1 memory and pids as root; rlimit caps otherwise).
+            # cgroup (v1 memory and pids as root, below the driver's own
+            # groups; rlimit caps otherwise).
             for lims, what in ((["disk=64M", "files=1000"], "run tmpfs"),
                                (["memory=1G", "pids=64"], "cgroup")):
                 opts = [x for lim in lims for x in ("--limit", lim)]

@@ -3,10 +3,14 @@
  * "files"): decide before the clone how each will be held, say after it
  * which did, and read what the run used.
  *
- *   memory, pids: a cgroup (cgroup.c) where cordon can use a controller;
- *     otherwise the per-process rlimits are all there is ("rlimit": as x
- *     nproc at worst, and nothing for root's process count), or nothing.
- *     "limit memory required" / "limit pids required" refuse that.
+ *   memory, pids: a cgroup (cgroup.c) where cordon can use a controller
+ *     below its own group; otherwise the per-process rlimits are all
+ *     there is ("rlimit-per-process" for memory: as x nproc at worst;
+ *     "rlimit" for pids: RLIMIT_NPROC, nothing for root's process
+ *     count), or nothing.  As root, "limit nproc" is a pids bound too
+ *     (the kernel does not apply RLIMIT_NPROC to uid 0).
+ *     "limit memory required" / "limit pids required" refuse a fallback,
+ *     with the reason (also in the status).
  *   disk, files: the run tmpfs (runfs.c) where a mount namespace exists;
  *     otherwise cordon watches the workdir and ends the run past the
  *     bound.  Watching covers the workdir only, so it needs Landlock and
@@ -89,31 +93,52 @@ static int rlim_has(const struct launch *ln, int resource)
  * process's address space (or data, where the policy leaves the address
  * space unlimited, as CUDA needs) at "memory", the process count at
  * "pids" (counted per user namespace, so per run when cordon has one;
- * never for root). */
+ * never for root); b->why says why there is no controller. */
 static void held(struct launch *ln, struct bounds *b)
 {
 	enum bound_by by = ln->cg.version == 2 ? BY_CGROUP2 : BY_CGROUP1;
+	int root = getuid() == 0;
 
 	if (b->limit[B_MEMORY] != UINT64_MAX && ln->cg.memory) {
 		b->by[B_MEMORY] = by;
 	} else if (b->limit[B_MEMORY] != UINT64_MAX) {
 		rlim_cap(ln, rlim_has(ln, RLIMIT_AS) ? RLIMIT_AS : RLIMIT_DATA,
 		    b->limit[B_MEMORY]);
-		b->by[B_MEMORY] = BY_RLIMIT;
+		b->by[B_MEMORY] = BY_RLIMIT_PROC;
+		snprintf(b->why[B_MEMORY], sizeof(b->why[B_MEMORY]), "no "
+		    "memory cgroup: %s; each process is capped at the bound, "
+		    "not the run", ln->cg.why);
 	}
 	if (b->limit[B_PIDS] != UINT64_MAX && ln->cg.pids) {
 		b->by[B_PIDS] = by;
 	} else if (b->limit[B_PIDS] != UINT64_MAX) {
 		rlim_cap(ln, RLIMIT_NPROC, b->limit[B_PIDS]);
-		b->by[B_PIDS] = getuid() != 0 ? BY_RLIMIT : BY_NONE;
+		b->by[B_PIDS] = root ? BY_NONE : BY_RLIMIT;
+		snprintf(b->why[B_PIDS], sizeof(b->why[B_PIDS]), "no pids "
+		    "cgroup: %s; %s", ln->cg.why, root ? "the kernel does not "
+		    "apply RLIMIT_NPROC to root" : "RLIMIT_NPROC counts the "
+		    "uid's processes (per user namespace)");
 	}
 }
 
 static int refuse(char *err, const char *name, const char *why)
 {
 	snprintf(err, ERRLEN, "the policy requires limit %s to hold for "
-	    "the whole run, but %s", name, why);
+	    "the whole run, but there is %.250s. Hint: run as root on cgroup "
+	    "v1 (a group is made below cordon's own), or give a delegated "
+	    "cgroup v2 directory with --cgroup", name, why);
 	return -1;
+}
+
+/* RLIMIT_NPROC does not bind uid 0: as root, limit nproc is a bound on
+ * the run's processes, held (where it can be) by the pids group. */
+static void root_nproc(const struct opts *o, const struct cpol *p,
+    struct bounds *b)
+{
+	uint64_t nproc = command_limit(p, o->limit, CPOL_RLIM_NPROC);
+
+	if (getuid() == 0 && nproc < b->limit[B_PIDS])
+		b->limit[B_PIDS] = nproc;
 }
 
 /* Before the clone.  Returns 0 or -1 with err. */
@@ -128,7 +153,10 @@ int bounds_prepare(const struct opts *o, const struct cpol *p,
 		b->limit[i] = command_limit(p, o->limit,
 		    (unsigned int)(CPOL_RLIM_MEMORY + i));
 		b->by[i] = BY_NONE;
+		if (i <= B_PIDS)
+			b->why[i][0] = '\0';
 	}
+	root_nproc(o, p, b);
 	b->memory_peak = b->oom_kills = b->pids_refused = UINT64_MAX;
 	b->disk_used = b->files_used = UINT64_MAX;
 	/* One file never outgrows the space (and a watch misses less). */
@@ -139,13 +167,9 @@ int bounds_prepare(const struct opts *o, const struct cpol *p,
 		return -1;
 	held(ln, b);
 	if ((p->flags & CPOL_F_REQUIRE_MEMORY) && !ln->cg.memory)
-		return refuse(err, "memory", "no memory controller is "
-		    "available. Hint: run as root on cgroup v1, or give a "
-		    "delegated cgroup v2 directory with --cgroup");
+		return refuse(err, "memory", b->why[B_MEMORY]);
 	if ((p->flags & CPOL_F_REQUIRE_PIDS) && !ln->cg.pids)
-		return refuse(err, "pids", "no pids controller is available. "
-		    "Hint: run as root on cgroup v1, or give a delegated "
-		    "cgroup v2 directory with --cgroup");
+		return refuse(err, "pids", b->why[B_PIDS]);
 	if (b->limit[B_DISK] == UINT64_MAX && b->limit[B_FILES] == UINT64_MAX)
 		return 0;
 	/* Without a mount namespace, can a watch hold the bound? */

@@ -1,14 +1,20 @@
 /*
  * cgroup.c - the run's memory and process bounds, for the whole run (every
- * process, thread and tmpfs page of it), through a fresh cgroup per run:
+ * process, thread and tmpfs page of it), through a fresh cgroup per run,
+ * made only for the bounds that are set:
  *
  *   cgroup v2: a child of the directory named by --cgroup or
  *     $CORDON_CGROUP, a delegated subtree whose cgroup.subtree_control
  *     enables memory and pids (systemd Delegate=, a pod's cgroup
  *     namespace); cordon never guesses one.
- *   cgroup v1: /sys/fs/cgroup/memory/cordon/ and /sys/fs/cgroup/pids/
- *     cordon/, where cordon may write (as root, in practice).
+ *   cgroup v1: a child of cordon's own group in each controller's
+ *     hierarchy (cgown.c), where cordon may write (as root, in practice),
+ *     so every limit of the caller's group and its ancestors holds for
+ *     the run too.  Where a group cannot be made there, there is none:
+ *     never one outside the caller's, which would slip its limits.
  *
+ * Each group is named after its creator (cgstale.c), and a run first
+ * removes the empty groups of killed cordons beside its own.
  * The parent makes the groups and writes the bounds; the child joins by
  * writing "0" to the descriptors opened here, before it has forked
  * anything or started a thread, so nothing of the run is ever outside.
@@ -20,7 +26,8 @@
  * cgroup.procs.  After the run
  * (every process reaped) the parent reads the peak and the kernel's event
  * counts, then removes the groups.  Where no controller can be used, the
- * bounds fall back to the per-process rlimits, and the report says so.
+ * bounds fall back to the per-process rlimits, cg->why says why, and the
+ * report says both.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,7 +41,6 @@
 #include "cordon.h"
 
 #define CGROUP2_MAGIC 0x63677270
-#define V1_ROOT "/sys/fs/cgroup"
 
 /* One control file: write text, or read it into buf. */
 static int ctl_put(const char *dir, const char *file, const char *text)
@@ -49,11 +55,18 @@ static int ctl_get(const char *dir, const char *file, char *buf,
     size_t len)
 {
 	char path[CGROUP_PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return file_get(path, buf, len);
+}
+
+/* A small control or /proc file, one read, NUL-terminated. */
+int file_get(const char *file, char *buf, size_t len)
+{
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
 	n = read(fd, buf, len - 1);
@@ -81,16 +94,12 @@ static uint64_t ctl_num(const char *dir, const char *file, const char *key)
 	return strtoull(p + k, NULL, 10);
 }
 
-/* mkdir parent (may exist), then a fresh parent/run.XXXXXX in dir. */
-static int group_make(const char *parent, int make_parent, char *dir)
+/* A fresh group for this run below parent, the stale ones swept first. */
+static int group_make(const char *parent, char *dir)
 {
-	if (make_parent && mkdir(parent, 0755) < 0 && errno != EEXIST)
+	cgroup_sweep(parent);
+	if (cgroup_name(dir, CGROUP_PATH_MAX, parent) < 0)
 		return -1;
-	if (snprintf(dir, CGROUP_PATH_MAX, "%s/run.XXXXXX", parent) >=
-	    CGROUP_PATH_MAX) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
 	if (!mkdtemp(dir)) {
 		dir[0] = '\0';
 		return -1;
@@ -136,29 +145,60 @@ static int bounds_write(struct cgroup *cg, uint64_t memory, uint64_t pids)
 	return 0;
 }
 
-/* The groups for this run: v2 under base, else v1.  No controller is not
- * an error (cg->version 0); a controller that refuses a write is. */
-static int groups_make(struct cgroup *cg, const char *base)
+/* v2: one group under the delegated directory base. */
+static int v2_make(struct cgroup *cg, const char *base)
 {
 	struct statfs sf;
 
-	if (base && base[0]) {
-		if (statfs(base, &sf) < 0 || sf.f_type != CGROUP2_MAGIC) {
-			errno = sf.f_type != CGROUP2_MAGIC ? ENOTDIR : errno;
-			return -1;
-		}
-		if (group_make(base, 0, cg->dir[0]) < 0)
-			return -1;
-		memcpy(cg->dir[1], cg->dir[0], sizeof(cg->dir[1]));
-		cg->version = 2;
-		return 0;
-	}
-	if (access(V1_ROOT "/memory/tasks", W_OK) < 0 ||
-	    access(V1_ROOT "/pids/tasks", W_OK) < 0)
-		return 0;               /* not v1, or not ours to use */
-	if (group_make(V1_ROOT "/memory/cordon", 1, cg->dir[0]) < 0 ||
-	    group_make(V1_ROOT "/pids/cordon", 1, cg->dir[1]) < 0)
+	if (statfs(base, &sf) < 0)
 		return -1;
+	if (sf.f_type != CGROUP2_MAGIC) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	if (group_make(base, cg->dir[0]) < 0)
+		return -1;
+	memcpy(cg->dir[1], cg->dir[0], sizeof(cg->dir[1]));
+	cg->version = 2;
+	return 0;
+}
+
+static int v1_none(struct cgroup *cg)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (cg->dir[i][0]) {
+			(void)rmdir(cg->dir[i]);
+			cg->dir[i][0] = '\0';
+		}
+	return 0;
+}
+
+/* v1: a group below cordon's own in each hierarchy needed (memory,
+ * pids).  Where one cannot be made there, none at all (version 0, and
+ * cg->why says why); -1 when making one fails otherwise. */
+static int v1_make(struct cgroup *cg, const int need[2])
+{
+	static const char *const names[2] = { "memory", "pids" };
+	char parent[2][CGROUP_PATH_MAX];
+	int i;
+
+	if (cgroup_own(names, need, parent, cg->why, sizeof(cg->why)) < 0)
+		return 0;
+	for (i = 0; i < 2; i++) {
+		if (!need[i])
+			continue;
+		if (access(parent[i], W_OK) < 0 ||
+		    group_make(parent[i], cg->dir[i]) < 0) {
+			if (errno != EACCES && errno != EPERM && errno != EROFS)
+				return -1;
+			snprintf(cg->why, sizeof(cg->why), "cannot make a "
+			    "group in cordon's own %s cgroup %.160s (%s)",
+			    names[i], parent[i], strerror(errno));
+			return v1_none(cg);
+		}
+	}
 	cg->version = 1;
 	return 0;
 }
@@ -166,24 +206,26 @@ static int groups_make(struct cgroup *cg, const char *base)
 int cgroup_make(struct cgroup *cg, const char *base, uint64_t memory,
     uint64_t pids, char *err, size_t errlen)
 {
-	int i;
+	const int need[2] = { memory != UINT64_MAX, pids != UINT64_MAX };
+	int i, v2 = base && base[0];
 
 	memset(cg, 0, sizeof(*cg));
 	cg->procs[0] = cg->procs[1] = -1;
-	if (memory == UINT64_MAX && pids == UINT64_MAX)
+	if (!need[0] && !need[1])
 		return 0;
-	if (groups_make(cg, base) < 0)
+	if ((v2 ? v2_make(cg, base) : v1_make(cg, need)) < 0)
 		goto fail;
 	if (!cg->version)
 		return 0;
-	for (i = 0; i < (cg->version == 1 ? 2 : 1); i++)
-		if ((cg->procs[i] = procs_open(cg->dir[i], cg->version)) < 0)
+	for (i = 0; i < (v2 ? 1 : 2); i++)
+		if (cg->dir[i][0] &&
+		    (cg->procs[i] = procs_open(cg->dir[i], cg->version)) < 0)
 			goto fail;
 	if (bounds_write(cg, memory, pids) < 0)
 		goto fail;
 	return 0;
 fail:
-	snprintf(err, errlen, "cgroup %s: %s", base && base[0] ? base :
+	snprintf(err, errlen, "cgroup %s: %s", v2 ? base :
 	    "v1 memory and pids", strerror(errno));
 	cgroup_remove(cg, NULL, 0);
 	return -1;

@@ -36,7 +36,7 @@
 /* How often the supervisor measures a watched workdir (no run tmpfs). */
 #define RUNFS_WATCH_MS 50
 #define RUNFS_WATCH_NEAR_MS 5         /* once past half of a bound */
-#define CGROUP_PATH_MAX 256
+#define CGROUP_PATH_MAX 512      /* a caller's group, and the run's name */
 
 struct opts {
 	const char *policy;
@@ -83,7 +83,8 @@ enum { B_MEMORY, B_PIDS, B_DISK, B_FILES, NBOUNDS };
 enum bound_by {
 	BY_NONE,                      /* nothing: unbounded */
 	BY_CGROUP1, BY_CGROUP2,       /* a controller, for the whole run */
-	BY_RLIMIT,                    /* per-process rlimits only */
+	BY_RLIMIT,                    /* RLIMIT_NPROC: per user (namespace) */
+	BY_RLIMIT_PROC,               /* each process's rlimit: not the run */
 	BY_TMPFS,                     /* the run tmpfs's size=, nr_inodes= */
 	BY_WATCH,                     /* cordon measures and ends the run */
 };
@@ -92,6 +93,7 @@ struct bounds {
 	enum bound_by by[NBOUNDS];
 	uint64_t memory_peak, oom_kills, pids_refused;  /* UINT64_MAX: ? */
 	uint64_t disk_used, files_used;                 /* UINT64_MAX: ? */
+	char why[2][360];   /* memory, pids: why no controller holds it */
 };
 
 struct cgroup {
@@ -99,6 +101,7 @@ struct cgroup {
 	int memory, pids;             /* the controller holds that bound */
 	char dir[2][CGROUP_PATH_MAX]; /* memory, pids (v2: both the same) */
 	int procs[2];     /* v1 tasks or v2 cgroup.procs, or -1 */
+	char why[256];                /* version 0: why none, or "" */
 };
 
 /* denials.c: each call the filter refused (see the status report). */
@@ -293,6 +296,15 @@ int cgroup_join(const struct cgroup *cg);
 void cgroup_read(const struct cgroup *cg, struct bounds *b);
 uint64_t cgroup_oom_kills(const struct cgroup *cg);
 int cgroup_remove(struct cgroup *cg, char *err, size_t errlen);
+int file_get(const char *file, char *buf, size_t len);
+/* cgown.c: cordon's own cgroup v1 groups (directories), per controller */
+int cgroup_own(const char *const names[2], const int need[2],
+    char dir[2][CGROUP_PATH_MAX], char *why, size_t whylen);
+int cgroup_mount_dir(char *line, const char *controller, const char *group,
+    char *dir, size_t len);
+/* cgstale.c: a run group's name (its creator), and stale ones removed */
+int cgroup_name(char *dir, size_t len, const char *parent);
+void cgroup_sweep(const char *parent);
 
 /* runfs.c: the bounded writable space (a run tmpfs, or a watched workdir) */
 int runfs_make(int workdir_fd, uint64_t bytes, uint64_t inodes);

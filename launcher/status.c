@@ -28,6 +28,7 @@ static const char *const outcomes[] = {
 static const char *const bound_by[] = {
 	[BY_NONE] = "none", [BY_CGROUP1] = "cgroup-v1",
 	[BY_CGROUP2] = "cgroup-v2", [BY_RLIMIT] = "rlimit",
+	[BY_RLIMIT_PROC] = "rlimit-per-process",
 	[BY_TMPFS] = "tmpfs", [BY_WATCH] = "watch",
 };
 
@@ -156,7 +157,8 @@ static void egress(struct out *o, const struct report *r)
 	add(o, "],\"network_refused_dropped\":%u,", n->refused - listed);
 }
 
-/* "bounds": each whole-run limit, what held it, and what the run used. */
+/* "bounds": each whole-run limit, what held it, and what the run used;
+ * for memory and pids, "reason": why no controller held it, or null. */
 static void bounds(struct out *o, const struct bounds *b)
 {
 	static const char *const names[NBOUNDS] = {
@@ -176,6 +178,8 @@ static void bounds(struct out *o, const struct bounds *b)
 			num(o, "refused", b->pids_refused);
 		else
 			num(o, i == B_MEMORY ? "peak" : "used", *used[i]);
+		if (i <= B_PIDS)
+			str(o, "reason", b->why[i][0] ? b->why[i] : NULL);
 		add(o, "\"by\":\"%s\"}%s", bound_by[b->by[i]],
 		    i + 1 < NBOUNDS ? "," : "},");
 	}

@@ -24,3 +24,7 @@ check: all $(UNIT_BINS)
 # test_landlock: the launcher's Landlock decisions, against the kernel.
 $(BUILD)/tests/test_landlock: $(BUILD)/launcher/landlock.o
 $(BUILD)/tests/unit/test_landlock.o: CPPFLAGS += -Ilauncher
+
+# test_cgown: cordon's own cgroup v1 group, from a mountinfo line.
+$(BUILD)/tests/test_cgown: $(BUILD)/launcher/cgown.o
+$(BUILD)/tests/unit/test_cgown.o: CPPFLAGS += -Ilauncher
