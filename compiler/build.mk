@@ -19,7 +19,7 @@ COMPILER_SRCS += $(addprefix compiler/names/,tables_syscalls.c tables_rights.c \
 COMPILER_SRCS += $(addprefix compiler/backend/,emit.c validate.c)
 COMPILER_SRCS += $(addprefix compiler/explain/,explain.c explain_fmt.c \
 	explain_json.c)
-COMPILER_SRCS += $(addprefix compiler/io/,jsonout.c outfile.c json_read.c)
+COMPILER_SRCS += $(addprefix compiler/io/,jsonout.c json_read.c)
 COMPILER_SRCS += $(addprefix compiler/oci/,oci_report.c oci_export.c \
 	oci_import.c oci_import_out.c oci_import_keep.c)
 COMPILER_SRCS += compiler/compile.c compiler/input.c

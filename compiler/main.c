@@ -228,7 +228,7 @@ static int cmd_compile(int argc, char **argv)
 {
 	struct opts o;
 	struct cpol pol;
-	char err[256], *out = NULL;
+	char err[256], werr[OUTFILE_ERRLEN], *out = NULL;
 	uint8_t *buf = NULL;
 	size_t len;
 	int ret = EXIT_POLICY;
@@ -244,8 +244,11 @@ static int cmd_compile(int argc, char **argv)
 		goto out;
 	}
 	out = o.out ? strdup(o.out) : default_out(o.file);
-	if (out && outfile_write(out, buf, len) == 0)
+	if (out && outfile_write(out, buf, len, OUTFILE_CORDONC, werr,
+	    sizeof(werr)) == 0)
 		ret = 0;
+	else if (out)
+		fprintf(stderr, "cordonc: error: %s\n", werr);
 out:
 	free(out);
 	free(buf);

@@ -381,6 +381,8 @@ int sink_wait(const struct sink *s, uint64_t deadline);
 int sink_write_all(struct sink *s, const char *p, size_t n,
     uint64_t deadline);
 void sink_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int sink_file(const char *path, const char *p, size_t n, uint64_t deadline,
+    char *err, size_t errlen);
 
 /* learn.c: --observe, the learn mode of cordonc learn */
 struct sock_filter *learn_filter(const struct cpol *p, unsigned short *n);

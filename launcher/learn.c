@@ -433,12 +433,15 @@ static void rights_str(unsigned int r, char *buf)
 	*buf = '\0';
 }
 
-/* The trace: one record a line, tab-separated, the path last. */
+/* The trace: one record a line, tab-separated, the path last; built in
+ * memory, then written as every named output is (sink_file). */
 int learn_write(const char *file, const struct report *r, char *err)
 {
-	FILE *f = fopen(file, "we");
-	char rs[16];
+	char rs[16], *buf = NULL;
+	size_t len = 0;
 	unsigned int i;
+	FILE *f = open_memstream(&buf, &len);
+	int rc;
 
 	if (!f) {
 		snprintf(err, ERRLEN, "%s: %s", file, strerror(errno));
@@ -476,8 +479,12 @@ int learn_write(const char *file, const struct report *r, char *err)
 			    (unsigned long long)lt.p[i].count, lt.p[i].path);
 	}
 	if (ferror(f) | fclose(f)) {
-		snprintf(err, ERRLEN, "%s: write failed", file);
+		snprintf(err, ERRLEN, "%s: out of memory", file);
+		free(buf);
 		return -1;
 	}
-	return 0;
+	rc = sink_file(file, buf, len, supervise_now_ms() + STATUS_WAIT_MS,
+	    err, ERRLEN);
+	free(buf);
+	return rc;
 }

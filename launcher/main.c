@@ -22,6 +22,7 @@
 
 #include "bpf.h"
 #include "cordon.h"
+#include "outfile.h"
 
 static const char usage_text[] =
     "usage: cordon [--check] [--keep-workdir] [--no-namespaces] [--quiet]\n"
@@ -397,6 +398,21 @@ static int prepare(const struct opts *o, struct cpol *pol,
 	    ERRLEN);
 }
 
+/* The files written after the run (common/outfile.c's rule), refused
+ * before it: a symbolic link, a block device, a socket, a directory. */
+static int outputs_ok(const struct opts *o)
+{
+	char err[ERRLEN];
+
+	if ((o->status_file && outfile_check(o->status_file, err,
+	    sizeof(err)) < 0) || (o->observe && outfile_check(o->observe,
+	    err, sizeof(err)) < 0)) {
+		fprintf(stderr, "cordon: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct report r;
@@ -416,6 +432,8 @@ int main(int argc, char **argv)
 	rc = opts_parse(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
+	if (outputs_ok(&o) < 0)
+		return EXIT_CORDON;
 	o.warm_ctl = warm_spare_ctl;
 	o.null_fd = fds_sane();
 	if (o.null_fd < 0) {

@@ -29,11 +29,13 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cordon.h"
+#include "outfile.h"
 
 void sink_open(int fd, struct sink *s)
 {
@@ -173,4 +175,30 @@ void sink_say(const char *fmt, ...)
 	sink_open(2, &s);
 	(void)sink_write_all(&s, buf, (size_t)n, supervise_now_ms() + 100);
 	sink_close(&s);
+}
+
+/* A file the caller named (--status-file, --observe): common/outfile.c
+ * decides how (a regular file replaced by rename, a character device or
+ * a FIFO written in place, anything else refused), and the bytes go
+ * through a sink, so a FIFO's reader has until deadline to take them,
+ * as --status-fd's has.  Returns 0, or -1 with "path: why" in err. */
+int sink_file(const char *path, const char *p, size_t n, uint64_t deadline,
+    char *err, size_t errlen)
+{
+	struct outfile of;
+	struct sink s;
+	int rc;
+
+	if (outfile_open(&of, path, OUTFILE_PRIVATE, err, errlen) < 0)
+		return -1;
+	sink_open(of.fd, &s);
+	rc = sink_write_all(&s, p, n, deadline);
+	sink_close(&s);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: %s", path, errno == ETIMEDOUT ?
+		    "no process read it in time" : strerror(errno));
+		outfile_abort(&of);
+		return -1;
+	}
+	return outfile_commit(&of, err, errlen);
 }

@@ -1,10 +1,9 @@
 /*
  * status.c - the status report: one JSON object on one line, keys in the
- * order HACKING.md gives, written to a descriptor or atomically to a file
- * (a temporary file in the same directory, then rename).
+ * order HACKING.md gives, written to a descriptor or to a file (sink_file:
+ * a regular file replaced by rename, a device or FIFO in place).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,7 +13,6 @@
 
 #include "cordon.h"
 #include "jsonesc.h"
-#include "wall.h"
 
 /* The outcome names: the one table of them (cordon.1 describes each). */
 static const char *const outcomes[] = {
@@ -260,8 +258,6 @@ int status_write(const struct report *r, int fd, const char *file,
 	/* Static: only the pages written are touched (each first touch is
 	 * a page fault). */
 	static struct out o;
-	char tmp[4096];
-	int tfd;
 
 	o.len = 0;
 	render(&o, r);
@@ -283,19 +279,6 @@ int status_write(const struct report *r, int fd, const char *file,
 	}
 	if (!file)
 		return 0;
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", file) >=
-	    (int)sizeof(tmp) || (tfd = mkostemp(tmp, O_CLOEXEC)) < 0) {
-		snprintf(err, errlen, "%s: %s", file, strerror(errno));
-		return -1;
-	}
-	if (write_all(tfd, o.buf, o.len) < 0) {
-		close(tfd);
-		tfd = -1;
-	}
-	if (tfd < 0 || close(tfd) < 0 || rename(tmp, file) < 0) {
-		snprintf(err, errlen, "%s: %s", file, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return sink_file(file, o.buf, o.len, supervise_now_ms() +
+	    STATUS_WAIT_MS, err, errlen);
 }

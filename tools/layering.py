@@ -48,7 +48,7 @@ PUBLIC = {
     'audit': {'auditcmd.h'},
     'oci': {'oci.h'},
     'learn': {'learn.h'},
-    'io': {'outfile.h', 'jsonout.h', 'json_read.h'},
+    'io': {'jsonout.h', 'json_read.h'},
     'top': {'input.h', 'compile.h'},
 }
 SECCOMP_OK = ('compiler/backend/', 'compiler/names/tables_syscalls.c')

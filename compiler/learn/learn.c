@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "learn.h"
+#include "outfile.h"
 
 #define LEARN_MAX_SAMPLES 32
 #define LEARN_MAX_ARGS 64
@@ -203,10 +205,13 @@ static int observe(struct job *j, struct learn *l)
 	return 0;
 }
 
+/* The policy is built in memory and written as every output is
+ * (common/outfile.c). */
 static int write_policy(struct job *j, const struct learn *l)
 {
-	char inc[PATH_MAX], name[72], err[512], tmp[PATH_MAX + 8];
+	char inc[PATH_MAX], name[72], err[OUTFILE_ERRLEN], *buf = NULL;
 	struct cpol base;
+	size_t len = 0;
 	FILE *f;
 	int rc;
 
@@ -215,19 +220,20 @@ static int write_policy(struct job *j, const struct learn *l)
 		return -1;
 	}
 	name_of(j->out, name, sizeof(name));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", j->out);
-	f = include_of(j, inc, sizeof(inc)) < 0 ? NULL : fopen(tmp, "we");
+	f = include_of(j, inc, sizeof(inc)) < 0 ? NULL :
+	    open_memstream(&buf, &len);
 	rc = f && learn_write(f, l, &base, inc, name, j->samples,
 	    j->nsamples) == 0 ? 0 : -1;
 	if (f && fclose(f) != 0)
 		rc = -1;
-	if (rc == 0 && rename(tmp, j->out) < 0)
-		rc = -1;
-	if (rc < 0) {
-		fprintf(stderr, "cordonc learn: %s: %s\n", j->out,
-		    strerror(errno));
-		unlink(tmp);
-	}
+	if (rc < 0)
+		snprintf(err, sizeof(err), "%s: %s", j->out, strerror(errno));
+	else
+		rc = outfile_write(j->out, buf, len, OUTFILE_SYNC, err,
+		    sizeof(err));
+	if (rc < 0)
+		fprintf(stderr, "cordonc learn: %s\n", err);
+	free(buf);
 	cpol_free(&base);
 	return rc;
 }
@@ -256,6 +262,27 @@ static int prove(struct job *j)
 	return failed ? -1 : 0;
 }
 
+/* OUT is read back (compiled, linted) and names the files beside it
+ * (OUT.base.cpol, OUT.trace): a regular file or nothing yet, checked
+ * before any sample runs. */
+static int out_ok(const char *out)
+{
+	struct stat st;
+
+	if (lstat(out, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, "cordonc learn: %s: %s\n", out,
+		    strerror(errno));
+		return -1;
+	}
+	if (S_ISREG(st.st_mode))
+		return 0;
+	fprintf(stderr, "cordonc learn: %s: not a regular file (the learned "
+	    "policy is compiled and linted after it is written)\n", out);
+	return -1;
+}
+
 int learn_cmd(int argc, char **argv)
 {
 	static struct learn l;
@@ -268,6 +295,8 @@ int learn_cmd(int argc, char **argv)
 		    "describes every option\n", LEARN_USAGE);
 		return 2;
 	}
+	if (out_ok(j.out) < 0)
+		return 1;
 	memset(&l, 0, sizeof(l));
 	l.memory = l.files = UINT64_MAX;
 	fprintf(stderr, "cordonc learn: LEARN MODE: the samples run with "

@@ -366,7 +366,7 @@ static int parse_args(int argc, char **argv, struct eopts *o)
 
 static int emit_report(const struct eopts *o, struct exp *e)
 {
-	char *buf = NULL;
+	char *buf = NULL, werr[OUTFILE_ERRLEN];
 	size_t len = 0;
 	FILE *f;
 	int r;
@@ -383,7 +383,10 @@ static int emit_report(const struct eopts *o, struct exp *e)
 		free(buf);
 		return -1;
 	}
-	r = outfile_write(o->report, buf, len);
+	r = outfile_write(o->report, buf, len, OUTFILE_CORDONC, werr,
+	    sizeof(werr));
+	if (r < 0)
+		fprintf(stderr, "cordonc: error: %s\n", werr);
 	free(buf);
 	return r;
 }
@@ -393,7 +396,7 @@ int oci_export_cmd(int argc, char **argv)
 	struct eopts o;
 	struct input in;
 	struct exp e;
-	char *buf = NULL;
+	char *buf = NULL, werr[OUTFILE_ERRLEN];
 	size_t len = 0;
 	int i, ret = EXIT_POLICY;
 
@@ -424,7 +427,10 @@ int oci_export_cmd(int argc, char **argv)
 		    "mean what the blob means; nothing written\n", argv[i]);
 		goto out;
 	}
-	if (outfile_write(o.out, buf, len) == 0 && emit_report(&o, &e) == 0)
+	if (outfile_write(o.out, buf, len, OUTFILE_CORDONC, werr,
+	    sizeof(werr)) < 0)
+		fprintf(stderr, "cordonc: error: %s\n", werr);
+	else if (emit_report(&o, &e) == 0)
 		ret = 0;
 out:
 	free(buf);

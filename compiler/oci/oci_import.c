@@ -444,7 +444,7 @@ int oci_import_cmd(int argc, char **argv)
 	struct oci_import im;
 	struct json_val top;
 	const char *out = "-";
-	char err[256], *buf = NULL;
+	char err[256], werr[OUTFILE_ERRLEN], *buf = NULL;
 	size_t len = 0;
 	int i, r, ret = EXIT_POLICY;
 	FILE *f;
@@ -474,8 +474,11 @@ int oci_import_cmd(int argc, char **argv)
 	r = oci_import_write(&im, f);
 	if (fclose(f) != 0 || r < 0 || im.notes.oom)
 		fprintf(stderr, "cordonc: import: out of memory\n");
-	else if (outfile_write(out, buf, len) == 0)
+	else if (outfile_write(out, buf, len, OUTFILE_CORDONC, werr,
+	    sizeof(werr)) == 0)
 		ret = 0;
+	else
+		fprintf(stderr, "cordonc: error: %s\n", werr);
 out:
 	free(buf);
 	free(im.rules);

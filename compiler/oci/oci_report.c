@@ -1,7 +1,7 @@
 /*
  * oci_report.c - what an exported OCI profile does not carry: notes
  * collected by the exporter, the other layers of the blob, and their
- * text and JSON forms.  (Output files are written by io/outfile.c.)
+ * text and JSON forms.  (Output files are written by common/outfile.c.)
  */
 #include <errno.h>
 #include <fcntl.h>
