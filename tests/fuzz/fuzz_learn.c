@@ -4,8 +4,8 @@
  *
  * The first byte chooses how the name arrives: even, as a file beneath
  * the run's workdir in a cordon trace (learn_read, then "$WORKDIR/NAME");
- * odd, as a host path straight in the tables ("/NAME", or NAME when it
- * starts with /), which a trace cannot carry for a name with a newline.
+ * odd, as a host path straight in the tables (HOST "NAME"), which a
+ * trace cannot carry for a name with a newline.
  * The name is also the sample's, which comments repeat.
  *
  * Properties:
@@ -32,6 +32,7 @@
 #include "parse.h"
 
 #define WD "/nonexistent-cordon-fuzz-wd"
+#define HOST "/nonexistent-cordon-fuzz-host/"  /* not too wide, not /proc */
 #define RIGHTS (CORDON_LL_FS_READ_FILE | CORDON_LL_FS_MAKE_SYM)
 
 static FILE *devnull;
@@ -131,11 +132,11 @@ static const char *learned(const uint8_t *data, size_t size,
 	int rc;
 
 	if (size && data[0] % 2) {
-		n = strlen(name) + 2;
+		n = strlen(name) + sizeof(HOST);
 		trace = malloc(n);
 		if (!trace)
 			fuzz_fail("out of memory");
-		snprintf(trace, n, "%s%s", name[0] == '/' ? "" : "/", name);
+		snprintf(trace, n, HOST "%s", name);
 		l.path[0] = (struct learn_path){ trace, RIGHTS, 1, name };
 		l.npath = 1;
 		return trace;
