@@ -247,6 +247,10 @@ struct cpol_rule {
 char *cpol_origin_format(const char *file, unsigned int line);
 char *cpol_origin_split(const char *origin, unsigned int *line);
 
+/* A rule's path as the blob may hold it: absolute or $WORKDIR-based or
+ * exactly $SNIPPET, canonical (no "//", ".", "..", trailing /). */
+int cpol_path_ok(const char *s);
+
 struct cpol_fs {
 	uint64_t access;
 	uint8_t flags;

@@ -185,7 +185,7 @@ static void seccomp(struct cur *c, struct cpol *p)
 }
 
 /* Paths: absolute or $WORKDIR-based or exactly $SNIPPET; canonical. */
-static int path_ok(const char *s)
+int cpol_path_ok(const char *s)
 {
 	const char *rest;
 
@@ -237,7 +237,7 @@ static void fs(struct cur *c, struct cpol *p)
 		else if (r->flags & ~CPOL_FS_ALL)
 			fail(c, "path %s: unknown flags 0x%x", r->path,
 			    r->flags);
-		else if (!path_ok(r->path))
+		else if (!cpol_path_ok(r->path))
 			fail(c, "path \"%s\" is not absolute and canonical",
 			    r->path);
 	}

@@ -11,7 +11,9 @@
  * SECCOMP_USER_NOTIF_FLAG_CONTINUE.  It reads path and address
  * arguments from the caller's memory: the caller could change them
  * between the read and the call (TOCTOU), which is why learn mode is for
- * trusted code only.  cordonc learn reads the trace (see cordon(1)).
+ * trusted code only.  Only calls that succeeded become rights: which did
+ * is learnjudge.c's question.  cordonc learn reads the trace (see
+ * cordon(1)).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +32,7 @@
 
 #include "bpf.h"
 #include "cordon.h"
+#include "learnjudge.h"
 #include "sysdecode.h"
 
 #define LEARN_PATHS 1024      /* distinct paths kept; more are counted */
@@ -56,8 +59,8 @@ static struct {
 	uint64_t dropped, procs;
 } lt;
 
-/* The calls that name a path or a port, or make a process (execve is
- * handled apart: see learn_filter). */
+/* The calls that name a path or a port, or make a process (execve,
+ * exit and exit_group are handled apart: see learn_filter). */
 static const uint32_t watched[] = {
 	SYS_open, SYS_openat, SYS_openat2, SYS_creat, SYS_execveat,
 	SYS_mkdir, SYS_mkdirat, SYS_unlink, SYS_unlinkat, SYS_rmdir,
@@ -66,9 +69,9 @@ static const uint32_t watched[] = {
 	SYS_fork, SYS_vfork,
 };
 #define NWATCHED (sizeof(watched) / sizeof(watched[0]))
-/* The prefix: ld arch, jeq, ld nr, jeq execve, the watched, ja, the
- * execve check (5), ret notify. */
-#define PREFIX (4 + NWATCHED + 1 + 5 + 1)
+/* The prefix: ld arch, jeq, ld nr, jeq execve, exit, exit_group, the
+ * watched, ja, the instruction pointer's check (5), ret notify. */
+#define PREFIX (6 + NWATCHED + 1 + 5 + 1)
 
 extern char __executable_start[], etext[];
 
@@ -89,11 +92,14 @@ static struct sock_filter ld(uint32_t off)
  * happens before init can hand cordon the listener (init waits for it,
  * CLONE_VFORK), so notifying it would wait for ever.  The payload shares
  * cordon's address space until that exec, so its instruction pointer
- * lies in cordon's text; no later exec's does.  NULL on error. */
+ * lies in cordon's text; no later exec's does.  exit and exit_group the
+ * same way (the payload's own, should its exec fail, is cordon's): a
+ * thread's exit is the last moment its last call can be judged
+ * (learnjudge.c).  NULL on error. */
 struct sock_filter *learn_filter(const struct cpol *p, unsigned short *n)
 {
 	uint64_t lo = (uintptr_t)__executable_start, hi = (uintptr_t)etext;
-	size_t i, total = PREFIX + p->ninsns, x = 4 + NWATCHED + 1;
+	size_t i, total = PREFIX + p->ninsns, x = 6 + NWATCHED + 1;
 	size_t notif = PREFIX - 1;
 	struct sock_filter *f;
 	uint32_t act;
@@ -107,8 +113,10 @@ struct sock_filter *learn_filter(const struct cpol *p, unsigned short *n)
 	f[1] = jeq(AUDIT_ARCH_X86_64, 0, PREFIX - 2);
 	f[2] = ld(0);
 	f[3] = jeq(SYS_execve, x - 4, 0);
+	f[4] = jeq(SYS_exit, x - 5, 0);
+	f[5] = jeq(SYS_exit_group, x - 6, 0);
 	for (i = 0; i < NWATCHED; i++)
-		f[4 + i] = jeq(watched[i], notif - (4 + i) - 1, 0);
+		f[6 + i] = jeq(watched[i], notif - (6 + i) - 1, 0);
 	f[x - 1] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA,
 	    (uint32_t)(PREFIX - x));
 	f[x] = ld(12);                          /* ip, high half */
@@ -184,11 +192,39 @@ static void clean(char *p)
 	*out = '\0';
 }
 
-/* The absolute path a call names, as the caller sees it. */
-static int path_of(pid_t pid, int dirfd, uint64_t addr, char *out,
-    size_t len)
+/* Landlock sees the resolved path (/lib -> /usr/lib); an entry made or
+ * removed is its directory's, resolved, and its own name (an unlink of a
+ * symbolic link removes the link). */
+static void resolve(const char *base, int entry, char *out, size_t len)
 {
-	char rel[PATH_MAX], link[64], base[PATH_MAX], real[PATH_MAX];
+	char dir[PATH_MAX], real[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", base);
+	slash = strrchr(dir, '/');
+	if (!entry || !slash || slash == dir || !slash[1]) {
+		if (!entry && realpath(base, real))
+			snprintf(out, len, "%s", real);
+		else
+			snprintf(out, len, "%s", base);
+		return;
+	}
+	*slash = '\0';
+	if (realpath(dir, real) && strcmp(real, "/") != 0 &&
+	    strlen(real) + strlen(slash + 1) + 2 <= len) {
+		strcpy(out, real);
+		strcat(out, "/");
+		strcat(out, slash + 1);
+	} else
+		snprintf(out, len, "%s", base);
+}
+
+/* The absolute path a call names, as the caller sees it; entry: see
+ * resolve. */
+static int path_of(pid_t pid, int dirfd, uint64_t addr, char *out,
+    size_t len, int entry)
+{
+	char rel[PATH_MAX], link[64], base[PATH_MAX];
 	ssize_t n;
 
 	if (peek(pid, addr, rel, sizeof(rel)) < 0 || !rel[0])
@@ -211,11 +247,7 @@ static int path_of(pid_t pid, int dirfd, uint64_t addr, char *out,
 		strcat(base, rel);
 	}
 	clean(base);
-	/* Landlock sees the resolved path (/lib -> /usr/lib). */
-	if (realpath(base, real))
-		snprintf(out, len, "%s", real);
-	else
-		snprintf(out, len, "%s", base);
+	resolve(base, entry, out, len);
 	return 0;
 }
 
@@ -274,26 +306,85 @@ static void add_port(int bind, const struct bpf_input *in, pid_t pid)
 		lt.n[lt.nn++] = (struct lport){ bind, port, 1 };
 }
 
-/* What an open asks for: rights on the file, or on its directory. */
-static void add_open(const char *path, uint64_t flags)
+/* Would an open of what st describes fail before any permission?  A
+ * missing file, O_EXCL on one there, O_DIRECTORY on a non-directory, a
+ * write on a directory (EISDIR; not O_TMPFILE's, which makes a file in
+ * it), O_NOFOLLOW on a symbolic link. */
+static int open_fails(int exists, const struct stat *st, uint64_t flags)
+{
+	unsigned int acc = (unsigned int)flags & O_ACCMODE;
+
+	return !exists || (flags & (O_CREAT | O_EXCL)) ==
+	    (O_CREAT | O_EXCL) || ((flags & O_DIRECTORY) &&
+	    !S_ISDIR(st->st_mode)) || (acc != O_RDONLY &&
+	    S_ISDIR(st->st_mode) && (flags & O_TMPFILE) != O_TMPFILE) ||
+	    S_ISLNK(st->st_mode);
+}
+
+/* What an open asks for: rights on the file, or on its directory (a
+ * file it makes: judged when the call has run). */
+static void add_open(pid_t pid, const char *path, uint64_t flags)
 {
 	unsigned int acc = (unsigned int)flags & O_ACCMODE, r = 0;
 	struct stat st;
-	int exists = stat(path, &st) == 0;
+	int exists, want = 0;
 
 	if (flags & O_PATH)
 		return;
-	if (flags & O_CREAT && !exists) {
-		add_parent(path, R_CREATE | R_WRITE);
+	exists = judge_there(pid, path, &st, !(flags & O_NOFOLLOW)) == 0;
+	if (flags & O_CREAT && !exists && judge_there(pid, path, &st, 0)) {
+		judge_pend(pid, NULL, 0, path, R_CREATE | R_WRITE);
 		return;
 	}
-	if (acc != O_WRONLY)
-		r |= exists && S_ISDIR(st.st_mode) ? R_LIST : R_READ;
-	if (acc != O_RDONLY)
-		r |= R_WRITE;
+	if (open_fails(exists, &st, flags)) {
+		judge_fail();
+		return;
+	}
+	if (acc != O_WRONLY) {
+		r |= S_ISDIR(st.st_mode) ? R_LIST : R_READ;
+		want |= JUDGE_R;
+	}
+	if (acc != O_RDONLY || (flags & O_TRUNC)) {
+		r |= acc != O_RDONLY ? R_WRITE : 0;
+		want |= JUDGE_W;
+	}
 	if (flags & O_TRUNC)
 		r |= R_TRUNC;
+	if (!judge_may(pid, path, &st, want)) {
+		judge_fail();
+		return;
+	}
 	add_path(path, r);
+}
+
+/* A file used whole (exec, truncate): there, not a directory, and the
+ * mode bits let it. */
+static void add_used(pid_t pid, const char *path, int want,
+    unsigned int rights)
+{
+	struct stat st;
+
+	if (judge_there(pid, path, &st, 1) != 0 || S_ISDIR(st.st_mode) ||
+	    !judge_may(pid, path, &st, want))
+		judge_fail();
+	else
+		add_path(path, rights);
+}
+
+/* An entry made (made) or removed: there before it is made is EEXIST,
+ * absent before it is removed ENOENT; else judged once it has run. */
+static void add_entry(pid_t pid, const char *path, int made,
+    unsigned int rights)
+{
+	struct stat st;
+	int there = judge_there(pid, path, &st, 0) == 0;
+
+	if (there == made)
+		judge_fail();
+	else if (made)
+		judge_pend(pid, NULL, 0, path, rights);
+	else
+		judge_pend(pid, path, rights, NULL, 0);
 }
 
 static void add_call(const struct bpf_input *in)
@@ -317,36 +408,67 @@ static void add_call(const struct bpf_input *in)
 	snprintf(lt.c[lt.nc++].call, DENIAL_CALL_LEN, "%s", call);
 }
 
+/* mkdir, symlink, unlink, rmdir: which argument, which dirfd, what
+ * right on the entry's directory. */
+static void add_made(const struct bpf_input *in, pid_t pid)
+{
+	const uint64_t *a = in->args;
+	int at = in->nr == SYS_mkdirat || in->nr == SYS_unlinkat;
+	uint64_t name = in->nr == SYS_symlink ? a[1] :
+	    in->nr == SYS_symlinkat ? a[2] : at ? a[1] : a[0];
+	int dfd = at ? (int)a[0] : in->nr == SYS_symlinkat ? (int)a[1] :
+	    AT_FDCWD;
+	int mk = in->nr == SYS_mkdir || in->nr == SYS_mkdirat;
+	int sym = in->nr == SYS_symlink || in->nr == SYS_symlinkat;
+	unsigned int r = mk ? R_MKDIR : sym ? R_SYM : in->nr == SYS_rmdir ||
+	    (in->nr == SYS_unlinkat && (a[2] & AT_REMOVEDIR)) ? R_RMDIR :
+	    R_RMFILE;
+	char p[PATH_MAX];
+
+	if (path_of(pid, dfd, name, p, sizeof(p), 1) == 0)
+		add_entry(pid, p, mk || sym, r);
+}
+
+/* A rename: from must be there; judged once it has run (from gone, to
+ * there: an exchange, which leaves both, is judged failed). */
+static void add_moved(pid_t pid, const char *from, const char *to)
+{
+	struct stat st;
+
+	if (judge_there(pid, from, &st, 0) != 0)
+		judge_fail();
+	else
+		judge_pend(pid, from, R_RMFILE, to, R_CREATE | R_WRITE);
+}
+
 /* Paths: which argument, which dirfd, what right. */
 static void add_named(const struct bpf_input *in, pid_t pid)
 {
 	const uint64_t *a = in->args;
 	char p[PATH_MAX], q[PATH_MAX];
-	int cwd = AT_FDCWD;
+	int cwd = AT_FDCWD, at = in->nr != SYS_rename;
 
 	switch (in->nr) {
 	case SYS_open:
-		if (path_of(pid, cwd, a[0], p, sizeof(p)) == 0)
-			add_open(p, a[1]);
+	case SYS_creat:
+		if (path_of(pid, cwd, a[0], p, sizeof(p), 0) == 0)
+			add_open(pid, p, in->nr == SYS_open ? a[1] :
+			    O_CREAT | O_WRONLY | O_TRUNC);
 		return;
 	case SYS_openat:
-		if (path_of(pid, (int)a[0], a[1], p, sizeof(p)) == 0)
-			add_open(p, a[2]);
+		if (path_of(pid, (int)a[0], a[1], p, sizeof(p), 0) == 0)
+			add_open(pid, p, a[2]);
 		return;
 	case SYS_openat2:     /* struct open_how: flags first */
-		if (path_of(pid, (int)a[0], a[1], p, sizeof(p)) == 0 &&
+		if (path_of(pid, (int)a[0], a[1], p, sizeof(p), 0) == 0 &&
 		    peek(pid, a[2], q, 9) == 8)
-			add_open(p, *(uint64_t *)(void *)q);
-		return;
-	case SYS_creat:
-		if (path_of(pid, cwd, a[0], p, sizeof(p)) == 0)
-			add_open(p, O_CREAT | O_WRONLY | O_TRUNC);
+			add_open(pid, p, *(uint64_t *)(void *)q);
 		return;
 	case SYS_execve:
 	case SYS_execveat:
 		if (path_of(pid, in->nr == SYS_execve ? cwd : (int)a[0],
-		    in->nr == SYS_execve ? a[0] : a[1], p, sizeof(p)) == 0)
-			add_path(p, R_EXEC | R_READ);
+		    in->nr == SYS_execve ? a[0] : a[1], p, sizeof(p), 0) == 0)
+			add_used(pid, p, JUDGE_X, R_EXEC | R_READ);
 		return;
 	case SYS_mkdir:
 	case SYS_mkdirat:
@@ -354,35 +476,20 @@ static void add_named(const struct bpf_input *in, pid_t pid)
 	case SYS_symlinkat:
 	case SYS_unlink:
 	case SYS_rmdir:
-	case SYS_unlinkat: {
-		int at = in->nr == SYS_mkdirat || in->nr == SYS_unlinkat;
-		uint64_t name = in->nr == SYS_symlink ? a[1] :
-		    in->nr == SYS_symlinkat ? a[2] : at ? a[1] : a[0];
-		int dfd = at ? (int)a[0] : in->nr == SYS_symlinkat ?
-		    (int)a[1] : cwd;
-		unsigned int r = in->nr == SYS_mkdir ||
-		    in->nr == SYS_mkdirat ? R_MKDIR : in->nr == SYS_symlink ||
-		    in->nr == SYS_symlinkat ? R_SYM : in->nr == SYS_rmdir ||
-		    (in->nr == SYS_unlinkat && (a[2] & AT_REMOVEDIR)) ?
-		    R_RMDIR : R_RMFILE;
-
-		if (path_of(pid, dfd, name, p, sizeof(p)) == 0)
-			add_parent(p, r);
+	case SYS_unlinkat:
+		add_made(in, pid);
 		return;
-	}
 	case SYS_rename:
 	case SYS_renameat:
 	case SYS_renameat2:
-		if (path_of(pid, in->nr == SYS_rename ? cwd : (int)a[0],
-		    in->nr == SYS_rename ? a[0] : a[1], p, sizeof(p)) == 0)
-			add_parent(p, R_RMFILE);
-		if (path_of(pid, in->nr == SYS_rename ? cwd : (int)a[2],
-		    in->nr == SYS_rename ? a[1] : a[3], q, sizeof(q)) == 0)
-			add_parent(q, R_CREATE | R_WRITE);
+		if (path_of(pid, at ? (int)a[0] : cwd, at ? a[1] : a[0], p,
+		    sizeof(p), 1) == 0 && path_of(pid, at ? (int)a[2] : cwd,
+		    at ? a[3] : a[1], q, sizeof(q), 1) == 0)
+			add_moved(pid, p, q);
 		return;
 	case SYS_truncate:
-		if (path_of(pid, cwd, a[0], p, sizeof(p)) == 0)
-			add_path(p, R_WRITE | R_TRUNC);
+		if (path_of(pid, cwd, a[0], p, sizeof(p), 0) == 0)
+			add_used(pid, p, JUDGE_W, R_WRITE | R_TRUNC);
 		return;
 	case SYS_connect:
 	case SYS_bind:
@@ -410,6 +517,9 @@ void learn_take(int listener, const struct sup *sp)
 	in.arch = req.data.arch;
 	in.ip = req.data.instruction_pointer;
 	memcpy(in.args, req.data.args, sizeof(in.args));
+	/* The caller's call before this one has run. */
+	judge_settle((pid_t)req.pid, in.nr == SYS_exit_group &&
+	    in.arch == AUDIT_ARCH_X86_64, add_parent);
 	if (in.arch == AUDIT_ARCH_X86_64) {
 		add_named(&in, (pid_t)req.pid);
 		act = bpf_run(sp->prog, sp->nprog, &in);
@@ -438,6 +548,7 @@ static void rights_str(unsigned int r, char *buf)
 int learn_write(const char *file, const struct report *r, char *err)
 {
 	char rs[16], *buf = NULL;
+	uint64_t failed, unsure;
 	size_t len = 0;
 	unsigned int i;
 	FILE *f = open_memstream(&buf, &len);
@@ -455,9 +566,12 @@ int learn_write(const char *file, const struct report *r, char *err)
 	    (unsigned long long)lt.procs,
 	    (unsigned long long)r->bounds.disk_used,
 	    (unsigned long long)r->bounds.files_used);
+	judge_counts(&failed, &unsure);
 	fprintf(f, "exit\t%d\t%d\ndropped\t%llu\nworkdir\t%s\n",
 	    (int)r->outcome, r->exit_code, (unsigned long long)lt.dropped,
 	    r->workdir);
+	fprintf(f, "judged\t%llu\t%llu\n", (unsigned long long)failed,
+	    (unsigned long long)unsure);
 	for (i = 0; i < lt.nc; i++)
 		fprintf(f, "call\t%u\t%llu\t%llx\t%llx\t%llx\t%llx\t%llx\t%llx"
 		    "\t%s\n", lt.c[i].nr, (unsigned long long)lt.c[i].count,

@@ -40,6 +40,19 @@
 #include "cordon.h"
 #include "landlock_compat.h"
 
+/* exit_group with the syscall instruction in cordon's own text (as
+ * exec_here below): learn mode's filter notifies a payload's exit unless
+ * cordon's code makes it, and a payload whose exec failed exits before
+ * init can hand cordon the listener. */
+static void exit_here(int code) __attribute__((noreturn));
+
+static void exit_here(int code)
+{
+	for (;;)
+		__asm__ volatile ("syscall" : : "a"((long)SYS_exit_group),
+		    "D"((long)code) : "rcx", "r11", "memory");
+}
+
 static void fail_with(const struct launch *ln, const char *what, int code)
     __attribute__((noreturn));
 
@@ -53,8 +66,8 @@ static void fail_with(const struct launch *ln, const char *what, int code)
 	n = sizeof(e) + (size_t)snprintf(msg + sizeof(e), sizeof(msg) -
 	    sizeof(e), "%s%s%s", what, e ? ": " : "", e ? strerror(e) : "");
 	if (write(ln->msg_w, msg, n < sizeof(msg) ? n : sizeof(msg)) < 0)
-		_exit(code);
-	_exit(code);
+		exit_here(code);
+	exit_here(code);
 }
 
 static void fail(const struct launch *ln, const char *what)

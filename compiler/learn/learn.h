@@ -45,6 +45,7 @@ struct learn {
 	unsigned int npath, ncall, nport;
 	uint64_t wall_ms, cpu_ms, rss_kb, memory, procs, disk, files;
 	uint64_t dropped;
+	uint64_t failed, unsure;  /* path calls that failed, or unseen */
 };
 
 /* Read one trace (from sample) into l.  Returns 0, or -1 with err. */
@@ -54,6 +55,18 @@ int learn_read(FILE *f, const char *sample, struct learn *l, char *err,
 int learn_write(FILE *out, const struct learn *l, const struct cpol *base,
     const char *include, const char *name, char **samples, int nsamples);
 void learn_free(struct learn *l);
+
+/* learn_name.c: why a policy string cannot hold s as written, or NULL;
+ * learn_name_problem also wants a rule's path (cpol_path_ok).  A path
+ * with a problem is left out of the learned policy, with the reason. */
+const char *learn_string_problem(const char *s);
+const char *learn_name_problem(const char *path);
+/* s as a policy string: quoted, \" and \\ escaped. */
+void learn_put_string(FILE *out, const char *s);
+/* A path statement's path: bare where it lexes so, else quoted. */
+void learn_put_path(FILE *out, const char *path);
+/* Any name inside a comment: printable ASCII, every other byte \xNN. */
+void learn_put_note(FILE *out, const char *s);
 
 int learn_cmd(int argc, char **argv);
 

@@ -127,7 +127,7 @@ static int add_path(struct learn *l, const char *path, uint64_t access,
 static int line_path(struct learn *l, char *s, const char *wd,
     const char *sample)
 {
-	uint64_t access = 0, count;
+	uint64_t rights = 0, count;
 	char *r, *p, *q;
 	size_t i;
 	int rc;
@@ -137,7 +137,7 @@ static int line_path(struct learn *l, char *s, const char *wd,
 	for (; *r; r++) {
 		for (i = 0; i < sizeof(letters) / sizeof(letters[0]); i++)
 			if (letters[i].c == *r)
-				access |= letters[i].r;
+				rights |= letters[i].r;
 		if (!strchr("rlwcdxuvts", *r))
 			return -1;
 	}
@@ -145,7 +145,11 @@ static int line_path(struct learn *l, char *s, const char *wd,
 	q = relabel(p, wd);
 	if (!q)
 		return -1;
-	rc = add_path(l, q, access, count, sample);
+	/* Probed and absent (ENOENT comes before Landlock; a trace of an
+	 * older cordon holds failed calls): no rule, and a rule on a
+	 * missing path would stop the launch. */
+	rc = q[0] == '/' && access(q, F_OK) != 0 ? 0 :
+	    add_path(l, q, rights, count, sample);
 	free(q);
 	return rc;
 }
@@ -209,6 +213,18 @@ static void max_of(uint64_t *to, uint64_t v)
 		*to = v;
 }
 
+/* "judged FAILED UNSURE": path calls left out of the path records. */
+static int line_judged(struct learn *l, char *s)
+{
+	uint64_t failed, unsure;
+
+	if (num(&s, 10, &failed) < 0 || num(&s, 10, &unsure) < 0)
+		return -1;
+	l->failed += failed;
+	l->unsure += unsure;
+	return 0;
+}
+
 static int line_usage(struct learn *l, char *s)
 {
 	uint64_t v[7];
@@ -253,6 +269,8 @@ int learn_read(FILE *f, const char *sample, struct learn *l, char *err,
 			rc = line_net(l, s, sample);
 		else if (!strcmp(kind, "usage"))
 			rc = line_usage(l, s);
+		else if (!strcmp(kind, "judged"))
+			rc = line_judged(l, s);
 		if (rc < 0) {
 			snprintf(err, errlen, "trace of %s: line %u is not "
 			    "cordon's", sample, n);
@@ -304,14 +322,18 @@ static uint64_t base_rights(const struct cpol *b, const char *path)
 	return have;
 }
 
-/* A path statement's words: quoted where the bare form would not lex. */
-static void put_path(FILE *out, const char *p)
+/* A comment's "first [CALL ]in SAMPLE", then end: names as notes. */
+static void first(FILE *out, const char *call, const char *sample,
+    const char *end)
 {
-	if (strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789_.+/-") == strlen(p) && p[0] == '/')
-		fprintf(out, "%s", p);
-	else
-		fprintf(out, "\"%s\"", p);
+	fputs("first ", out);
+	if (call) {
+		learn_put_note(out, call);
+		fputc(' ', out);
+	}
+	fputs("in ", out);
+	learn_put_note(out, sample);
+	fputs(end, out);
 }
 
 static int proc_pid(const char *p)
@@ -323,11 +345,17 @@ static void write_paths(FILE *out, const struct learn *l,
     const struct cpol *b)
 {
 	char r[256];
+	const char *why;
 	unsigned int i, j;
 	size_t k;
 
 	fprintf(out, "\n# Paths: the rights each was used with, beyond the "
 	    "base's.\n");
+	if (l->failed || l->unsure)
+		fprintf(out, "# Not learned: %llu path calls that failed, %llu "
+		    "whose result cordon could not see.\n",
+		    (unsigned long long)l->failed,
+		    (unsigned long long)l->unsure);
 	for (i = 0; i < l->npath; i++) {
 		const struct learn_path *p = &l->path[i];
 		uint64_t need = p->access & ~base_rights(b, p->path);
@@ -343,25 +371,24 @@ static void write_paths(FILE *out, const struct learn *l,
 			wide |= !strcmp(p->path, too_wide[k]);
 		if (!need || merged)
 			continue;
-		/* Probed and absent (ENOENT comes before Landlock): no rule,
-		 * and a rule on a missing path would stop the launch. */
-		if (p->path[0] == '/' && access(p->path, F_OK) != 0)
-			continue;
 		explain_rights(need, r, sizeof(r));
-		if (wide || proc_pid(p->path)) {
-			fprintf(out, "# not learned: %s on %s (%s): too wide "
-			    "or another process's; %llu use%s, first in %s\n",
-			    r, p->path, wide ? "a whole system directory" :
-			    "a process's /proc entry",
+		why = wide ? "too wide: a whole system directory" :
+		    proc_pid(p->path) ? "another process's /proc entry" :
+		    learn_name_problem(p->path);
+		if (why) {
+			fprintf(out, "# not learned: %s on ", r);
+			learn_put_note(out, p->path);
+			fprintf(out, " (%s); %llu use%s, ", why,
 			    (unsigned long long)p->count, p->count == 1 ?
-			    "" : "s", p->sample);
+			    "" : "s");
+			first(out, NULL, p->sample, "\n");
 			continue;
 		}
 		fprintf(out, "path ");
-		put_path(out, p->path);
-		fprintf(out, " %s;  # %llu use%s, first in %s\n", r,
-		    (unsigned long long)p->count, p->count == 1 ? "" : "s",
-		    p->sample);
+		learn_put_path(out, p->path);
+		fprintf(out, " %s;  # %llu use%s, ", r,
+		    (unsigned long long)p->count, p->count == 1 ? "" : "s");
+		first(out, NULL, p->sample, "\n");
 	}
 }
 
@@ -406,7 +433,9 @@ static void write_base_rules(FILE *out, const struct cpol *b, uint32_t nr,
 		for (k = 0; k < r->ncond; k++)
 			fprintf(out, "%s%s", k ? ", " : "",
 			    explain_cond(r->name, &r->cond[k], c, sizeof(c)));
-		fprintf(out, ");  # the base's, %s\n", r->origin);
+		fprintf(out, ");  # the base's, ");
+		learn_put_note(out, r->origin ? r->origin : "-");
+		fputc('\n', out);
 	}
 }
 
@@ -428,21 +457,22 @@ static void write_calls(FILE *out, const struct learn *l,
 			continue;
 		if (network_owned(l, name)) {
 			fprintf(out, "# %s: the network statement decides it "
-			    "(%llu calls, first %s in %s)\n", name,
-			    (unsigned long long)c->count, c->call, c->sample);
+			    "(%llu calls, ", name, (unsigned long long)c->count);
+			first(out, c->call, c->sample, ")\n");
 			continue;
 		}
 		if (!strcmp(name, "clone3")) {
 			fprintf(out, "# not learned: clone3 (seccomp cannot see "
 			    "its flags; on the base's ENOSYS glibc falls back to "
-			    "clone); %llu calls, first in %s\n",
-			    (unsigned long long)c->count, c->sample);
+			    "clone); %llu calls, ",
+			    (unsigned long long)c->count);
+			first(out, NULL, c->sample, "\n");
 			continue;
 		}
 		if (!decided_arg(name, &arg)) {
-			fprintf(out, "allow %s;  # %llu calls, first %s in "
-			    "%s\n", name, (unsigned long long)c->count, c->call,
-			    c->sample);
+			fprintf(out, "allow %s;  # %llu calls, ", name,
+			    (unsigned long long)c->count);
+			first(out, c->call, c->sample, "\n");
 			continue;
 		}
 		write_base_rules(out, b, c->nr, l, arg);
@@ -452,11 +482,10 @@ static void write_calls(FILE *out, const struct learn *l,
 				continue;
 			explain_value(name, arg, width ? width : 64,
 			    l->call[j].args[arg], v, sizeof(v));
-			fprintf(out, "allow %s(%s == %s);  # %llu calls, "
-			    "first %s in %s\n", name, explain_arg(name, arg, a,
-			    sizeof(a)), v,
-			    (unsigned long long)l->call[j].count,
-			    l->call[j].call, l->call[j].sample);
+			fprintf(out, "allow %s(%s == %s);  # %llu calls, ",
+			    name, explain_arg(name, arg, a, sizeof(a)), v,
+			    (unsigned long long)l->call[j].count);
+			first(out, l->call[j].call, l->call[j].sample, "\n");
 		}
 	}
 }
@@ -485,11 +514,11 @@ static void write_net(FILE *out, const struct learn *l)
 			}
 		fprintf(out, ";  #");
 		for (i = 0; i < l->nport; i++)
-			if (l->port[i].bind == (int)k)
-				fprintf(out, " %u: %llu, first in %s;",
-				    l->port[i].port,
-				    (unsigned long long)l->port[i].count,
-				    l->port[i].sample);
+			if (l->port[i].bind == (int)k) {
+				fprintf(out, " %u: %llu, ", l->port[i].port,
+				    (unsigned long long)l->port[i].count);
+				first(out, NULL, l->port[i].sample, ";");
+			}
 		fprintf(out, "\n");
 	}
 }
@@ -543,16 +572,26 @@ int learn_write(FILE *out, const struct learn *l, const struct cpol *base,
 {
 	int i;
 
+	if (learn_string_problem(include) || learn_string_problem(name)) {
+		errno = EINVAL;
+		return -1;
+	}
 	fprintf(out, "# Learned by cordonc learn from trusted samples:");
-	for (i = 0; i < nsamples; i++)
-		fprintf(out, " %s", samples[i]);
+	for (i = 0; i < nsamples; i++) {
+		fputc(' ', out);
+		learn_put_note(out, samples[i]);
+	}
 	fprintf(out, "\n# They ran with enforcement relaxed (cordon "
 	    "--observe); review every line.\n# Each comment says what used "
 	    "it: how many times, first example, sample.\n");
 	if (l->dropped)
 		fprintf(out, "# %llu observations past cordonc's tables were "
 		    "not learned.\n", (unsigned long long)l->dropped);
-	fprintf(out, "include \"%s\";\npolicy \"%s\";\n", include, name);
+	fputs("include ", out);
+	learn_put_string(out, include);
+	fputs(";\npolicy ", out);
+	learn_put_string(out, name);
+	fputs(";\n", out);
 	write_calls(out, l, base);
 	write_net(out, l);
 	write_paths(out, l, base);
