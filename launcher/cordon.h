@@ -108,8 +108,9 @@ struct cgroup {
 /* cordon's own work for a run's refused calls is bounded: it answers
  * DENIALS_BURST at once, then DENIALS_RATE a second (a token bucket);
  * past that the calls wait in the kernel, their threads asleep, and
- * cordon looks again after DENIALS_WAIT_MS.  About 6 us of cordon's CPU
- * each: at the rate, 3% of a core, outside the run's bounds. */
+ * cordon looks again after DENIALS_WAIT_MS.  Each costs cordon a few us
+ * of CPU time (9 on a loaded 2-core VM), outside the run's bounds: at
+ * the rate, under 5% of a core. */
 #define DENIALS_BURST 10000
 #define DENIALS_RATE 5000
 #define DENIALS_WAIT_MS 10
@@ -129,6 +130,8 @@ struct denials {
 	unsigned int n;
 	uint64_t dropped;         /* calls not recorded: the table was full */
 	int rate_limited;         /* cordon held calls back (DENIALS_RATE) */
+	int low;                  /* a full table's least telling entry, */
+	unsigned int least;       /*   its severity; -1: not known */
 	const char *policy;       /* the blob, read again for the rules */
 	const struct cpol *pol;
 	struct cpol full;

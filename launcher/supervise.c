@@ -67,9 +67,12 @@ struct end {
 	uint32_t arch;                /*   stopped, and its architecture */
 };
 
-/* The filter's listener, once init has sent it; -1 before and after. */
+/* The filter's listener, once init has sent it; -1 before and after.
+ * tokens: the refused calls cordon may answer now (DENIALS_BURST at
+ * most, DENIALS_RATE more each second), as of the time at (ms). */
 struct notify {
 	int sock, listener;
+	uint64_t tokens, at;
 };
 
 uint64_t supervise_now_ms(void)
@@ -342,6 +345,7 @@ static int notify_take(struct notify *nt, const struct sup *sp,
 			in.arch = req.data.arch;
 			in.ip = req.data.instruction_pointer;
 			memcpy(in.args, req.data.args, sizeof(in.args));
+			nt->tokens--;       /* notify_arm: > 0 */
 			act = bpf_run(sp->prog, sp->nprog, &in);
 			denials_add(sp->den, &in, act);
 			if ((act & BPF_ACT_FULL_MASK) != BPF_ACT_ERRNO) {
@@ -363,6 +367,33 @@ static int notify_take(struct notify *nt, const struct sup *sp,
 		nt->listener = -1;
 	}
 	return 0;
+}
+
+/* The listener to poll now, or -1 while the budget is spent (then the
+ * next look is at most DENIALS_WAIT_MS away): cordon's own work for the
+ * run's refused calls stays within DENIALS_BURST + DENIALS_RATE a
+ * second, and calls past it wait in the kernel, never let through.
+ * Learn mode (trusted samples, every call notified) has no budget. */
+static int notify_arm(struct notify *nt, const struct sup *sp,
+    uint64_t now, uint64_t *until)
+{
+	struct pollfd p = { .fd = nt->listener, .events = POLLIN };
+	uint64_t add;
+
+	if (nt->listener < 0 || sp->learn)
+		return nt->listener;
+	/* Whole milliseconds: a fraction lost is a token never given. */
+	add = (now - nt->at) * DENIALS_RATE / 1000;
+	nt->at = now;
+	nt->tokens = add >= DENIALS_BURST - nt->tokens ? DENIALS_BURST :
+	    nt->tokens + add;
+	if (nt->tokens > 0)
+		return nt->listener;
+	if (poll(&p, 1, 0) > 0 && (p.revents & POLLIN))
+		sp->den->rate_limited = 1;      /* a call is waiting */
+	if (now + DENIALS_WAIT_MS < *until)
+		*until = now + DENIALS_WAIT_MS;
+	return -1;
 }
 
 /* A watched workdir (no run tmpfs): 0 past its bound, else the ms to
@@ -404,7 +435,7 @@ static struct end wait_loop(struct relay *rl, const struct sup *sp,
 		pf[4].fd = sp->pidfd;
 		pf[5].fd = sp->sigfd;
 		pf[6].fd = nt->sock;
-		pf[7].fd = nt->listener;
+		pf[7].fd = notify_arm(nt, sp, now, &until);
 		for (e.nr = 4; e.nr < 8; e.nr++) {
 			pf[e.nr].events = POLLIN;
 			pf[e.nr].revents = 0;
@@ -584,7 +615,8 @@ void supervise(const struct sup *sp, struct report *r)
 	struct end e;
 
 	struct notify nt = { .sock = sp->listener >= 0 ? -1 : sp->notify_r,
-	    .listener = sp->listener };
+	    .listener = sp->listener, .tokens = DENIALS_BURST,
+	    .at = supervise_now_ms() };
 
 	sink_open(1, &rl.s[0].out);
 	sink_open(2, &rl.s[1].out);
