@@ -250,6 +250,16 @@ uint64_t cgroup_oom_kills(const struct cgroup *cg)
 	return n == UINT64_MAX ? 0 : n;
 }
 
+/* The most tasks (processes and threads) the run's pids group held at
+ * once, or UINT64_MAX when it cannot be read (no pids controller, v2
+ * without pids in the parent's subtree_control): whether the main
+ * process was ever alone (see died() in supervise.c). */
+uint64_t cgroup_tasks_peak(const struct cgroup *cg)
+{
+	return cg->version ? ctl_num(cg->dir[1], "pids.peak", NULL) :
+	    UINT64_MAX;
+}
+
 /* After the run: what the controller saw. */
 void cgroup_read(const struct cgroup *cg, struct bounds *b)
 {

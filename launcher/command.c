@@ -177,3 +177,27 @@ int command_rlimits(const struct cpol *p, const uint64_t *cli,
 	}
 	return n;
 }
+
+/* The soft and hard limit the child sets for one of them, from its value
+ * and the limits cordon was started with (old): each the smaller of the
+ * two (threat #26).  At the hard CPU limit the kernel sends SIGKILL; one
+ * second of grace lets SIGXCPU (soft) arrive first and name the cause,
+ * and where the caller's hard limit is the tighter the grace second
+ * stays below it (tighter still, never looser).  The child applies it
+ * (run.c); the supervisor judges a CPU kill by the same two numbers. */
+void command_rlimit_pair(int resource, uint64_t value,
+    const struct rlimit *old, struct rlimit *rl)
+{
+	rl->rlim_cur = rl->rlim_max = value;
+	if (rl->rlim_max < RLIM_INFINITY && resource == RLIMIT_CPU)
+		rl->rlim_max++;
+	if (old->rlim_cur < rl->rlim_cur)
+		rl->rlim_cur = old->rlim_cur;
+	if (old->rlim_max < rl->rlim_max)
+		rl->rlim_max = old->rlim_max;
+	if (rl->rlim_cur > rl->rlim_max)
+		rl->rlim_cur = rl->rlim_max;
+	if (resource == RLIMIT_CPU && rl->rlim_max < RLIM_INFINITY &&
+	    rl->rlim_cur == rl->rlim_max && rl->rlim_cur > 1)
+		rl->rlim_cur--;
+}

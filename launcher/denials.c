@@ -11,8 +11,13 @@
  * when the first denial happens (launches read the blob without it) and
  * only when the file is still the blob that was launched.
  *
- * Identical denials (call, action, rule) are counted once; past
- * DENIALS_MAX distinct ones, the rest are only counted as dropped.
+ * Identical denials (call, action, rule) are counted once.  Past
+ * DENIALS_MAX distinct ones the table keeps the most telling: a new one
+ * takes the place of the least telling entry when it is more telling
+ * (severity(): a kill before a trap before an errno, then a call the
+ * table holds fewer entries of), and the calls of the entry left out are
+ * counted as dropped.  So 70 decoys (one call, 70 arguments) cannot push
+ * out the one ptrace after them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -38,6 +43,7 @@ struct denials *denials_init(const char *policy, const struct cpol *p,
 	table.observed = observed;
 	table.why = why;
 	table.traps = 0;
+	table.low = -1;
 	for (i = 0; i < p->ninsns; i++)
 		if (p->insns[i].code == (BPF_RET | BPF_K) &&
 		    (p->insns[i].k & BPF_ACT_FULL_MASK) == BPF_ACT_TRAP)
@@ -124,6 +130,49 @@ void denials_action(uint32_t action, char *buf, size_t len)
 	}
 }
 
+/* How telling an entry of the table is, as a number to compare: the
+ * action first (kill, trap, errno), then how few entries of the same
+ * system call the table holds (with the entry itself).  nr is the
+ * entry's call, act its action. */
+static unsigned int severity(const struct denials *d, uint32_t nr,
+    const char *act)
+{
+	unsigned int i, same = 0, rank;
+
+	rank = strcmp(act, "kill") == 0 ? 2 : strcmp(act, "trap") == 0;
+	for (i = 0; i < d->n; i++)
+		same += d->d[i].nr == nr;
+	return rank * (DENIALS_MAX + 1) + (DENIALS_MAX - same);
+}
+
+/* A full table: the index of the entry a new one (call nr, action act)
+ * replaces, or -1 when the new one is dropped; the entry left out is
+ * counted as dropped.  The least telling entry is found again only after
+ * the table changed (d->low < 0). */
+static int make_room(struct denials *d, uint32_t nr, const char *act)
+{
+	unsigned int i, sev;
+
+	if (d->low < 0) {
+		d->least = ~0u;
+		for (i = 0; i < d->n; i++) {
+			sev = severity(d, d->d[i].nr, d->d[i].action);
+			if (sev < d->least) {
+				d->least = sev;
+				d->low = (int)i;
+			}
+		}
+	}
+	/* The new entry, counted as if it were in (one more of its call). */
+	sev = severity(d, nr, act);
+	if (sev == 0 || sev - 1 <= d->least)
+		return -1;
+	d->dropped += d->d[d->low].count;
+	i = (unsigned int)d->low;
+	d->low = -1;
+	return (int)i;
+}
+
 void denials_add(struct denials *d, const struct bpf_input *in,
     uint32_t action)
 {
@@ -131,6 +180,7 @@ void denials_add(struct denials *d, const struct bpf_input *in,
 	const char *rule;
 	struct denial *e;
 	unsigned int i;
+	int room;
 
 	if (in->arch != AUDIT_ARCH_X86_64) {
 		snprintf(call, sizeof(call), "syscall %u of architecture "
@@ -153,11 +203,14 @@ void denials_add(struct denials *d, const struct bpf_input *in,
 			return;
 		}
 	}
-	if (d->n == DENIALS_MAX) {
+	if (d->n < DENIALS_MAX) {
+		e = &d->d[d->n++];
+	} else if ((room = make_room(d, in->nr, act)) >= 0) {
+		e = &d->d[room];
+	} else {
 		d->dropped++;
 		return;
 	}
-	e = &d->d[d->n++];
 	e->nr = in->nr;
 	e->count = 1;
 	snprintf(e->call, sizeof(e->call), "%s", call);

@@ -298,21 +298,25 @@ static void layers_fill(struct layers *l, const struct launch *ln)
 	l->private_shm = ln->private_shm;
 }
 
-/* The run's CPU time limit in ms (0: none): the policy's or --limit's,
- * or cordon's own soft limit where that is lower (the child inherits it
- * where setrlimit could not go above it). */
-static uint64_t cpu_limit_ms(const struct launch *ln)
+/* The run's CPU time limits in ms, soft and hard (0: none): what the
+ * child sets (command_rlimit_pair), or cordon's own where the policy
+ * sets none (the child inherits them). */
+static void cpu_limits(const struct launch *ln, struct sup *sp)
 {
-	uint64_t v = RLIM_INFINITY;
-	struct rlimit own;
+	struct rlimit own, rl;
 	int i;
 
+	if (getrlimit(RLIMIT_CPU, &own) < 0)
+		own.rlim_cur = own.rlim_max = RLIM_INFINITY;
+	rl = own;
 	for (i = 0; i < ln->nrlim; i++)
 		if (ln->rlim[i].resource == RLIMIT_CPU)
-			v = ln->rlim[i].value;
-	if (getrlimit(RLIMIT_CPU, &own) == 0 && own.rlim_cur < v)
-		v = own.rlim_cur;
-	return v >= RLIM_INFINITY / 1000 ? 0 : v * 1000;
+			command_rlimit_pair(RLIMIT_CPU, ln->rlim[i].value, &own,
+			    &rl);
+	sp->cpu_limit_ms = rl.rlim_cur >= RLIM_INFINITY / 1000 ? 0 :
+	    rl.rlim_cur * 1000;
+	sp->cpu_hard_ms = rl.rlim_max >= RLIM_INFINITY / 1000 ? 0 :
+	    rl.rlim_max * 1000;
 }
 
 /* A warm spare waits here, set up, for its request (warmhold.c). */
@@ -353,7 +357,7 @@ static void bounds_arm(const struct opts *o, const struct cpol *p,
 	    p->output_cap;
 	sp->deadline += supervise_now_ms();
 	sp->truncate = (p->flags & CPOL_F_OUTPUT_TRUNCATE) != 0;
-	sp->cpu_limit_ms = cpu_limit_ms(&s->ln);
+	cpu_limits(&s->ln, sp);
 }
 
 /* Start the child and supervise it; returns cordon's exit status. */
@@ -368,9 +372,6 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 		snprintf(err, ERRLEN, "supervisor set-up: %s", strerror(errno));
 		return EXIT_CORDON;
 	}
-	/* Before the clone: once it returns, every moment until we block
-	 * delays the child (here it waits for our CPU). */
-	sp->ooms = supervise_oom_kills();
 	sp->pid = run_start(&s->ln, &sp->pidfd, err, ERRLEN);
 	/* The clone may have fallen back to no namespace: no listener. */
 	sp->den = denials_init(o->policy, p, (s->ln.ns_flags &

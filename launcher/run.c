@@ -278,24 +278,8 @@ static void limits_set(const struct launch *ln)
 
 		if (getrlimit(res, &old) < 0)
 			fail(ln, "getrlimit");
-		rl.rlim_cur = rl.rlim_max = ln->rlim[i].value;
-		/* At the hard CPU limit the kernel sends SIGKILL; one second
-		 * of grace lets SIGXCPU (soft) arrive first and name the cause. */
-		if (rl.rlim_max < RLIM_INFINITY &&
-		    ln->rlim[i].resource == RLIMIT_CPU)
-			rl.rlim_max++;
-		if (old.rlim_cur < rl.rlim_cur)
-			rl.rlim_cur = old.rlim_cur;
-		if (old.rlim_max < rl.rlim_max)
-			rl.rlim_max = old.rlim_max;
-		if (rl.rlim_cur > rl.rlim_max)
-			rl.rlim_cur = rl.rlim_max;
-		/* The caller's hard CPU limit is the tighter: keep the grace
-		 * second below it (tighter still, never looser). */
-		if (ln->rlim[i].resource == RLIMIT_CPU &&
-		    rl.rlim_max < RLIM_INFINITY && rl.rlim_cur == rl.rlim_max &&
-		    rl.rlim_cur > 1)
-			rl.rlim_cur--;
+		command_rlimit_pair(ln->rlim[i].resource, ln->rlim[i].value,
+		    &old, &rl);
 		if (setrlimit(res, &rl) < 0)
 			fail(ln, "setrlimit");
 	}
@@ -469,8 +453,8 @@ static pid_t warm_start(const struct launch *ln)
  * a moment the filter's listener.  It reaps every orphan; when the
  * payload ends it sends the payload's raw wait status and CPU time
  * (struct fate) to cordon (init cannot re-raise a signal on itself, and
- * only init can read the payload's rusage) and exits, and the kernel
- * kills whatever is left in the namespace.  If cordon dies, the
+ * only init sees the payload dead before it is reaped) and exits, and
+ * the kernel kills whatever is left in the namespace.  If cordon dies, the
  * parent-death signal kills init, and the namespace with it.
  */
 static void init(const struct launch *ln) __attribute__((noreturn));
@@ -478,21 +462,30 @@ static void init(const struct launch *ln) __attribute__((noreturn));
 static void init(const struct launch *ln)
 {
 	struct fate f = { .status = 0 };
-	struct rusage ru;
+	siginfo_t si;
 	int status = 0;
-	pid_t pid, payload;
+	pid_t pid = 0, payload;
 
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		fail(ln, "PR_SET_DUMPABLE");
 	payload = warm_resume ? warm_start(ln) : cold_start(ln);
-	do
-		pid = wait4(-1, &status, 0, &ru);
-	while (pid != payload && (pid >= 0 || errno == EINTR));
+	/* Each child seen dead first (WNOWAIT): the payload's CPU time is
+	 * read before it is reaped (supervise_cpu_us). */
+	while (pid != payload) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(EXIT_CORDON);
+		}
+		if (si.si_pid == payload)
+			f.cpu_us = supervise_cpu_us(payload);
+		while ((pid = waitpid(si.si_pid, &status, 0)) < 0 &&
+		    errno == EINTR)
+			;
+	}
 	f.status = status;
-	f.cpu_us = (uint64_t)ru.ru_utime.tv_sec * 1000000 +
-	    (uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_sec *
-	    1000000 + (uint64_t)ru.ru_stime.tv_usec;
-	if (pid < 0 || write(ln->st_w, &f, sizeof(f)) != (ssize_t)sizeof(f))
+	if (write(ln->st_w, &f, sizeof(f)) != (ssize_t)sizeof(f))
 		_exit(EXIT_CORDON);
 	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 +
 	    WTERMSIG(status));

@@ -191,7 +191,8 @@ static void denials(struct out *o, const struct denials *d)
 	const char *sep = "";
 
 	if (!d || !d->observed) {
-		add(o, "\"denials\":null,\"denials_dropped\":null,");
+		add(o, "\"denials\":null,\"denials_dropped\":null,"
+		    "\"denials_rate_limited\":null,");
 	} else {
 		add(o, "\"denials\":[");
 		for (i = 0; i < d->n; i++) {
@@ -203,8 +204,8 @@ static void denials(struct out *o, const struct denials *d)
 			add(o, "\"count\":%llu}",
 			    (unsigned long long)d->d[i].count);
 		}
-		add(o, "],\"denials_dropped\":%llu,",
-		    (unsigned long long)d->dropped);
+		add(o, "],\"denials_dropped\":%llu,\"denials_rate_limited\":%s,",
+		    (unsigned long long)d->dropped, tf(d->rate_limited));
 	}
 	add(o, "\"denials_unobserved\":[");
 	if (!d || !d->observed) {

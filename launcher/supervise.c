@@ -67,9 +67,12 @@ struct end {
 	uint32_t arch;                /*   stopped, and its architecture */
 };
 
-/* The filter's listener, once init has sent it; -1 before and after. */
+/* The filter's listener, once init has sent it; -1 before and after.
+ * tokens: the refused calls cordon may answer now (DENIALS_BURST at
+ * most, DENIALS_RATE more each second), as of the time at (ms). */
 struct notify {
 	int sock, listener;
+	uint64_t tokens, at;
 };
 
 uint64_t supervise_now_ms(void)
@@ -260,22 +263,22 @@ static void kill_children(void)
 	}
 }
 
-/* The kernel's count of OOM kills, to tell an OOM kill from a SIGKILL. */
-long supervise_oom_kills(void)
+/* The CPU time of a process that has exited and is not reaped yet, as
+ * the kernel counts it against RLIMIT_CPU: its PROF clock (user plus
+ * system, the tick-based sample the kernel compares with the limits; its
+ * own, not its children's).  Its rusage is the precise time, which is
+ * less on a loaded machine (seen: 722 ms where the kernel counted 1002
+ * and sent SIGXCPU for a 1 s limit), and wait4's adds the children it
+ * reaped.  0 when the clock cannot be read. */
+uint64_t supervise_cpu_us(pid_t pid)
 {
-	char buf[8192], *p;
-	ssize_t n;
-	int fd = open("/proc/vmstat", O_RDONLY | O_CLOEXEC);
+	/* MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_PROF): ~pid << 3 | 0 */
+	clockid_t c = (clockid_t)((~(unsigned int)pid) << 3);
+	struct timespec ts;
 
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strstr(buf, "\noom_kill ");
-	return p ? strtol(p + 10, NULL, 10) : -1;
+	if (clock_gettime(c, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
 static uint64_t usec(const struct timeval *tv)
@@ -284,21 +287,24 @@ static uint64_t usec(const struct timeval *tv)
 }
 
 /* Reap the main child (killing it first unless it has exited), with its
- * wait status and CPU time, then kill and reap every other descendant
- * until none is left. */
+ * wait status and CPU time (read while it is dead and not yet reaped),
+ * then kill and reap every other descendant until none is left. */
 static void tree_end(pid_t pid, int exited, struct fate *f)
 {
-	struct rusage ru;
+	siginfo_t si;
 	int status = 0;
 	pid_t r;
 
 	if (!exited)
 		kill(pid, SIGKILL);
-	memset(&ru, 0, sizeof(ru));
-	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
+	memset(&si, 0, sizeof(si));
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 &&
+	    errno == EINTR)
+		;
+	f->cpu_us = supervise_cpu_us(pid);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	f->status = status;
-	f->cpu_us = usec(&ru.ru_utime) + usec(&ru.ru_stime);
 	for (;;) {
 		r = waitpid(-1, NULL, WNOHANG);
 		if (r < 0 && errno != EINTR)
@@ -339,6 +345,7 @@ static int notify_take(struct notify *nt, const struct sup *sp,
 			in.arch = req.data.arch;
 			in.ip = req.data.instruction_pointer;
 			memcpy(in.args, req.data.args, sizeof(in.args));
+			nt->tokens--;       /* notify_arm: > 0 */
 			act = bpf_run(sp->prog, sp->nprog, &in);
 			denials_add(sp->den, &in, act);
 			if ((act & BPF_ACT_FULL_MASK) != BPF_ACT_ERRNO) {
@@ -360,6 +367,33 @@ static int notify_take(struct notify *nt, const struct sup *sp,
 		nt->listener = -1;
 	}
 	return 0;
+}
+
+/* The listener to poll now, or -1 while the budget is spent (then the
+ * next look is at most DENIALS_WAIT_MS away): cordon's own work for the
+ * run's refused calls stays within DENIALS_BURST + DENIALS_RATE a
+ * second, and calls past it wait in the kernel, never let through.
+ * Learn mode (trusted samples, every call notified) has no budget. */
+static int notify_arm(struct notify *nt, const struct sup *sp,
+    uint64_t now, uint64_t *until)
+{
+	struct pollfd p = { .fd = nt->listener, .events = POLLIN };
+	uint64_t add;
+
+	if (nt->listener < 0 || sp->learn)
+		return nt->listener;
+	/* Whole milliseconds: a fraction lost is a token never given. */
+	add = (now - nt->at) * DENIALS_RATE / 1000;
+	nt->at = now;
+	nt->tokens = add >= DENIALS_BURST - nt->tokens ? DENIALS_BURST :
+	    nt->tokens + add;
+	if (nt->tokens > 0)
+		return nt->listener;
+	if (poll(&p, 1, 0) > 0 && (p.revents & POLLIN))
+		sp->den->rate_limited = 1;      /* a call is waiting */
+	if (now + DENIALS_WAIT_MS < *until)
+		*until = now + DENIALS_WAIT_MS;
+	return -1;
 }
 
 /* A watched workdir (no run tmpfs): 0 past its bound, else the ms to
@@ -401,7 +435,7 @@ static struct end wait_loop(struct relay *rl, const struct sup *sp,
 		pf[4].fd = sp->pidfd;
 		pf[5].fd = sp->sigfd;
 		pf[6].fd = nt->sock;
-		pf[7].fd = nt->listener;
+		pf[7].fd = notify_arm(nt, sp, now, &until);
 		for (e.nr = 4; e.nr < 8; e.nr++) {
 			pf[e.nr].events = POLLIN;
 			pf[e.nr].revents = 0;
@@ -426,21 +460,44 @@ static struct end wait_loop(struct relay *rl, const struct sup *sp,
 	}
 }
 
-/* The kernel sends SIGXCPU when its tick-based sample of the process's
- * CPU time reaches the limit; rusage reports the precise run time, which
- * is less when ticks land on the process more often than its share (seen:
- * 994 ms for a 1 s limit on an idle machine, 831 ms on a loaded one).  A
- * process that used at least the limit less this slack counts as having
- * reached it: 100 ms plus 20% of the limit.  A snippet that raises
- * SIGXCPU itself must burn that much CPU to be reported as cpu_limit. */
-#define CPU_SLACK_US(limit_ms) (100000 + (limit_ms) * 200)
+/* cpu_limit only on the kernel's own condition: SIGXCPU once the main
+ * process's CPU time as the kernel counts it (supervise_cpu_us) reached
+ * the soft limit, SIGKILL once it reached the hard one.  The snippet can
+ * send itself either at any time, but not before it has used that much
+ * CPU time; a SIGKILL between the two limits is its own. */
+static int cpu_killed(const struct fate *f, const struct sup *sp, int sig)
+{
+	uint64_t lim = sig == SIGXCPU ? sp->cpu_limit_ms :
+	    sig == SIGKILL ? sp->cpu_hard_ms : 0;
+
+	return lim && f->cpu_us >= lim * 1000;
+}
+
+/* oom only where the kernel's OOM kill can only have been the main
+ * process's: the run's memory cgroup counted one, and the run never held
+ * another task (process or thread) than it and, with a PID namespace,
+ * its init, so no child could have been the victim (the count is the
+ * group's; who was killed is not observable).  1: oom; 0: no OOM kill
+ * counted; -1: OOM kills counted (in *kills) that cordon cannot pin on
+ * the main process.  Without a memory cgroup: 0, never oom. */
+static int oom_killed(const struct sup *sp, uint64_t *kills)
+{
+	uint64_t peak;
+
+	if (!sp->cg || !sp->cg->memory ||
+	    (*kills = cgroup_oom_kills(sp->cg)) == 0)
+		return 0;
+	peak = cgroup_tasks_peak(sp->cg);
+	return peak != UINT64_MAX && peak <= (sp->st_r >= 0 ? 2u : 1u) ?
+	    1 : -1;
+}
 
 /* The run ended on its own: how its main process died, from facts. */
 static void died(struct report *r, const struct fate *f,
     const struct sup *sp)
 {
-	int sig = WTERMSIG(f->status);
-	uint64_t ms = f->cpu_us / 1000;
+	int sig = WTERMSIG(f->status), oom;
+	uint64_t ms = f->cpu_us / 1000, kills = 0;
 
 	if (WIFEXITED(f->status)) {
 		r->outcome = OUT_EXITED;
@@ -455,23 +512,25 @@ static void died(struct report *r, const struct fate *f,
 	r->exit_code = 128 + sig;
 	snprintf(r->reason, sizeof(r->reason), "killed by SIG%s",
 	    sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-	if ((sig == SIGXCPU || sig == SIGKILL) && sp->cpu_limit_ms &&
-	    f->cpu_us + CPU_SLACK_US(sp->cpu_limit_ms) >=
-	    sp->cpu_limit_ms * 1000) {
+	oom = sig == SIGKILL ? oom_killed(sp, &kills) : 0;
+	if (cpu_killed(f, sp, sig)) {
 		r->outcome = OUT_CPU;
 		snprintf(r->reason, sizeof(r->reason), "killed by SIG%s: it "
 		    "used %llu ms of CPU time, the limit is %llu ms",
 		    sigabbrev_np(sig), (unsigned long long)ms,
 		    (unsigned long long)sp->cpu_limit_ms);
-	} else if (sig == SIGKILL && (sp->cg && sp->cg->memory ?
-	    cgroup_oom_kills(sp->cg) > 0 : sp->ooms >= 0 &&
-	    supervise_oom_kills() > sp->ooms)) {
+	} else if (oom > 0) {
 		r->outcome = OUT_OOM;
 		snprintf(r->reason, sizeof(r->reason), "killed by the "
 		    "kernel's out-of-memory killer");
-	} else if (sig == SIGXCPU) {
-		snprintf(r->reason, sizeof(r->reason), "killed by SIGXCPU "
-		    "after %llu ms of CPU time: not the CPU limit",
+	} else if (oom < 0) {
+		snprintf(r->reason, sizeof(r->reason), "killed by SIGKILL; "
+		    "the memory cgroup counted %llu OOM kill%s, of which of "
+		    "the run's tasks cordon cannot tell",
+		    (unsigned long long)kills, kills == 1 ? "" : "s");
+	} else if ((sig == SIGXCPU || sig == SIGKILL) && sp->cpu_limit_ms) {
+		snprintf(r->reason, sizeof(r->reason), "killed by SIG%s after "
+		    "%llu ms of CPU time: not the CPU limit", sigabbrev_np(sig),
 		    (unsigned long long)ms);
 	} else if (sig == SIGSYS || sig == SIGXFSZ) {
 		snprintf(r->reason, sizeof(r->reason), "killed by SIG%s: %s, "
@@ -556,7 +615,8 @@ void supervise(const struct sup *sp, struct report *r)
 	struct end e;
 
 	struct notify nt = { .sock = sp->listener >= 0 ? -1 : sp->notify_r,
-	    .listener = sp->listener };
+	    .listener = sp->listener, .tokens = DENIALS_BURST,
+	    .at = supervise_now_ms() };
 
 	sink_open(1, &rl.s[0].out);
 	sink_open(2, &rl.s[1].out);

@@ -21,7 +21,7 @@ KEYS = ["cordon", "policy", "blob", "outcome", "exit_code", "signal",
         "output_dropped", "wall_ms", "user_ms", "sys_ms", "max_rss_kb",
         "workdir", "kept_workdir", "kept_reason", "egress", "network_refused",
         "network_refused_dropped", "bounds", "denials", "denials_dropped",
-        "denials_unobserved", "denials_reason", "layers"]
+        "denials_rate_limited", "denials_unobserved", "denials_reason", "layers"]
 LAYER_KEYS = ["no_new_privs", "seccomp", "landlock_abi", "landlock_errata",
               "landlock_fs", "landlock_net", "scope_abstract_unix",
               "scope_signal", "caps_dropped", "rlimits", "env",

@@ -42,6 +42,102 @@ def test_real_cpu_burn_is_cpu_limit(cordon, blob, nsopts):
     assert "the limit is 1000 ms" in r.status["reason"], r
 
 
+# The kernel's RLIMIT_CPU measure of the snippet itself: its PROF CPU
+# clock (clock id -8: this process, CPUCLOCK_PROF), what it compares
+# with the soft and hard limits.
+PROF = "import time\ndef prof():\n    return time.clock_gettime(-8)\n"
+
+
+@NSOPTS
+def test_self_kill_after_the_soft_limit_is_not_cpu_limit(cordon, blob,
+                                                         nsopts):
+    # The kernel's SIGXCPU came (the soft limit, 2 s) and the snippet
+    # handled it, then sent itself SIGKILL before the hard limit (3 s):
+    # only the kernel's SIGKILL at the hard limit is cpu_limit.
+    code = PROF + ("import os, signal\ngot = []\n"
+                   "signal.signal(signal.SIGXCPU, lambda *a: got.append(1))\n"
+                   "while not got or prof() < 2.7:\n    pass\n"
+                   "print('SIGXCPU at', prof(), flush=True)\n"
+                   "os.kill(os.getpid(), signal.SIGKILL)\n")
+    r = cordon(blob, code, opts=["--limit", "cpu=2", *nsopts])
+    assert r.out.startswith("SIGXCPU at"), r
+    assert r.status["outcome"] == "signaled", r
+    assert r.status["signal"] == signal.SIGKILL and r.rc == 137, r
+
+
+@NSOPTS
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGXCPU"])
+def test_self_kill_just_under_the_limit_is_not_cpu_limit(cordon, blob,
+                                                         nsopts, sig):
+    code = PROF + ("import os, signal\n"
+                   "signal.signal(signal.SIGXCPU, signal.SIG_DFL)\n"
+                   "while prof() < 1.9:\n    pass\n"
+                   "os.kill(os.getpid(), signal.%s)\n" % sig)
+    r = cordon(blob, code, opts=["--limit", "cpu=2", *nsopts])
+    assert r.status["outcome"] == "signaled", r
+    assert r.status["signal"] == getattr(signal, sig), r
+
+
+@NSOPTS
+def test_hard_limit_kill_is_cpu_limit(cordon, blob, nsopts):
+    # SIGXCPU ignored: the kernel's SIGKILL at the hard limit ends it.
+    code = ("import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
+            "while True:\n    pass\n")
+    r = cordon(blob, code, opts=["--limit", "cpu=1", *nsopts])
+    assert r.status["outcome"] == "cpu_limit", r
+    assert r.status["signal"] == signal.SIGKILL, r
+    assert "the limit is 1000 ms" in r.status["reason"], r
+
+
+ROOT = os.geteuid() == 0
+HAS_V1 = ROOT and all(os.access("/sys/fs/cgroup/%s/tasks" % c, os.W_OK)
+                      for c in ("memory", "pids"))
+NO_V1 = "needs a memory cgroup: root and the cgroup v1 memory and pids " \
+    "controllers (without one cordon never reports oom)"
+GROW = ("def grow():\n    b = bytearray(400 << 20)\n"
+        "    for j in range(0, len(b), 4096): b[j] = 1\n")
+
+
+@pytest.mark.skipif(not HAS_V1, reason=NO_V1)
+@NSOPTS
+def test_child_oom_then_self_kill_is_not_oom(cordon, launcher_blobs, nsopts):
+    # The run's memory cgroup counts an OOM kill, but of a child: the
+    # main process's own SIGKILL afterwards is a signal, not oom.
+    b = launcher_blobs("launcher-bounds", MEMORY="128M")
+    code = GROW + ("import os, signal\np = os.fork()\n"
+                   "if p == 0:\n    grow()\n    os._exit(0)\n"
+                   "print(os.waitstatus_to_exitcode(os.waitpid(p, 0)[1]),"
+                   " flush=True)\n"
+                   "os.kill(os.getpid(), signal.SIGKILL)\n")
+    r = cordon(b, code, opts=nsopts)
+    assert r.out == "-9\n", r                # the child: OOM-killed
+    assert r.status["outcome"] == "signaled", r
+    assert r.status["signal"] == signal.SIGKILL, r
+
+
+@pytest.mark.skipif(not HAS_V1, reason=NO_V1)
+@NSOPTS
+def test_main_process_oom_is_oom(cordon, launcher_blobs, nsopts):
+    b = launcher_blobs("launcher-bounds", MEMORY="128M")
+    r = cordon(b, GROW + "grow()\nprint('grown')\n", opts=nsopts)
+    assert "grown" not in r.out, r
+    assert r.status["outcome"] == "oom", r
+    assert r.status["signal"] == signal.SIGKILL, r
+
+
+@pytest.mark.skipif(not HAS_V1, reason=NO_V1)
+def test_oom_with_another_process_is_a_signal(cordon, launcher_blobs):
+    # The main process is the one killed (the largest), but a child
+    # lived too: cordon cannot tell which the kernel killed, and says so.
+    b = launcher_blobs("launcher-bounds", MEMORY="128M")
+    code = GROW + ("import os, time\nif os.fork() == 0:\n"
+                   "    time.sleep(30)\n    os._exit(0)\ngrow()\n")
+    r = cordon(b, code)
+    assert r.status["outcome"] == "signaled", r
+    assert r.status["signal"] == signal.SIGKILL, r
+    assert "OOM kill" in r.status["reason"], r
+
+
 @NSOPTS
 def test_kill_rule_is_seccomp_or_an_honest_signal(cordon, launcher_blobs,
                                                   nsopts):
