@@ -24,3 +24,7 @@ check: all $(UNIT_BINS)
 # test_landlock: the launcher's Landlock decisions, against the kernel.
 $(BUILD)/tests/test_landlock: $(BUILD)/launcher/landlock.o
 $(BUILD)/tests/unit/test_landlock.o: CPPFLAGS += -Ilauncher
+
+# test_host: the host-name check, with the proxy's two parsers.
+$(BUILD)/tests/test_host: $(BUILD)/launcher/proxyreq.o $(BUILD)/launcher/dns.o
+$(BUILD)/tests/unit/test_host.o: CPPFLAGS += -Ilauncher
