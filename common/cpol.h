@@ -145,9 +145,18 @@ enum cpol_host_kind {
 	CPOL_HOST_BAD = 0, CPOL_HOST_NAME, CPOL_HOST_WILDCARD, CPOL_HOST_IPV4,
 	CPOL_HOST_IPV6,
 };
-/* What kind of host rule s is (CPOL_HOST_BAD: none).  No system call. */
+/* Is s[0..len) a host name: labels of 1..63 letters (either case),
+ * digits and '-', not starting or ending with '-', joined by single dots,
+ * two labels or more, the last not all digits (that reads as an
+ * address), CPOL_MAX_HOSTNAME bytes at most, no trailing dot (the root's
+ * dot is the caller's to drop)?  THE check of a name: the compiler's (a
+ * rule, through cpol_host_kind) and the proxy's (a CONNECT target).  No
+ * system call. */
+int cpol_host_name(const char *s, size_t len);
+/* What kind of host rule s is (CPOL_HOST_BAD: none): a name must also be
+ * in lower case, the one spelling a blob holds.  No system call. */
 enum cpol_host_kind cpol_host_kind(const char *s);
-/* Does the rule pattern match the (lower-case, canonical) host name? */
+/* Does the rule pattern match the host name (any case)? */
 int cpol_host_match(const char *pattern, const char *host);
 
 /*

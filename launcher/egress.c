@@ -25,10 +25,26 @@ void egress_init(struct egress_run *e)
 	e->pid = -1;
 }
 
-int egress_prepare(struct egress_run *e, const struct cpol *p,
-    const struct egress_map *map, int nmap, char *err, size_t errlen)
+/* The proxy's processes at most, itself included: within the run's pids
+ * and nproc bounds (the policy's or --limit's), as the run's own are. */
+static unsigned int procs_bound(const struct cpol *p, const uint64_t *cli)
 {
-	void *sh;
+	uint64_t pids = command_limit(p, cli, CPOL_RLIM_PIDS),
+	    nproc = command_limit(p, cli, CPOL_RLIM_NPROC),
+	    most = EGRESS_MAX_OPEN + 1;
+
+	if (pids < most)
+		most = pids;
+	if (nproc < most)
+		most = nproc;
+	return most > 0 ? (unsigned int)most : 1;
+}
+
+int egress_prepare(struct egress_run *e, const struct cpol *p,
+    const uint64_t *cli, const struct egress_map *map, int nmap, char *err,
+    size_t errlen)
+{
+	void *sh, *dns;
 
 	if (!(p->flags & CPOL_F_NET_HOSTS))
 		return 0;
@@ -41,19 +57,23 @@ int egress_prepare(struct egress_run *e, const struct cpol *p,
 	e->conf->pol = p;
 	e->conf->map = map;
 	e->conf->nmap = nmap;
+	e->conf->procs = procs_bound(p, cli);
 	if (egress_conf_load(e->conf, err, errlen) < 0)
 		return -1;
 	sh = mmap(NULL, sizeof(*e->sh), PROT_READ | PROT_WRITE, MAP_SHARED |
 	    MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED || socketpair(AF_UNIX, SOCK_SEQPACKET |
+	dns = mmap(NULL, sizeof(*e->conf->dns), PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh != MAP_FAILED)
+		e->sh = sh;
+	if (dns != MAP_FAILED)
+		e->conf->dns = dns;
+	if (!e->sh || !e->conf->dns || socketpair(AF_UNIX, SOCK_SEQPACKET |
 	    SOCK_CLOEXEC, 0, e->sock) < 0) {
 		snprintf(err, errlen, "egress proxy set-up: %s",
 		    strerror(errno));
-		if (sh != MAP_FAILED)
-			munmap(sh, sizeof(*e->sh));
-		return -1;
+		return -1;              /* egress_end undoes it */
 	}
-	e->sh = sh;
 	return 0;
 }
 
@@ -91,6 +111,8 @@ void egress_end(struct egress_run *e, struct egress_shared *out)
 		memcpy(out, e->sh, sizeof(*out));
 		munmap(e->sh, sizeof(*e->sh));
 	}
+	if (e->conf && e->conf->dns)
+		munmap(e->conf->dns, sizeof(*e->conf->dns));
 	if (e->sock[0] >= 0)
 		close(e->sock[0]);
 	if (e->sock[1] >= 0)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "cpol.h"
 
@@ -28,10 +29,14 @@ enum proxyreq_error {
 	PROXYREQ_BAD,           /* not HTTP/1.x: 400 */
 	PROXYREQ_NOT_CONNECT,   /* another method (plain http): 405 */
 	PROXYREQ_BAD_TARGET,    /* not host:port: 400 */
+	PROXYREQ_BAD_NAME,      /* a CONNECT to host:port where host is no
+	                         * address and no host name (cpol_host_name):
+	                         * 400, host and port filled in */
 };
 
 struct proxyreq {
-	char host[CPOL_MAX_HOSTNAME + 1];  /* lower case; v6 without [] */
+	char host[CPOL_MAX_HOSTNAME + 1];  /* lower case; v6 without [];
+	                                    * a name without the root's dot */
 	int literal;            /* 4 or 6: an address literal; 0: a name */
 	uint16_t port;
 	size_t head_len;        /* bytes of the head, CRLFCRLF included */
@@ -45,11 +50,16 @@ enum proxyreq_error proxyreq_parse(const char *buf, size_t len,
 /* The per-run bounds of the proxy.  The run's timeout bounds its time:
  * the proxy ends with the run. */
 #define EGRESS_MAX_CONNS 256        /* connections a run may open in all */
-#define EGRESS_MAX_OPEN 32          /* at once (one process each) */
+#define EGRESS_MAX_OPEN 32          /* at once (one process each), and
+                                     * the proxy with them within the
+                                     * run's pids and nproc bounds */
 #define EGRESS_MAX_BYTES (2ull << 30)  /* both ways, the whole run */
 #define EGRESS_HEAD_MS 10000        /* to send a request head */
 #define EGRESS_CONNECT_MS 10000     /* to connect to an allowed host */
 #define EGRESS_DNS_MS 2000          /* per DNS query and server */
+#define EGRESS_DNS_QUERIES 64       /* DNS queries a run may send in all:
+                                     * 32 names' A and AAAA at one server */
+#define EGRESS_DNS_CACHE 32         /* names whose answers are kept */
 #define EGRESS_ADDRS_MAX 16         /* addresses tried per name */
 #define EGRESS_REFUSED_MAX 16       /* refusals listed; more are counted */
 #define EGRESS_DEST_MAX 96          /* bytes of a refused destination */
@@ -61,6 +71,7 @@ enum egress_why {
 	EGRESS_BAD_REQUEST = 1, EGRESS_NOT_CONNECT, EGRESS_NOT_ALLOWED,
 	EGRESS_NO_ADDRESS, EGRESS_PRIVATE_ADDRESS, EGRESS_UNREACHABLE,
 	EGRESS_CONN_LIMIT, EGRESS_BYTE_LIMIT, EGRESS_TIMEOUT,
+	EGRESS_BAD_NAME, EGRESS_DNS_LIMIT,
 };
 const char *egress_why_name(unsigned int why);
 
@@ -73,8 +84,22 @@ struct egress_refusal {
 };
 struct egress_shared {
 	uint32_t conns, refused;
+	uint32_t dns_queries;       /* sent, at most EGRESS_DNS_QUERIES */
 	uint64_t bytes;
 	struct egress_refusal r[EGRESS_REFUSED_MAX];
+};
+
+/* The DNS answers the run's connections share (MAP_SHARED, dns.c): a
+ * slot is taken with an atomic add, written once, then marked ready. */
+struct egress_dns_entry {
+	char name[CPOL_MAX_HOSTNAME + 1];
+	uint64_t expires_ms;        /* CLOCK_MONOTONIC: the answer's TTL */
+	struct sockaddr_storage addr[EGRESS_ADDRS_MAX];
+	uint8_t n, ready;
+};
+struct egress_dns {
+	uint32_t used;
+	struct egress_dns_entry e[EGRESS_DNS_CACHE];
 };
 
 /* A name the caller maps (--resolve), trusted as given. */
@@ -89,18 +114,35 @@ struct egress_conf {
 	const struct cpol *pol;
 	const struct egress_map *map;
 	int nmap;
+	unsigned int procs;         /* the proxy's processes at most, itself
+	                             * included: EGRESS_MAX_OPEN + 1, or the
+	                             * run's pids or nproc bound if lower */
+	struct egress_dns *dns;     /* MAP_SHARED */
 	char hosts[EGRESS_FILE_MAX];    /* /etc/hosts, "" if none */
 	char resolv[EGRESS_FILE_MAX];   /* /etc/resolv.conf, "" if none */
 };
 
-/* dns.c: the addresses of name (hosts file, then the resolv.conf name
- * servers over UDP); returns how many (0: none), at most max. */
-int dns_resolve(const struct egress_conf *c, const char *name,
-    struct sockaddr_storage *out, int max);
-/* Parse a DNS answer to a query with this id and qtype: its A or AAAA
- * records into out (port 0).  No system call; fuzzed. */
-int dns_parse(const uint8_t *msg, size_t len, uint16_t id, uint16_t qtype,
-    struct sockaddr_storage *out, int max);
+static inline uint64_t egress_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* dns.c: the addresses of name (hosts file, the answers kept, then the
+ * resolv.conf name servers over UDP within the run's query budget in
+ * sh); returns how many (0: none), at most max, or -1: none known and
+ * the budget spent. */
+int dns_resolve(const struct egress_conf *c, struct egress_shared *sh,
+    const char *name, struct sockaddr_storage *out, int max);
+/* Parse a DNS message as the answer to the query (id, name, qtype): -1
+ * when it is not (another id or question, not a response, malformed up
+ * to the question), else its A or AAAA records into out (port 0), how
+ * many (0 for an error or truncated answer), and their least TTL in
+ * seconds into *ttl (UINT32_MAX: none).  No system call; fuzzed. */
+int dns_parse(const uint8_t *msg, size_t len, uint16_t id, const char *name,
+    uint16_t qtype, struct sockaddr_storage *out, int max, uint32_t *ttl);
 
 /* proxy.c */
 int egress_addr_public(const struct sockaddr_storage *a);
@@ -124,7 +166,8 @@ struct egress_run {
 };
 void egress_init(struct egress_run *e);
 int egress_prepare(struct egress_run *e, const struct cpol *p,
-    const struct egress_map *map, int nmap, char *err, size_t errlen);
+    const uint64_t *cli, const struct egress_map *map, int nmap, char *err,
+    size_t errlen);
 int egress_go(struct egress_run *e, int null_fd, char *err, size_t errlen);
 void egress_end(struct egress_run *e, struct egress_shared *out);
 #endif

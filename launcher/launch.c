@@ -274,8 +274,8 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 		return -1;
 	}
 	ln->mnt_w = s->mnt_sock[1];
-	if (egress_prepare(&s->egress, p, o->resolve, o->nresolve, err,
-	    ERRLEN) < 0 || (s->egress.on && command_proxy_env(&ln->envp) < 0))
+	if (egress_prepare(&s->egress, p, o->limit, o->resolve, o->nresolve,
+	    err, ERRLEN) < 0 || (s->egress.on && command_proxy_env(&ln->envp) < 0))
 		return -1;
 	ln->net_w = s->egress.sock[1];
 	ln->out_w = s->pipe[P_OUT][1];

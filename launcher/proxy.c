@@ -48,6 +48,8 @@ static const char *const whys[] = {
 	[EGRESS_CONN_LIMIT] = "connection limit",
 	[EGRESS_BYTE_LIMIT] = "byte limit",
 	[EGRESS_TIMEOUT] = "timeout",
+	[EGRESS_BAD_NAME] = "not a host name",
+	[EGRESS_DNS_LIMIT] = "DNS query limit",
 };
 
 const char *egress_why_name(unsigned int why)
@@ -155,14 +157,6 @@ int egress_conf_load(struct egress_conf *c, char *err, size_t errlen)
 	return 0;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void answer(int fd, const char *status)
 {
 	char buf[128];
@@ -173,17 +167,38 @@ static void answer(int fd, const char *status)
 		return;    /* the client is gone: nothing more to say */
 }
 
+/* Refuse a head the parser refused: a name that is none is listed as
+ * asked (host:port), anything else by a placeholder. */
+static void head_refuse(int fd, enum proxyreq_error e,
+    const struct proxyreq *rq, struct egress_shared *sh)
+{
+	char dest[EGRESS_DEST_MAX];
+
+	answer(fd, e == PROXYREQ_NOT_CONNECT ? "405 Method Not Allowed" :
+	    "400 Bad Request");
+	if (e == PROXYREQ_BAD_NAME) {
+		/* A long name is cut to leave room for ":port". */
+		snprintf(dest, sizeof(dest), "%.*s:%u", (int)sizeof(dest) - 7,
+		    rq->host, (unsigned int)rq->port);
+		refuse(sh, dest, EGRESS_BAD_NAME);
+	} else if (e == PROXYREQ_NOT_CONNECT) {
+		refuse(sh, "(plain http)", EGRESS_NOT_CONNECT);
+	} else {
+		refuse(sh, "(request)", EGRESS_BAD_REQUEST);
+	}
+}
+
 /* Read the head; -1 on a refusal (answered and recorded). */
 static int head_read(int fd, char *buf, size_t *len, struct proxyreq *rq,
     struct egress_shared *sh)
 {
 	struct pollfd pf = { .fd = fd, .events = POLLIN };
-	uint64_t end = now_ms() + EGRESS_HEAD_MS, t;
+	uint64_t end = egress_now_ms() + EGRESS_HEAD_MS, t;
 	enum proxyreq_error e = PROXYREQ_MORE;
 	ssize_t n;
 
 	while (e == PROXYREQ_MORE) {
-		t = now_ms();
+		t = egress_now_ms();
 		if (t >= end || poll(&pf, 1, (int)(end - t)) != 1) {
 			refuse(sh, "(no request)", EGRESS_TIMEOUT);
 			return -1;
@@ -196,11 +211,7 @@ static int head_read(int fd, char *buf, size_t *len, struct proxyreq *rq,
 	}
 	if (e == PROXYREQ_OK)
 		return 0;
-	answer(fd, e == PROXYREQ_NOT_CONNECT ? "405 Method Not Allowed" :
-	    "400 Bad Request");
-	refuse(sh, e == PROXYREQ_NOT_CONNECT ? "(plain http)" : "(request)",
-	    e == PROXYREQ_NOT_CONNECT ? EGRESS_NOT_CONNECT :
-	    EGRESS_BAD_REQUEST);
+	head_refuse(fd, e, rq, sh);
 	return -1;
 }
 
@@ -235,7 +246,8 @@ static int allowed(const struct cpol *p, const struct proxyreq *rq)
 /* The addresses to try: a literal itself, a --resolve mapping as given,
  * or what DNS says with every non-public address dropped. */
 static int addresses(const struct egress_conf *c, const struct proxyreq *rq,
-    struct sockaddr_storage *out, enum egress_why *why)
+    struct egress_shared *sh, struct sockaddr_storage *out,
+    enum egress_why *why)
 {
 	struct sockaddr_storage all[EGRESS_ADDRS_MAX];
 	int i, n, k = 0;
@@ -257,7 +269,9 @@ static int addresses(const struct egress_conf *c, const struct proxyreq *rq,
 			out[k++] = c->map[i].addr;
 	if (k > 0)
 		return k;
-	n = dns_resolve(c, rq->host, all, EGRESS_ADDRS_MAX);
+	n = dns_resolve(c, sh, rq->host, all, EGRESS_ADDRS_MAX);
+	if (n < 0)
+		*why = EGRESS_DNS_LIMIT;
 	for (i = 0; i < n; i++)
 		if (egress_addr_public(&all[i]))
 			out[k++] = all[i];
@@ -354,33 +368,80 @@ static void serve(int fd, const struct egress_conf *c,
 		refuse(sh, dest, EGRESS_NOT_ALLOWED);
 		return;
 	}
-	n = addresses(c, &rq, addrs, &why);
+	n = addresses(c, &rq, sh, addrs, &why);
 	out = n > 0 ? dial(addrs, n, rq.port) : -1;
 	if (out < 0) {
 		answer(fd, n > 0 ? "502 Bad Gateway" : "403 Forbidden");
 		refuse(sh, dest, n > 0 ? EGRESS_UNREACHABLE : why);
 		return;
 	}
-	if (write(fd, ok, sizeof(ok) - 1) != (ssize_t)sizeof(ok) - 1 ||
-	    (len > rq.head_len && write(out, buf + rq.head_len, len -
-	    rq.head_len) != (ssize_t)(len - rq.head_len)))
-		return;
-	relay(fd, out, sh, dest);
+	if (write(fd, ok, sizeof(ok) - 1) == (ssize_t)sizeof(ok) - 1 &&
+	    (len <= rq.head_len || write(out, buf + rq.head_len, len -
+	    rq.head_len) == (ssize_t)(len - rq.head_len)))
+		relay(fd, out, sh, dest);
 	close(out);
 }
 
+/* One connection: in a process of its own, or, where the bound leaves
+ * the proxy no process but itself, in the proxy (one at a time). */
+static int connection(int lfd, int fd, int fork_it,
+    const struct egress_conf *c, struct egress_shared *sh)
+{
+	pid_t pid;
+
+	if (!fork_it) {
+		serve(fd, c, sh);
+		return 0;
+	}
+	pid = fork();
+	if (pid == 0) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
+		    getppid() == 1)
+			_exit(0);
+		close(lfd);
+		serve(fd, c, sh);
+		_exit(0);
+	}
+	if (pid < 0) {
+		answer(fd, "503 Service Unavailable");
+		refuse(sh, "(connection)", EGRESS_CONN_LIMIT);
+		return 0;
+	}
+	return 1;                   /* a process more */
+}
+
+/* Reap the connection processes that ended; with open at most, wait for
+ * one first.  Returns how many are left. */
+static unsigned int reap(unsigned int open, unsigned int most)
+{
+	pid_t r;
+
+	while (open > 0) {
+		r = waitpid(-1, NULL, open >= most ? 0 : WNOHANG);
+		if (r > 0)
+			open--;
+		else if (r < 0 && errno == EINTR)
+			continue;
+		else if (r < 0)
+			return 0;           /* none left (ECHILD) */
+		else
+			break;
+	}
+	return open;
+}
+
 /* Accept until the run ends (cordon kills the proxy; the connection
- * processes die with it by their parent-death signal). */
+ * processes die with it by their parent-death signal).  At most
+ * c->procs - 1 connection processes at once: the next accept waits for
+ * one to end. */
 static void accept_loop(int lfd, const struct egress_conf *c,
     struct egress_shared *sh)
 {
-	int fd, open = 0;
-	pid_t pid;
+	unsigned int open = 0, most = c->procs > 1 ? c->procs - 1 : 0;
+	int fd;
 
 	for (;;) {
-		while (waitpid(-1, NULL, open >= EGRESS_MAX_OPEN ? 0 :
-		    WNOHANG) > 0)
-			open--;
+		open = reap(open, most);
 		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
@@ -390,20 +451,10 @@ static void accept_loop(int lfd, const struct egress_conf *c,
 		if (++sh->conns > EGRESS_MAX_CONNS) {
 			answer(fd, "429 Too Many Requests");
 			refuse(sh, "(connection)", EGRESS_CONN_LIMIT);
-			close(fd);
-			continue;
+		} else {
+			open += (unsigned int)connection(lfd, fd, most > 0, c,
+			    sh);
 		}
-		pid = fork();
-		if (pid == 0) {
-			if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
-			    getppid() == 1)
-				_exit(0);
-			close(lfd);
-			serve(fd, c, sh);
-			_exit(0);
-		}
-		if (pid > 0)
-			open++;
 		close(fd);
 	}
 }

@@ -14,6 +14,7 @@ struct cur {
 	const char *p;
 	size_t left;
 	enum proxyreq_error err;
+	int bad_name;           /* a target that is no name: said at the end */
 };
 
 /* The one place request bytes are read: one byte, or -1 at the end. */
@@ -67,15 +68,47 @@ static unsigned long port_of(const char *t, size_t n)
 	return port <= 65535 ? port : 0;
 }
 
+/* The host of a target, h[0..hn) ([] removed: bracketed): an IPv6
+ * literal (it has a ':'), an IPv4 literal, or a name, which must be a
+ * host name as a rule's is (cpol_host_name), less the root's one dot.
+ * Anything else has no address to reach: PROXYREQ_BAD_TARGET, or, for a
+ * would-be name, PROXYREQ_BAD_NAME once the rest of the head is read (the
+ * name stays in out->host, for the refusal). */
+static void target_host(struct cur *c, const char *h, size_t hn,
+    int bracketed, struct proxyreq *out)
+{
+	unsigned char a[16];
+
+	if (!bracketed && !memchr(h, ':', hn) && hn > 1 && h[hn - 1] == '.')
+		hn--;                            /* the root's dot */
+	if (hn == 0 || hn > CPOL_MAX_HOSTNAME) {
+		c->err = PROXYREQ_BAD_TARGET;
+		return;
+	}
+	memcpy(out->host, h, hn);
+	out->host[hn] = '\0';
+	if (memchr(out->host, ':', hn))
+		out->literal = inet_pton(AF_INET6, out->host, a) == 1 ? 6 : -1;
+	else if (bracketed)
+		out->literal = -1;
+	else if (inet_pton(AF_INET, out->host, a) == 1)
+		out->literal = 4;
+	else
+		c->bad_name = !cpol_host_name(out->host, hn);
+	if (out->literal < 0) {
+		out->host[0] = '\0';
+		c->err = PROXYREQ_BAD_TARGET;
+	}
+}
+
 /* The target up to the next space: host:port, [v6]:port, or v6:port
  * (Python's http.client sends an IPv6 address without brackets).  The
  * host goes to out->host in lower case; a literal is marked. */
 static void target(struct cur *c, struct proxyreq *out)
 {
 	char t[CPOL_MAX_HOSTNAME + 9] = { 0 };
-	unsigned char a[16];
-	const char *colon, *h;
-	size_t n = 0, hn, i;
+	const char *colon;
+	size_t n = 0, hn;
 	int ch;
 
 	while ((ch = peek(c)) > ' ' && ch < 0x7f && n < sizeof(t) - 1) {
@@ -89,35 +122,14 @@ static void target(struct cur *c, struct proxyreq *out)
 		c->err = PROXYREQ_BAD_TARGET;
 		return;
 	}
-	h = t;
 	hn = (size_t)(colon - t);
-	if (t[0] == '[') {
-		if (hn < 2 || t[hn - 1] != ']') {
-			c->err = PROXYREQ_BAD_TARGET;
-			return;
-		}
-		h++;
-		hn -= 2;
-	}
-	if (hn > 0 && h[hn - 1] == '.')
-		hn--;                            /* the root's dot */
-	for (i = 0; i < hn; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789.-:", h[i]))
-			break;
-	if (hn == 0 || hn > CPOL_MAX_HOSTNAME || i < hn) {
+	if (t[0] != '[') {
+		target_host(c, t, hn, 0, out);
+	} else if (hn < 2 || t[hn - 1] != ']') {
 		c->err = PROXYREQ_BAD_TARGET;
-		return;
+	} else {
+		target_host(c, t + 1, hn - 2, 1, out);
 	}
-	memcpy(out->host, h, hn);
-	out->host[hn] = '\0';
-	if (memchr(out->host, ':', hn))
-		out->literal = inet_pton(AF_INET6, out->host, a) == 1 ? 6 : -1;
-	else if (t[0] == '[')
-		out->literal = -1;
-	else
-		out->literal = inet_pton(AF_INET, out->host, a) == 1 ? 4 : 0;
-	if (out->literal < 0)
-		c->err = PROXYREQ_BAD_TARGET;
 }
 
 /* Header lines up to the empty line: names are tokens, values text; the
@@ -179,6 +191,8 @@ enum proxyreq_error proxyreq_parse(const char *buf, size_t len,
 	headers(&c);
 	if (!c.err && c.left != 0)
 		c.err = PROXYREQ_BAD;
+	if (!c.err && c.bad_name)
+		c.err = PROXYREQ_BAD_NAME;
 	out->head_len = (size_t)(end - buf);
 	return c.err;
 }

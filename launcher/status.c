@@ -145,8 +145,9 @@ static void egress(struct out *o, const struct report *r)
 		return;
 	}
 	add(o, "\"egress\":{\"proxy\":\"127.0.0.1:%u\",\"connections\":%u,"
-	    "\"bytes\":%llu},\"network_refused\":[", CPOL_PROXY_PORT,
-	    n->conns, (unsigned long long)n->bytes);
+	    "\"bytes\":%llu,\"dns_queries\":%u},\"network_refused\":[",
+	    CPOL_PROXY_PORT, n->conns, (unsigned long long)n->bytes,
+	    n->dns_queries);
 	for (i = 0; i < listed; i++) {
 		add(o, "%s{", i ? "," : "");
 		str(o, "dest", n->r[i].ready ? n->r[i].dest : "?");

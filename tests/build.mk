@@ -28,3 +28,7 @@ $(BUILD)/tests/unit/test_landlock.o: CPPFLAGS += -Ilauncher
 # test_cgown: cordon's own cgroup v1 group, from a mountinfo line.
 $(BUILD)/tests/test_cgown: $(BUILD)/launcher/cgown.o
 $(BUILD)/tests/unit/test_cgown.o: CPPFLAGS += -Ilauncher
+
+# test_host: the host-name check, with the proxy's two parsers.
+$(BUILD)/tests/test_host: $(BUILD)/launcher/proxyreq.o $(BUILD)/launcher/dns.o
+$(BUILD)/tests/unit/test_host.o: CPPFLAGS += -Ilauncher

@@ -247,3 +247,432 @@ def test_proxy_is_confined(cordon_bin, cordonc_bin, src_dir, tmp_path):
         assert "NoNewPrivs:\t1" in st, st
     finally:
         p.wait(30)
+
+
+# ---- issue 24: names checked as the compiler checks them; the proxy's
+# processes and DNS queries bounded ---------------------------------------
+
+CONNECTS = r'''
+import json, socket, sys
+out = []
+for t in sys.argv[1:]:
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=60)
+    s.sendall(b"CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (t.encode(),
+                                                            t.encode()))
+    data = b""
+    while b"\r\n" not in data:
+        b = s.recv(4096)
+        if not b:
+            break
+        data += b
+    out.append(data.split(b"\r\n")[0].decode())
+    s.close()
+print(json.dumps({"lines": out}))
+'''
+
+
+class Upstream:
+    """A plain TCP stand-in for an allowed host on 127.0.0.1: each
+    connection is held open until release(), then gets b"released" and
+    is closed.  held: connections open now; most: the most at once."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(128)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.lock = threading.Lock()
+        self.held = self.most = self.total = 0
+        self.go = threading.Event()
+        self.stop = threading.Event()
+        self.threads = [threading.Thread(target=self.serve, daemon=True)]
+
+    def one(self, c):
+        with self.lock:
+            self.held += 1
+            self.total += 1
+            self.most = max(self.most, self.held)
+        try:
+            self.go.wait()
+            c.sendall(b"released")
+        except OSError:
+            pass
+        finally:
+            c.close()
+            with self.lock:
+                self.held -= 1
+
+    def serve(self):
+        while not self.stop.is_set():
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                continue
+            t = threading.Thread(target=self.one, args=(c,), daemon=True)
+            t.start()
+            self.threads.append(t)
+
+    def release(self):
+        self.go.set()
+
+    def __enter__(self):
+        self.threads[0].start()
+        return self
+
+    def __exit__(self, *exc):
+        self.go.set()
+        self.stop.set()
+        self.threads[0].join(2)
+        self.sock.close()
+
+
+def test_connect_names_checked_as_the_compiler_does(cordon_bin, cordonc_bin,
+                                                    src_dir, tmp_path):
+    """Under "*.googleapis.com" the proxy refuses, as no host name, every
+    target the compiler would refuse as a rule (a leading or trailing
+    '-', an empty label, a 64-byte label), lists it as asked, and never
+    looks it up; a 63-byte label, any case and the root's dot pass."""
+    with Upstream() as up:
+        up.release()
+        blob = wu.compile_policy(cordonc_bin,
+                                 src_dir / "policies" / "idc_query.policy",
+                                 tmp_path / "idc.cpol",
+                                 defines=[("PORT", up.port)])
+        p = up.port
+        bad = ["-x.googleapis.com", "x-.googleapis.com", "a..googleapis.com",
+               "a" * 64 + ".googleapis.com"]
+        good = ["a" * 63 + ".googleapis.com", "OK.GoogleAPIs.com."]
+        work = tmp_path / "w"
+        work.mkdir()
+        r = wu.run_cordon(cordon_bin, blob, CONNECTS, work, timeout=120,
+                          args=["%s:%d" % (h, p) for h in bad + good],
+                          extra=["--resolve", good[0] + ":127.0.0.1",
+                                 "--resolve", "ok.googleapis.com:127.0.0.1"])
+    assert r.returncode == 0, r.describe()
+    got = r.json()["lines"]
+    for h, line in zip(bad, got):
+        assert line.startswith("HTTP/1.1 400"), (h, got)
+    for h, line in zip(good, got[len(bad):]):
+        assert line.startswith("HTTP/1.1 200"), (h, got)
+    refused = [(e["dest"], e["why"]) for e in r.status["network_refused"]]
+    want = [("%s:%d" % (h, p), "not a host name") for h in bad]
+    assert refused == want, r.status
+    assert r.status["egress"]["dns_queries"] == 0, r.status
+
+
+def _proxy_pid(cordon_pid):
+    """The egress proxy: a child of cordon in cordon's own PID namespace
+    (the run's init is in a new one: two NSpid entries)."""
+    for task in os.listdir("/proc/%d/task" % cordon_pid):
+        try:
+            kids = open("/proc/%d/task/%s/children" % (cordon_pid, task)
+                        ).read().split()
+        except OSError:
+            continue
+        for k in kids:
+            try:
+                st = open("/proc/%s/status" % k).read()
+            except OSError:
+                continue
+            nspid = [l for l in st.splitlines() if l.startswith("NSpid:")]
+            if nspid and len(nspid[0].split()) == 2:
+                return int(k)
+    return None
+
+
+def _children(pid):
+    try:
+        return open("/proc/%d/task/%d/children" % (pid, pid)).read().split()
+    except OSError:
+        return []
+
+
+def _waiting(pid):
+    """Is the proxy blocked waiting for a connection process to end?  Its
+    one blocking wait4 (wait4's number, from /proc/PID/syscall, as root);
+    where cordon's processes are not dumpable (not root), asleep (state
+    S): with connections pending, accept does not sleep, so it is the
+    wait."""
+    import platform
+    nr = {"x86_64": "61", "aarch64": "260"}.get(platform.machine())
+    try:
+        if nr:
+            return open("/proc/%d/syscall" % pid).read().split()[0] == nr
+    except PermissionError:
+        pass
+    except (OSError, IndexError):
+        return False
+    try:
+        stat = open("/proc/%d/stat" % pid).read()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] == "S"
+
+
+MANY = r'''
+import json, selectors, socket, sys
+name, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+socks = []
+for i in range(n):
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=120)
+    s.sendall(b"CONNECT %s:%d HTTP/1.1\r\n\r\n" % (name.encode(), port))
+    socks.append(s)
+print("sent", flush=True)       # all n asked: each served or pending
+ok = 0
+for s in socks:
+    data = b""
+    while True:
+        b = s.recv(4096)
+        if not b:
+            break
+        data += b
+    ok += data.startswith(b"HTTP/1.1 200") and data.endswith(b"released")
+print(json.dumps({"ok": ok}))
+'''
+
+
+def test_proxy_processes_within_pids_bound(cordon_bin, cordonc_bin, src_dir,
+                                           tmp_path):
+    """40 CONNECTs at once (one thread: the run has 16 pids) to an
+    allowed host that holds each connection open: the proxy, blocked
+    waiting for a connection process to end, has at most 15 of them
+    (16 processes with itself), each one holding its connection; once
+    the host lets them go, every one of the 40 is served."""
+    name = NAMES["idc_query"]
+    with Upstream() as up:
+        blob = wu.compile_policy(cordonc_bin,
+                                 src_dir / "policies" / "idc_query.policy",
+                                 tmp_path / "idc.cpol",
+                                 defines=[("PORT", up.port)])
+        work = tmp_path / "w"
+        work.mkdir()
+        snip = tmp_path / "many.py"
+        snip.write_text(MANY)
+        status = tmp_path / "st.json"
+        proc = subprocess.Popen(
+            [str(cordon_bin), "--workdir", str(work), "--status-file",
+             str(status), "--limit", "pids=16", "--resolve",
+             name + ":127.0.0.1", str(blob), str(snip), name, str(up.port),
+             "40"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL, text=True)
+        lines, sent = [], threading.Event()
+
+        def read():
+            for line in proc.stdout:
+                lines.append(line)
+                if line.strip() == "sent":
+                    sent.set()
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        try:
+            import time
+            most, saturated, proxy = 0, None, None
+            end = time.monotonic() + 60      # "never got there", not speed
+            while time.monotonic() < end and proc.poll() is None:
+                time.sleep(0.01)                 # pacing only
+                proxy = proxy or _proxy_pid(proc.pid)
+                if proxy is None:
+                    continue
+                kids = _children(proxy)
+                most = max(most, len(kids))
+                # Every connection asked, every process holding its
+                # connection, the proxy waiting for one to end: as many
+                # as it will ever have at once.
+                if sent.is_set() and up.held == len(kids) and \
+                        _waiting(proxy) and len(_children(proxy)) == \
+                        len(kids):
+                    saturated = len(kids)
+                    break
+            assert proxy, "no proxy process found"
+            assert saturated is not None, (most, up.held, up.total)
+            assert 1 + saturated <= 16, (saturated, up.held)
+            assert 1 + most <= 16, most
+            assert up.most <= 15, up.most
+        finally:
+            up.release()
+            proc.wait(180)
+            reader.join(30)
+            err = proc.stderr.read()
+    assert proc.returncode == 0, (lines, err)
+    assert json.loads(lines[-1]) == {"ok": 40}, (lines, err)
+    assert up.most <= 15, up.most
+    assert up.total == 40, up.total
+
+
+class FakeDNS:
+    """A name server for the proxy: UDP port 53 on a loopback address of
+    its own (127.x.y.z), which /etc/resolv.conf names inside a mount
+    namespace made for one cordon (see dns_cordon).  Answers A queries
+    with 10.0.0.1 (TTL 300) and AAAA queries with nothing; with
+    mismatch=True it first sends an answer to another question (with
+    10.0.0.1), then the right one with no address.  queries: every
+    (name, type) asked."""
+
+    def __init__(self, mismatch=False):
+        import random
+        self.mismatch = mismatch
+        self.queries = []
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        for _ in range(20):
+            self.addr = "127.%d.%d.%d" % (random.randrange(1, 255),
+                                          random.randrange(0, 255),
+                                          random.randrange(2, 255))
+            try:
+                self.sock.bind((self.addr, 53))
+                break
+            except OSError:
+                continue
+        else:
+            self.sock.close()
+            pytest.skip("no loopback address free for port 53 (root?)")
+        self.sock.settimeout(0.2)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+
+    @staticmethod
+    def qname(msg):
+        labels, at = [], 12
+        while msg[at]:
+            labels.append(msg[at + 1:at + 1 + msg[at]].decode("ascii",
+                                                              "replace"))
+            at += 1 + msg[at]
+        return ".".join(labels), at + 1
+
+    @staticmethod
+    def reply(msg, question, a):
+        rr = (b"\xc0\x0c\x00\x01\x00\x01\x00\x00\x01\x2c\x00\x04" +
+              socket.inet_aton("10.0.0.1")) if a else b""
+        return (msg[:2] + b"\x81\x80\x00\x01" +
+                (b"\x00\x01" if a else b"\x00\x00") + b"\x00\x00\x00\x00" +
+                question + rr)
+
+    def serve(self):
+        import struct
+        while not self.stop.is_set():
+            try:
+                msg, peer = self.sock.recvfrom(2048)
+            except OSError:
+                continue
+            try:
+                name, end = self.qname(msg)
+                qtype = struct.unpack(">H", msg[end:end + 2])[0]
+            except (IndexError, struct.error):
+                continue
+            self.queries.append((name.lower(), qtype))
+            question = msg[12:end + 4]
+            if self.mismatch:
+                other = b"\x05other\x0agoogleapis\x03com\x00" + \
+                    msg[end:end + 4]
+                self.sock.sendto(self.reply(msg, other, True), peer)
+                self.sock.sendto(self.reply(msg, question, False), peer)
+            else:
+                self.sock.sendto(self.reply(msg, question, qtype == 1),
+                                 peer)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join(2)
+        self.sock.close()
+
+
+def dns_cordon(cordon_bin, dns, tmp_path):
+    """A cordon that reads a resolv.conf naming dns: a script that runs
+    it in a mount namespace of its own with that file bound over
+    /etc/resolv.conf (root only: port 53 and the mount)."""
+    if not os.path.isfile("/etc/resolv.conf"):
+        pytest.skip("no /etc/resolv.conf to bind over")
+    conf = tmp_path / "resolv.conf"
+    conf.write_text("nameserver %s\n" % dns.addr)
+    wrap = tmp_path / "cordon-dns"
+    wrap.write_text('#!/bin/sh\nexec unshare --mount --propagation private '
+                    '-- sh -c \'mount --bind "$0" /etc/resolv.conf && exec '
+                    '"$@"\' %s %s "$@"\n' % (conf, cordon_bin))
+    wrap.chmod(0o755)
+    p = subprocess.run([str(wrap), "--version"], capture_output=True)
+    if p.returncode != 0:
+        pytest.skip("unshare --mount cannot run here: %s" % p.stderr)
+    return wrap
+
+
+def _root_only():
+    if os.geteuid() != 0:
+        pytest.skip("a fake name server needs root (port 53, a mount "
+                    "namespace for /etc/resolv.conf)")
+
+
+def test_dns_answer_to_another_question_ignored(cordon_bin, cordonc_bin,
+                                                src_dir, tmp_path):
+    """A reply with the query's id but another question (naming
+    10.0.0.1) is not the answer: the proxy waits on, takes the real one
+    (no address) and refuses for that, not for a private address."""
+    _root_only()
+    with FakeDNS(mismatch=True) as dns:
+        wrap = dns_cordon(cordon_bin, dns, tmp_path)
+        blob = wu.compile_policy(cordonc_bin,
+                                 src_dir / "policies" / "idc_query.policy",
+                                 tmp_path / "idc.cpol")
+        work = tmp_path / "w"
+        work.mkdir()
+        r = wu.run_cordon(wrap, blob, CONNECTS, work, timeout=120,
+                          args=["mismatch.googleapis.com:443"])
+        asked = list(dns.queries)
+    assert r.returncode == 0, r.describe()
+    assert r.json()["lines"][0].startswith("HTTP/1.1 403"), r.json()
+    assert ("mismatch.googleapis.com", 1) in asked, asked
+    assert r.status["network_refused"] == [
+        {"dest": "mismatch.googleapis.com:443", "why": "no address"}], \
+        r.status
+
+
+DISTINCT = r'''
+import json, socket, sys
+codes = {}
+names = ["same.googleapis.com"] * 5 + \
+    ["n%d.googleapis.com" % i for i in range(600)]
+for name in names:
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=60)
+    s.sendall(b"CONNECT %s:443 HTTP/1.1\r\n\r\n" % name.encode())
+    data = b""
+    while b"\r\n" not in data:
+        b = s.recv(4096)
+        if not b:
+            break
+        data += b
+    code = data.split(b" ")[1].decode() if data else "closed"
+    codes[code] = codes.get(code, 0) + 1
+    s.close()
+print(json.dumps(codes))
+'''
+
+
+def test_dns_queries_bounded(cordon_bin, cordonc_bin, src_dir, tmp_path):
+    """605 CONNECTs under "*.googleapis.com": one name 5 times, then 600
+    distinct ones.  The name server sees at most 64 queries in all (the
+    run's budget), the repeated name's answer is kept (two queries, A
+    and AAAA, not ten), the status counts what was sent, and every
+    connection is refused and counted."""
+    _root_only()
+    with FakeDNS() as dns:
+        wrap = dns_cordon(cordon_bin, dns, tmp_path)
+        blob = wu.compile_policy(cordonc_bin,
+                                 src_dir / "policies" / "idc_query.policy",
+                                 tmp_path / "idc.cpol")
+        work = tmp_path / "w"
+        work.mkdir()
+        r = wu.run_cordon(wrap, blob, DISTINCT, work, timeout=300)
+        asked = list(dns.queries)
+    assert r.returncode == 0, r.describe()
+    codes = r.json()
+    assert "200" not in codes and sum(codes.values()) == 605, codes
+    assert len(asked) <= 64, len(asked)
+    assert asked.count(("same.googleapis.com", 1)) == 1, asked[:10]
+    assert asked.count(("same.googleapis.com", 28)) == 1, asked[:10]
+    st = r.status
+    assert st["egress"]["dns_queries"] == len(asked), st["egress"]
+    assert len(st["network_refused"]) + st["network_refused_dropped"] \
+        == 605, st

@@ -82,7 +82,8 @@ $(BUILD)/fuzz/fuzz_bpf: $(FUZZ_OBJ)/fuzz_bpf.o $(FUZZ_OBJ)/fail.o \
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
 
 $(BUILD)/fuzz/fuzz_proxyreq: $(FUZZ_OBJ)/fuzz_proxyreq.o $(FUZZ_OBJ)/fail.o \
-		$(FUZZ_MAIN) $(BUILD)/launcher/proxyreq.o $(BUILD)/launcher/dns.o
+		$(FUZZ_MAIN) $(BUILD)/launcher/proxyreq.o $(BUILD)/launcher/dns.o \
+		$(BUILD)/common/host.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
 
