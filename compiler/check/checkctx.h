@@ -73,6 +73,10 @@ void *check_mem(struct check_ctx *c, void *p);
 /* checkfs.c: path, private and network statements */
 void check_paths(struct check_ctx *c, struct cpol *out);
 void check_network(struct check_ctx *c, struct cpol *out);
+/* A host as a "host":port rule (and an expectation) may name it:
+ * 0, or -1 with the error reported at loc. */
+int check_host(struct check_ctx *c, const struct ast_loc *loc,
+    const char *h);
 /* The command and its interpreter as found on this host: executable
  * under the policy's own Landlock rules, else an error. */
 void check_exec(struct check_ctx *c, const struct cpol *out,
