@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "diff.h"
-#include "jsonout.h"
 #include "pathq.h"
 
 static int paths_one_way(const struct cpol *from, const struct cpol *to,
