@@ -72,7 +72,9 @@ static const struct subcommand {
 	    HELP_JSON HELP_I HELP_D },
 	{ "diff", auditcmd_diff, AUDITCMD_USAGE_DIFF,
 	    "show what NEW allows that OLD did not, and the reverse",
-	    HELP_JSON HELP_I HELP_D },
+	    HELP_JSON
+	    "  --format FORMAT   text (the default), json or markdown\n"
+	    HELP_I HELP_D },
 	{ "verify", auditcmd_verify, AUDITCMD_USAGE_VERIFY,
 	    "check that BLOB is what POLICY compiles to",
 	    HELP_JSON HELP_I HELP_D },

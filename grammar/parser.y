@@ -220,6 +220,10 @@ expectation:
 		  $$->name = $1; $$->name_loc = @1; $$->ekind = AST_E_PATH; }
 	| network
 		{ $$ = $1; $$->kind = AST_EXPECT; $$->ekind = AST_E_NETWORK; }
+	| "network" IDENT dests
+		{ if (!($$ = st_val(AST_EXPECT, &@$, ast_val_reverse($3)))) {
+		      free($2); YYNOMEM; }
+		  $$->name = $2; $$->name_loc = @2; $$->ekind = AST_E_NETWORK; }
 	;
 
 action:	  "allow"		{ $$ = (struct ast_action){ AST_A_ALLOW, @$, NULL }; }

@@ -24,6 +24,7 @@
 #include "landlock_compat.h"
 #include "lint.h"
 #include "pathq.h"
+#include "reach.h"
 #include "sysq.h"
 #include "tables.h"
 
@@ -143,10 +144,21 @@ static void score_danger(struct audit_policy *a, const struct cpol *p)
 		strcpy(a->danger, "none");
 }
 
+/* Named hosts: the hosts and ports the proxy reaches, not the proxy's
+ * own port (the one TCP rule to it, in the run's namespace). */
+static void host_cells(struct audit_policy *a, const struct cpol *p)
+{
+	char item[CPOL_MAX_HOSTNAME + 16];
+
+	for (uint32_t i = 0; i < p->nhosts; i++)
+		cell_add(a->network, reach_format(p->hosts[i].host,
+		    p->hosts[i].port, item, sizeof(item)));
+}
+
 static void score_network(struct audit_policy *a, const struct cpol *p)
 {
+	int hosts = !!(p->flags & CPOL_F_NET_HOSTS), bind = 0;
 	char port[16];
-	int bind = 0;
 
 	if (!(p->flags & (CPOL_F_NET_OFF | CPOL_F_NET_TCP))) {
 		strcpy(a->network, "unrestricted");
@@ -159,20 +171,23 @@ static void score_network(struct audit_policy *a, const struct cpol *p)
 		setf(a, F_NETWORK, 0, "off");
 		return;
 	}
+	if (hosts)
+		host_cells(a, p);
 	for (uint32_t i = 0; i < p->nnet; i++) {
 		bind |= p->net[i].kind == CPOL_NET_BIND;
+		if (hosts && p->net[i].kind == CPOL_NET_CONNECT)
+			continue;
 		snprintf(port, sizeof(port), "%s %u", p->net[i].kind ==
 		    CPOL_NET_BIND ? "bind" : "tcp", (unsigned int)p->net[i].port);
 		cell_add(a->network, port);
 	}
-	if (!p->nnet)
+	if (!a->network[0])
 		strcpy(a->network, "tcp, no port");
-	setf(a, F_NETWORK, bind ? 1.0 : 0.5, "TCP %s: %s%s",
-	    bind ? "connect and listen" : "connect", a->network,
-	    p->flags & CPOL_F_NET_HOSTS ? " (named hosts, by the proxy)" :
-	    " (any host)");
+	setf(a, F_NETWORK, bind ? 1.0 : 0.5, "%s %s: %s%s", hosts ?
+	    "named hosts" : "TCP", bind ? "connect and listen" : "connect",
+	    a->network, hosts ? " (by cordon's proxy)" : " (any host)");
 	/* Beyond a tool's need: listening, or any host at a port. */
-	mark(a, F_NETWORK, bind || !(p->flags & CPOL_F_NET_HOSTS));
+	mark(a, F_NETWORK, bind || !hosts);
 }
 
 /* Writing a device node (write-file alone, under /dev/: a GPU, a

@@ -235,6 +235,17 @@ int auditcmd_lint(int argc, char **argv)
 	return ret;
 }
 
+static void diff_print(const struct diff_list *l, const struct opts *o,
+    const char *old, const char *new)
+{
+	if (o->json || strcmp(o->format, "json") == 0)
+		diff_print_json(stdout, l, old, new);
+	else if (strcmp(o->format, "markdown") == 0)
+		diff_print_markdown(stdout, l, old, new);
+	else
+		diff_print_text(stdout, l, old, new);
+}
+
 int auditcmd_diff(int argc, char **argv)
 {
 	struct diff_list l = { 0 };
@@ -244,6 +255,9 @@ int auditcmd_diff(int argc, char **argv)
 
 	if (i < 0)
 		return i == -2 ? 0 : 2;
+	if (strcmp(o.format, "text") && strcmp(o.format, "json") &&
+	    strcmp(o.format, "markdown"))
+		return usage(&o);
 	if (input_load(argv[i], &o.in, &a) < 0)
 		return 2;
 	if (input_load(argv[i + 1], &o.in, &b) < 0) {
@@ -251,12 +265,11 @@ int auditcmd_diff(int argc, char **argv)
 		return 2;
 	}
 	if (diff_run(&a.pol, &b.pol, &l) < 0) {
+		fprintf(stderr, "cordonc diff: cannot compare %s with %s\n",
+		    a.path, b.path);
 		ret = 2;
 	} else {
-		if (o.json)
-			diff_print_json(stdout, &l, a.path, b.path);
-		else
-			diff_print_text(stdout, &l, a.path, b.path);
+		diff_print(&l, &o, a.path, b.path);
 		ret = diff_count(&l, DIFF_WIDER) ? 1 : 0;
 	}
 	diff_list_free(&l);

@@ -14,7 +14,8 @@
 	"lint [--json] [--strict] [--list] [-I DIR]... [-D NAME=VALUE]... " \
 	"FILE..."
 #define AUDITCMD_USAGE_DIFF \
-	"diff [--json] [-I DIR]... [-D NAME=VALUE]... OLD NEW"
+	"diff [--json] [--format text|json|markdown] [-I DIR]... " \
+	"[-D NAME=VALUE]... OLD NEW"
 #define AUDITCMD_USAGE_VERIFY \
 	"verify [--json] [-I DIR]... [-D NAME=VALUE]... POLICY BLOB"
 #define AUDITCMD_USAGE_AUDIT \

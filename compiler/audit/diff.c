@@ -1,14 +1,15 @@
 /*
- * diff.c - everything diff compares except syscalls (diffsys.c): paths,
- * network, limits, timeout, output cap, environment, command line,
- * layers and metadata; and the change list's two renderings (the list
- * itself: difflist.c).
+ * diff.c - the table of what diff compares, one comparer per blob
+ * section (diff_sections: a section without one is an error, never "no
+ * change"), one entry per layer flag (flag_rules), and the comparers of
+ * paths, limits, environment, command line, preload, layers and
+ * metadata.  Syscalls: diffsys.c; network and named hosts: diffnet.c;
+ * the list: difflist.c; its renderings: difffmt.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "diff.h"
-#include "jsonout.h"
 #include "pathq.h"
 
 static int paths_one_way(const struct cpol *from, const struct cpol *to,
@@ -32,52 +33,34 @@ static int paths_one_way(const struct cpol *from, const struct cpol *to,
 	return 0;
 }
 
-static const char *net_mode(const struct cpol *p)
+static const struct cpol_fs *fs_find(const struct cpol *p, const char *path)
 {
-	if (p->flags & CPOL_F_NET_TCP)
-		return "tcp";
-	if (p->flags & CPOL_F_NET_OFF)
-		return "off";
-	return "unrestricted";
+	for (uint32_t i = 0; i < p->nfs; i++)
+		if (strcmp(p->fs[i].path, path) == 0)
+			return &p->fs[i];
+	return NULL;
 }
 
-static int has_port(const struct cpol *p, const struct cpol_net *n)
-{
-	for (uint32_t i = 0; i < p->nnet; i++)
-		if (p->net[i].kind == n->kind && p->net[i].port == n->port)
-			return 1;
-	return 0;
-}
-
-/* The port rules of a that b lacks, each a change of kind ("what"). */
-static int ports_only_in(const struct cpol *a, const struct cpol *b,
-    int kind, const char *what, struct diff_list *out)
-{
-	for (uint32_t i = 0; i < a->nnet; i++) {
-		const struct cpol_net *n = &a->net[i];
-		char port[8];
-
-		snprintf(port, sizeof(port), "%u", (unsigned int)n->port);
-		if (!has_port(b, n) && diff_add(out, kind, "network", port,
-		    NULL, "%s to TCP port %s %s", n->kind == CPOL_NET_BIND ?
-		    "bind" : "connect", port, what) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-static int net_diff(const struct cpol *old, const struct cpol *new,
+/* Rights at each rule path, both ways; then a rule that became optional
+ * (absent at launch: skipped) or required, which grants nothing. */
+static int paths_diff(const struct cpol *old, const struct cpol *new,
     struct diff_list *out)
 {
-	const char *a = net_mode(old), *b = net_mode(new);
+	if (paths_one_way(new, old, DIFF_WIDER, out) < 0 ||
+	    paths_one_way(old, new, DIFF_NARROWER, out) < 0)
+		return -1;
+	for (uint32_t i = 0; i < new->nfs; i++) {
+		const struct cpol_fs *n = &new->fs[i], *o = fs_find(old, n->path);
+		uint8_t was;
 
-	if (strcmp(a, b) != 0 && diff_add(out, strcmp(a, "off") == 0 ||
-	    strcmp(b, "unrestricted") == 0 ? DIFF_WIDER : DIFF_NARROWER,
-	    "network", "mode", NULL, "%s -> %s", a, b) < 0)
-		return -1;
-	if (ports_only_in(new, old, DIFF_WIDER, "added", out) < 0 ||
-	    ports_only_in(old, new, DIFF_NARROWER, "removed", out) < 0)
-		return -1;
+		if (!o || fs_find(new, n->path) != n || o->flags == n->flags)
+			continue;
+		was = o->flags & CPOL_FS_OPTIONAL;
+		if (diff_add(out, DIFF_CHANGED, "path", n->path, NULL,
+		    "%s -> %s", was ? "optional" : "required",
+		    (n->flags & CPOL_FS_OPTIONAL) ? "optional" : "required") < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -192,107 +175,167 @@ static int command_diff(const struct cpol *old, const struct cpol *new,
 	return r;
 }
 
+
+static int has_module(const struct cpol *p, const char *m)
+{
+	for (uint32_t i = 0; i < p->npreload; i++)
+		if (strcmp(p->preload[i], m) == 0)
+			return 1;
+	return 0;
+}
+
+/* A preloaded module is code every warm run of the pool starts with. */
+static int preload_diff(const struct cpol *old, const struct cpol *new,
+    struct diff_list *out)
+{
+	for (uint32_t i = 0; i < new->npreload; i++)
+		if (!has_module(old, new->preload[i]) && diff_add(out,
+		    DIFF_WIDER, "preload", new->preload[i], NULL, "imported "
+		    "by a warm pool's template (added)") < 0)
+			return -1;
+	for (uint32_t i = 0; i < old->npreload; i++)
+		if (!has_module(new, old->preload[i]) && diff_add(out,
+		    DIFF_NARROWER, "preload", old->preload[i], NULL,
+		    "removed") < 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * Every layer flag and what NEW having it (OLD not) means; the reverse
+ * is the opposite direction.  added 0: the network mode, compared by
+ * diffnet.c.  subject NULL: the whole-run limit the flag makes required
+ * (cpol_rlim_required_flag).
+ */
+static const struct diff_flag flag_rules[] = {
+	{ CPOL_F_BEST_EFFORT_LANDLOCK, "layers", "best-effort", DIFF_WIDER,
+	    "best-effort landlock" },
+	{ CPOL_F_NET_OFF, "network", "mode", 0, NULL },
+	{ CPOL_F_NET_TCP, "network", "mode", 0, NULL },
+	{ CPOL_F_PRIVATE_TMP, "layers", "private", DIFF_CHANGED,
+	    "private /tmp" },
+	{ CPOL_F_PRIVATE_SHM, "layers", "private", DIFF_CHANGED,
+	    "private /dev/shm" },
+	{ CPOL_F_BEST_EFFORT_NS, "layers", "best-effort", DIFF_WIDER,
+	    "best-effort private namespaces" },
+	/* Truncating lets a run go on printing to its timeout: wider. */
+	{ CPOL_F_OUTPUT_TRUNCATE, "limits", "output", DIFF_WIDER,
+	    "output truncate" },
+	{ CPOL_F_REQUIRE_MEMORY, "limit", NULL, DIFF_NARROWER,
+	    "bound required" },
+	{ CPOL_F_REQUIRE_PIDS, "limit", NULL, DIFF_NARROWER,
+	    "bound required" },
+	{ CPOL_F_REQUIRE_DISK, "limit", NULL, DIFF_NARROWER,
+	    "bound required" },
+	{ CPOL_F_REQUIRE_FILES, "limit", NULL, DIFF_NARROWER,
+	    "bound required" },
+	{ CPOL_F_NET_HOSTS, "network", "mode", 0, NULL },
+};
+
+const struct diff_flag *diff_flag(uint32_t bit)
+{
+	for (size_t i = 0; i < sizeof(flag_rules) / sizeof(flag_rules[0]); i++)
+		if (flag_rules[i].bit == bit)
+			return &flag_rules[i];
+	return NULL;
+}
+
+static const char *required_name(uint32_t bit)
+{
+	for (unsigned int r = 1; r <= CPOL_RLIM_MAX; r++)
+		if (cpol_rlim_required_flag(r) == bit)
+			return cpol_rlim_name(r);
+	return "?";
+}
+
+static int flags_diff(const struct cpol *old, const struct cpol *new,
+    struct diff_list *out)
+{
+	static const int flip[4] = { 0, DIFF_NARROWER, DIFF_WIDER,
+	    DIFF_CHANGED };
+	uint32_t changed = old->flags ^ new->flags;
+
+	for (uint32_t bit = 1; bit; bit <<= 1) {
+		const struct diff_flag *f = diff_flag(bit);
+		int gained = !!(new->flags & bit);
+
+		if (!(changed & bit))
+			continue;
+		if (!f)
+			return -1;   /* a flag diff does not know: no answer */
+		if (f->added && diff_add(out, gained ? f->added :
+		    flip[f->added], f->kind, f->subject ? f->subject :
+		    required_name(bit), NULL, "%s %s", f->what, gained ?
+		    "added" : "removed") < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int layers_diff(const struct cpol *old, const struct cpol *new,
     struct diff_list *out)
 {
-	uint32_t added = new->flags & ~old->flags, gone = old->flags &
-	    ~new->flags, be = CPOL_F_BEST_EFFORT_LANDLOCK | CPOL_F_BEST_EFFORT_NS;
-
 	if (old->landlock_abi_min != new->landlock_abi_min && diff_add(out,
 	    new->landlock_abi_min < old->landlock_abi_min ? DIFF_WIDER :
 	    DIFF_NARROWER, "layers", "landlock", NULL, "minimum ABI %u -> %u",
 	    (unsigned int)old->landlock_abi_min,
 	    (unsigned int)new->landlock_abi_min) < 0)
 		return -1;
-	if ((added & be) && diff_add(out, DIFF_WIDER, "layers", "best-effort",
-	    NULL, "best-effort %s added", added & CPOL_F_BEST_EFFORT_LANDLOCK
-	    ? "landlock" : "private namespaces") < 0)
+	if (old->errata_min != new->errata_min && diff_add(out, DIFF_CHANGED,
+	    "layers", "errata", NULL, "minimum errata %u -> %u",
+	    (unsigned int)old->errata_min, (unsigned int)new->errata_min) < 0)
 		return -1;
-	if ((gone & be) && diff_add(out, DIFF_NARROWER, "layers",
-	    "best-effort", NULL, "best-effort removed") < 0)
-		return -1;
-	if (((added | gone) & (CPOL_F_PRIVATE_TMP | CPOL_F_PRIVATE_SHM)) &&
-	    diff_add(out, DIFF_CHANGED, "layers", "private", NULL,
-	    "private /tmp or /dev/shm changed") < 0)
-		return -1;
-	/* Truncating lets a run go on printing to its timeout: wider. */
-	if (((added | gone) & CPOL_F_OUTPUT_TRUNCATE) && diff_add(out,
-	    (added & CPOL_F_OUTPUT_TRUNCATE) ? DIFF_WIDER : DIFF_NARROWER,
-	    "limits", "output", NULL, "output truncate %s",
-	    (added & CPOL_F_OUTPUT_TRUNCATE) ? "added" : "removed") < 0)
-		return -1;
+	return flags_diff(old, new, out);
+}
+
+/* Name and description: what the policy says it is.  The compiler
+ * version and source digest say where a blob came from, not what it
+ * allows: verify shows them. */
+static int meta_diff(const struct cpol *old, const struct cpol *new,
+    struct diff_list *out)
+{
 	if (strcmp(old->name, new->name) != 0 && diff_add(out, DIFF_CHANGED,
 	    "meta", "name", NULL, "\"%s\" -> \"%s\"", old->name, new->name) < 0)
 		return -1;
+	if (strcmp(old->description, new->description) != 0 &&
+	    diff_add(out, DIFF_CHANGED, "meta", "description", NULL,
+	    "\"%s\" -> \"%s\"", old->description, new->description) < 0)
+		return -1;
 	return 0;
+}
+
+/* Every section and its comparer, in the order a reviewer reads them. */
+static const struct diff_section diff_sections[] = {
+	{ CPOL_S_RULES, "rules", diff_default },
+	{ CPOL_S_SECCOMP, "seccomp", diff_syscalls },
+	{ CPOL_S_FS, "fs", paths_diff },
+	{ CPOL_S_NET, "net", diff_network },
+	{ CPOL_S_HOSTS, "hosts", diff_hosts },
+	{ CPOL_S_LIMITS, "limits", limits_diff },
+	{ CPOL_S_ENV, "env", env_diff },
+	{ CPOL_S_ARGV, "argv", command_diff },
+	{ CPOL_S_PRELOAD, "preload", preload_diff },
+	{ CPOL_S_LAYERS, "layers", layers_diff },
+	{ CPOL_S_META, "meta", meta_diff },
+};
+#define DIFF_NSECTIONS (sizeof(diff_sections) / sizeof(diff_sections[0]))
+
+const struct diff_section *diff_section(unsigned int type)
+{
+	for (size_t i = 0; i < DIFF_NSECTIONS; i++)
+		if (diff_sections[i].type == type)
+			return &diff_sections[i];
+	return NULL;
 }
 
 int diff_run(const struct cpol *old, const struct cpol *new,
     struct diff_list *out)
 {
-	if (diff_syscalls(old, new, out) < 0 ||
-	    paths_one_way(new, old, DIFF_WIDER, out) < 0 ||
-	    paths_one_way(old, new, DIFF_NARROWER, out) < 0 ||
-	    net_diff(old, new, out) < 0 || limits_diff(old, new, out) < 0 ||
-	    env_diff(old, new, out) < 0 || command_diff(old, new, out) < 0)
-		return -1;
-	return layers_diff(old, new, out);
-}
-
-static const char mark[4] = { '?', '+', '-', '~' };
-
-void diff_print_text(FILE *f, const struct diff_list *l, const char *old,
-    const char *new)
-{
-	unsigned int w = diff_count(l, DIFF_WIDER);
-
-	for (unsigned int i = 0; i < l->n; i++) {
-		const struct diff_change *c = &l->v[i];
-
-		fprintf(f, "%c %s %s: %s", mark[c->dir & 3], c->kind,
-		    c->subject, c->detail);
-		if (c->origin)
-			fprintf(f, " (%s)", c->origin);
-		fputc('\n', f);
-	}
-	if (w)
-		fprintf(f, "%s is wider than %s: %u widening%s, %u narrowing%s\n",
-		    new, old, w, w == 1 ? "" : "s",
-		    diff_count(l, DIFF_NARROWER),
-		    diff_count(l, DIFF_NARROWER) == 1 ? "" : "s");
-	else
-		fprintf(f, "%s allows nothing %s does not (%u change%s)\n",
-		    new, old, l->n, l->n == 1 ? "" : "s");
-}
-
-void diff_print_json(FILE *f, const struct diff_list *l, const char *old,
-    const char *new)
-{
-	static const char *const dirs[4] = { "?", "wider", "narrower",
-	    "changed" };
-	int first = 1;
-
-	fputs("{\"old\":", f);
-	json_str(f, old);
-	fputs(",\"new\":", f);
-	json_str(f, new);
-	fprintf(f, ",\"wider\":%s,\"changes\":[",
-	    diff_count(l, DIFF_WIDER) ? "true" : "false");
-	for (unsigned int i = 0; i < l->n; i++) {
-		const struct diff_change *c = &l->v[i];
-
-		json_sep(f, &first);
-		fputs("{\"direction\":", f);
-		json_str(f, dirs[c->dir & 3]);
-		fputs(",\"kind\":", f);
-		json_str(f, c->kind);
-		fputs(",\"subject\":", f);
-		json_str(f, c->subject);
-		fputs(",\"detail\":", f);
-		json_str(f, c->detail);
-		fputs(",\"origin\":", f);
-		json_str(f, c->origin);
-		fputc('}', f);
-	}
-	fputs("]}\n", f);
+	for (unsigned int t = 1; t <= CPOL_S_MAX; t++)
+		if (!diff_section(t))
+			return -1;   /* a section diff cannot compare */
+	for (size_t i = 0; i < DIFF_NSECTIONS; i++)
+		if (diff_sections[i].compare(old, new, out) < 0)
+			return -1;
+	return 0;
 }

@@ -180,11 +180,23 @@ static int dir_of(uint32_t old, uint32_t new)
 	return DIFF_CHANGED;
 }
 
+int diff_default(const struct cpol *old, const struct cpol *new,
+    struct diff_list *out)
+{
+	char a[48], b[48];
+
+	if (old->default_action == new->default_action)
+		return 0;
+	return diff_add(out, dir_of(old->default_action, new->default_action),
+	    "default", "action", NULL, "%s -> %s",
+	    bpf_action_str(old->default_action, a, sizeof(a)),
+	    bpf_action_str(new->default_action, b, sizeof(b)));
+}
+
 int diff_syscalls(const struct cpol *old, const struct cpol *new,
     struct diff_list *out)
 {
 	struct unnamed u;
-	char a[48], b[48];
 	int max = tables_syscall_max();
 
 	memset(&u, 0, sizeof(u));
@@ -192,12 +204,6 @@ int diff_syscalls(const struct cpol *old, const struct cpol *new,
 		return diff_add(out, DIFF_CHANGED, "arch", "arch", NULL,
 		    "0x%x -> 0x%x: syscalls not compared",
 		    (unsigned int)old->arch, (unsigned int)new->arch);
-	if (old->default_action != new->default_action &&
-	    diff_add(out, dir_of(old->default_action, new->default_action),
-	    "default", "action", NULL, "%s -> %s",
-	    bpf_action_str(old->default_action, a, sizeof(a)),
-	    bpf_action_str(new->default_action, b, sizeof(b))) < 0)
-		return -1;
 	for (int nr = 0; nr <= max; nr++)
 		if (one(old, new, (uint32_t)nr, &u, out) < 0)
 			return -1;

@@ -7,6 +7,7 @@
 #include "explain_fmt.h"
 #include "jsonout.h"
 #include "pathq.h"
+#include "reach.h"
 #include "sysq.h"
 #include "tables.h"
 
@@ -184,14 +185,33 @@ static int has_port(const struct cpol *p, int kind, unsigned int port)
 	return 0;
 }
 
-static int has_host(const struct cpol *p, const char *host,
-    unsigned int port)
+/* "host":port: what the network reaches (reach.h).  connect holds when
+ * every name the host stands for is reached, no-connect when none is. */
+static void check_host(const struct cpol *p, struct expect_result *r,
+    int neg)
 {
-	for (uint32_t i = 0; i < p->nhosts; i++)
-		if (strcmp(p->hosts[i].host, host) == 0 &&
-		    p->hosts[i].port == port)
-			return 1;
-	return 0;
+	const struct check_expect *e = r->e;
+	const struct cpol_host *by;
+	enum reach got = reach_host(p, e->host, e->port, &by);
+	char h[CPOL_MAX_HOSTNAME + 16], o[CPOL_MAX_HOSTNAME + 16];
+
+	r->pass = neg ? got == REACH_NONE : got == REACH_ALL;
+	reach_format(e->host, e->port, h, sizeof(h));
+	if (by)
+		snprintf(r->detail, sizeof(r->detail), "%s %s reached through "
+		    "%s (named hosts, by cordon's proxy)", h, got == REACH_ALL ?
+		    "is" : "is partly (some names below it)",
+		    reach_format(by->host, by->port, o, sizeof(o)));
+	else if (got == REACH_ALL)
+		snprintf(r->detail, sizeof(r->detail), "%s is reached: network "
+		    "%s", h, p->flags & CPOL_F_NET_TCP ? "tcp reaches any host "
+		    "at that port" : "unrestricted");
+	else
+		snprintf(r->detail, sizeof(r->detail), "%s is not reached "
+		    "(network %s, %u named-host rule%s)", h, p->flags &
+		    CPOL_F_NET_HOSTS ? "named hosts" : p->flags & CPOL_F_NET_TCP ?
+		    "tcp, not that port" : "off", (unsigned int)p->nhosts,
+		    p->nhosts == 1 ? "" : "s");
 }
 
 static void check_net(const struct cpol *p, struct expect_result *r)
@@ -209,14 +229,16 @@ static void check_net(const struct cpol *p, struct expect_result *r)
 	else
 		snprintf(r->text, sizeof(r->text), "network %s", what);
 	what += neg ? 3 : 0;
+	if (e->host && strcmp(what, "connect") == 0) {
+		check_host(p, r, neg);
+		return;
+	}
 	if (strcmp(what, "off") == 0)
 		ok = (p->flags & CPOL_F_NET_OFF) && !(p->flags & CPOL_F_NET_TCP);
 	else if (strcmp(what, "on") == 0 || strcmp(what, "tcp") == 0)
 		ok = !!(p->flags & CPOL_F_NET_TCP);
-	else if (e->host)
-		ok = strcmp(what, "connect") == 0 && has_host(p, e->host,
-		    e->port);
-	else if (strcmp(what, "connect") == 0 || strcmp(what, "bind") == 0)
+	else if (!e->host && (strcmp(what, "connect") == 0 ||
+	    strcmp(what, "bind") == 0))
 		ok = (p->flags & CPOL_F_NET_TCP) && has_port(p, what[0] == 'c' ?
 		    CPOL_NET_CONNECT : CPOL_NET_BIND, e->port);
 	else {

@@ -4,7 +4,8 @@
  * program in the interpreter (every wildcard argument over the boundary
  * values of the policy's conditions on that syscall, and 0, 1, all-ones,
  * 32-bit edges); path expectations ask the Landlock rules (pathq.h);
- * network expectations read the flags and port rules.
+ * network expectations read the flags and port rules, and host ones
+ * what the network reaches (reach.h).
  */
 #ifndef CORDON_EXPECT_H
 #define CORDON_EXPECT_H
@@ -17,8 +18,8 @@ struct expect_result {
 	const struct check_expect *e;
 	int pass;
 	unsigned long points;    /* argument combinations tried */
-	char text[160];          /* the expectation, as written back */
-	char detail[320];        /* why it failed (or what passed) */
+	char text[320];          /* the expectation, as written back */
+	char detail[640];        /* why it failed (or what passed) */
 };
 
 /* Check every expectation of in: *out has in->nexpects results (free

@@ -262,8 +262,10 @@ static void score(FILE *f, struct bases *b, const struct audit_policy *a)
 	json_str(f, msg);
 	fputs("},", f);
 	location(f, b, a->in, "CA001", file, line);
-	fprintf(f, ",\"properties\":{\"score\":%.1f,\"highRisk\":%u}}", s,
-	    a->nhigh);
+	fprintf(f, ",\"properties\":{\"score\":%.1f,\"highRisk\":%u,"
+	    "\"network\":", s, a->nhigh);
+	json_str(f, a->network);
+	fputs("}}", f);
 }
 
 /* 1 if finding k of policy i was reported already (a file several

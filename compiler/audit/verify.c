@@ -49,7 +49,7 @@ static void hex(char *out, const uint8_t *d)
 		sprintf(out + 2 * i, "%02x", d[i]);
 }
 
-/* What diff does not look at: metadata and the raw program. */
+/* What diff does not look at: provenance and the raw program. */
 static int meta_diff(const struct cpol *blob, const struct cpol *src,
     struct diff_list *l)
 {
@@ -63,10 +63,6 @@ static int meta_diff(const struct cpol *blob, const struct cpol *src,
 	hex(b, src->source_digest);
 	if (strcmp(a, b) != 0 && diff_add(l, DIFF_CHANGED, "meta",
 	    "source digest", NULL, "%s -> %s", a, b) < 0)
-		return -1;
-	if (strcmp(blob->description, src->description) != 0 &&
-	    diff_add(l, DIFF_CHANGED, "meta", "description", NULL,
-	    "\"%s\" -> \"%s\"", blob->description, src->description) < 0)
 		return -1;
 	if ((blob->ninsns != src->ninsns || memcmp(blob->insns, src->insns,
 	    blob->ninsns * sizeof(*blob->insns)) != 0) &&

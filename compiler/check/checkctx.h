@@ -77,6 +77,10 @@ void check_network(struct check_ctx *c, struct cpol *out);
  * one string), said with the form to write; -1 when s has one.  Shared
  * by the statement and its expect. */
 int check_network_form(struct check_ctx *c, const struct ast_stmt *s);
+/* A host as a "host":port rule (and an expectation) may name it:
+ * 0, or -1 with the error reported at loc. */
+int check_host(struct check_ctx *c, const struct ast_loc *loc,
+    const char *h);
 /* The command and its interpreter as found on this host: executable
  * under the policy's own Landlock rules, else an error. */
 void check_exec(struct check_ctx *c, const struct cpol *out,

@@ -10,6 +10,7 @@
 
 static const char *const path_kinds[] = { "read", "write", "exec",
 	"no-read", "no-write", "no-exec", NULL };
+static const char *const net_negated[] = { "no-connect", "no-bind", NULL };
 
 static void syscall_args(struct check_ctx *c, const struct ast_item *it,
     struct check_expect *e)
@@ -49,6 +50,69 @@ static int add(struct check_ctx *c, struct check_expect **out,
 	return 0;
 }
 
+/* One destination of a network expectation: a port, or "host":port
+ * (a host as a rule takes it: common/host.c).  0, or -1 (reported). */
+static int net_dest(struct check_ctx *c, const struct ast_val *v,
+    struct check_expect *e)
+{
+	uint64_t port;
+	int neg;
+
+	if (v->port) {
+		if (value_str(c, v, &e->host) < 0)
+			return -1;
+		if (check_host(c, &v->loc, e->host) < 0)
+			return -1;
+	}
+	if (value_num(c, v->port ? v->port : v, &port, &neg) < 0)
+		return -1;
+	if (neg || port < 1 || port > 65535) {
+		diag_error(c->d, &v->loc, "port must be 1 to 65535");
+		return -1;
+	}
+	e->port = (uint16_t)port;
+	return 0;
+}
+
+/* expect network off; or expect network connect|bind|no-connect|no-bind
+ * DEST, ...: one expectation per destination. */
+static void net_all(struct check_ctx *c, const struct ast_stmt *s,
+    const struct check_expect *proto, struct check_expect **out,
+    unsigned int *n)
+{
+	char dym[DIAG_SUGGEST_MAX];
+	struct check_expect e = *proto;
+	const struct ast_val *v;
+	const char *const *k;
+
+	e.kind = CHECK_EXPECT_NETWORK;
+	e.net = (s->flags & AST_F_NET_OFF) ? "off" :
+	    (s->flags & AST_F_NET_BIND) ? "bind" : "connect";
+	if (s->name) {
+		for (k = net_negated; *k && strcmp(*k, s->name); k++)
+			;
+		if (!*k) {
+			diag_error(c->d, &s->name_loc, "unknown network "
+			    "expectation %s%s", s->name, diag_did_you_mean(dym,
+			    sizeof(dym), "", tables_suggest_among(s->name,
+			    net_negated), ""));
+			return;
+		}
+		e.net = *k;
+	}
+	if (check_network_form(c, s) < 0)
+		return;
+	if (!s->val && add(c, out, n, &e) < 0)
+		return;
+	for (v = s->val; v; v = v->next) {
+		struct check_expect one = e;
+
+		one.loc = v->loc;
+		if (net_dest(c, v, &one) < 0 || add(c, out, n, &one) < 0)
+			free(one.host);
+	}
+}
+
 static void one(struct check_ctx *c, const struct ast_stmt *s,
     struct check_expect **out, unsigned int *n)
 {
@@ -56,8 +120,6 @@ static void one(struct check_ctx *c, const struct ast_stmt *s,
 	struct check_expect e = { .loc = s->loc };
 	const struct ast_item *it;
 	const char *sug;
-	uint64_t port;
-	int neg;
 
 	if (s->ekind == AST_E_PATH) {
 		e.kind = CHECK_EXPECT_PATH;
@@ -81,23 +143,7 @@ static void one(struct check_ctx *c, const struct ast_stmt *s,
 		return;
 	}
 	if (s->ekind == AST_E_NETWORK) {
-		e.kind = CHECK_EXPECT_NETWORK;
-		e.net = (s->flags & AST_F_NET_OFF) ? "off" :
-		    (s->flags & AST_F_NET_BIND) ? "bind" : "connect";
-		if (check_network_form(c, s) < 0)
-			return;
-		if (s->val && s->val->port && value_str(c, s->val,
-		    &e.host) < 0)
-			return;
-		if (s->val && value_num(c, s->val->port ? s->val->port :
-		    s->val, &port, &neg) == 0 &&
-		    (neg || port < 1 || port > 65535))
-			diag_error(c->d, &s->val->loc, "port must be 1 to "
-			    "65535");
-		else if (s->val)
-			e.port = (uint16_t)port;
-		if (add(c, out, n, &e) < 0)
-			free(e.host);
+		net_all(c, s, &e, out, n);
 		return;
 	}
 	e.kind = CHECK_EXPECT_SYSCALL;

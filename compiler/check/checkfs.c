@@ -210,6 +210,17 @@ static int by_host(const void *a, const void *b)
 	return d ? d : x->port - y->port;
 }
 
+int check_host(struct check_ctx *c, const struct ast_loc *loc,
+    const char *h)
+{
+	if (cpol_host_kind(h) != CPOL_HOST_BAD)
+		return 0;
+	diag_error(c->d, loc, "\"%s\" is not a host: a lower-case DNS name "
+	    "of two labels or more, \"*.\" and such a name, or an IPv4 or "
+	    "IPv6 address as inet_ntop writes it", h);
+	return -1;
+}
+
 /* "host":port: a rule for the run's egress proxy. */
 static void host(struct check_ctx *c, struct cpol *out,
     const struct ast_val *v)
@@ -226,12 +237,8 @@ static void host(struct check_ctx *c, struct cpol *out,
 		diag_error(c->d, &v->port->loc, "port must be 1 to 65535");
 		goto done;
 	}
-	if (cpol_host_kind(h) == CPOL_HOST_BAD) {
-		diag_error(c->d, &v->loc, "\"%s\" is not a host: a lower-case "
-		    "DNS name of two labels or more, \"*.\" and such a name, "
-		    "or an IPv4 or IPv6 address as inet_ntop writes it", h);
+	if (check_host(c, &v->loc, h) < 0)
 		goto done;
-	}
 	for (i = 0; i < out->nhosts; i++)
 		if (strcmp(out->hosts[i].host, h) == 0 &&
 		    out->hosts[i].port == port) {

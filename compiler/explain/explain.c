@@ -34,7 +34,8 @@ static void layers(FILE *f, const struct cpol *p)
 	    " (best effort: runs on older kernels with less)" :
 	    " (required)");
 	if (p->flags & CPOL_F_NET_TCP) {
-		fprintf(f, "  network: tcp");
+		fprintf(f, "  network: %s", p->flags & CPOL_F_NET_HOSTS ?
+		    "named hosts, TCP to cordon's proxy alone" : "tcp");
 		for (i = 0; i < p->nnet; i++)
 			fprintf(f, "%s %s %u", i ? "," : ";",
 			    p->net[i].kind == CPOL_NET_BIND ? "bind" :

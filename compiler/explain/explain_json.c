@@ -289,6 +289,8 @@ static void limits(FILE *f, const struct cpol *p, int *top)
 	kv_bool(f, top, "output_truncate", p->flags & CPOL_F_OUTPUT_TRUNCATE);
 }
 
+/* The environment, the command line and, when there is one, the list a
+ * warm template preloads. */
 static void env_argv(FILE *f, const struct cpol *p, int *top)
 {
 	uint32_t i;
@@ -317,6 +319,17 @@ static void env_argv(FILE *f, const struct cpol *p, int *top)
 	for (i = 0; i < p->nargv; i++) {
 		json_sep(f, &outer);
 		json_str(f, p->argv[i]);
+	}
+	fputc(']', f);
+	if (!p->npreload)
+		return;
+	json_sep(f, top);
+	json_key(f, "preload");
+	fputc('[', f);
+	outer = 1;
+	for (i = 0; i < p->npreload; i++) {
+		json_sep(f, &outer);
+		json_str(f, p->preload[i]);
 	}
 	fputc(']', f);
 }

@@ -103,7 +103,8 @@ enum ast_kind {
 enum ast_expect_kind {
 	AST_E_SYSCALL = 1,      /* expect ACTION syscall[(args)] */
 	AST_E_PATH,             /* expect read|no-write|... PATH (name) */
-	AST_E_NETWORK,          /* expect network off|connect|bind ... */
+	AST_E_NETWORK,          /* expect network off|connect|bind ...,
+	                         * or network no-connect|no-bind (name) ... */
 };
 
 /*

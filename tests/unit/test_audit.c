@@ -1,7 +1,9 @@
 /*
  * test_audit.c - the audit engines on hand-built struct cpol values:
  * Landlock coverage (pathq), lint rules that need no source, diff of
- * paths, network, limits and environment, JSON escaping.  Syscall
+ * paths, network, named hosts, limits and environment, and of every
+ * blob section and layer flag (a new one fails here until diff compares
+ * it), JSON escaping.  Syscall
  * semantics go through real BPF and are covered by tests/test_audit.py.
  */
 #include <setjmp.h>
@@ -209,6 +211,180 @@ static void test_diff_fields(void **state)
 	diff_list_free(&l);
 }
 
+/* Every blob section has a comparer, every layer flag a meaning: a new
+ * CPOL_S_* or CPOL_F_* fails here until diff compares it. */
+static void test_diff_every_section_and_flag(void **state)
+{
+	(void)state;
+	for (unsigned int t = 1; t <= CPOL_S_MAX; t++) {
+		const struct diff_section *d;
+
+		if (!(d = diff_section(t))) {
+			fail_msg("blob section %u has no diff comparer", t);
+			return;
+		}
+		assert_int_equal(d->type, t);
+		assert_non_null(d->compare);
+	}
+	assert_null(diff_section(0));
+	assert_null(diff_section(CPOL_S_MAX + 1));
+	for (uint32_t bit = 1; bit; bit <<= 1) {
+		const struct diff_flag *f = diff_flag(bit);
+
+		if ((CPOL_F_ALL & bit) && !f)
+			fail_msg("layer flag 0x%x has no diff meaning", bit);
+		if (!(CPOL_F_ALL & bit))
+			assert_null(f);
+	}
+}
+
+/* A seccomp program of one instruction: return k. */
+static struct cpol_insn ret_errno[] = { { 0x06, 0, 0, 0x00050026u } };
+static struct cpol_insn ret_allow[] = { { 0x06, 0, 0, 0x7fff0000u } };
+static struct cpol_host host_a[] = { { "api.example.org", 443 } };
+static char *preload_a[] = { "json", NULL };
+
+/* b = a with section t changed (and nothing else). */
+static void mutate(struct cpol *b, unsigned int t)
+{
+	static struct cpol_fs fs_m[] = { { RX, 0, "/usr" },
+		{ RW, 0, "$WORKDIR" }, { RX, 0, "/etc/localtime" } };
+	static struct cpol_net net_m[] = { { CPOL_NET_CONNECT, 443 } };
+	static struct cpol_limit lim_m[7];
+	static struct cpol_env env_m[] = { { CPOL_ENV_SET, "LANG", "C" } };
+	static char *argv_m[] = { "/usr/bin/python3", "-c" };
+	static struct cpol_host host_m[] = { { "api.example.org", 443 },
+		{ "*.example.net", 443 } };
+	static char *preload_m[] = { "json", "csv", NULL };
+
+	switch (t) {
+	case CPOL_S_META: b->description = "other"; break;
+	case CPOL_S_LAYERS: b->landlock_abi_min = 5; break;
+	case CPOL_S_SECCOMP: b->insns = ret_allow; break;
+	case CPOL_S_FS: b->fs = fs_m; break;
+	case CPOL_S_NET: b->net = net_m; b->nnet = 1; break;
+	case CPOL_S_LIMITS:
+		memcpy(lim_m, lim_a, sizeof(lim_m));
+		lim_m[2].value = 32;   /* nproc */
+		b->limits = lim_m;
+		break;
+	case CPOL_S_ENV: b->env = env_m; break;
+	case CPOL_S_ARGV: b->argv = argv_m; break;
+	case CPOL_S_RULES: b->default_action = 0x00050001u; break;
+	case CPOL_S_HOSTS: b->hosts = host_m; b->nhosts = 2; break;
+	case CPOL_S_PRELOAD: b->preload = preload_m; b->npreload = 2; break;
+	default: fail_msg("no change written for blob section %u", t);
+	}
+}
+
+/* Two policies that differ in one section only: diff says so. */
+static void test_diff_each_section_changed(void **state)
+{
+	(void)state;
+	for (unsigned int t = 1; t <= CPOL_S_MAX; t++) {
+		struct diff_list l = { 0 };
+		struct cpol a, b;
+
+		policy(&a);
+		a.flags = CPOL_F_NET_TCP | CPOL_F_NET_HOSTS;
+		a.insns = ret_errno;
+		a.ninsns = 1;
+		a.hosts = host_a;
+		a.nhosts = 1;
+		a.preload = preload_a;
+		a.npreload = 1;
+		b = a;
+		mutate(&b, t);
+		assert_int_equal(diff_run(&a, &a, &l), 0);
+		assert_int_equal(l.n, 0);
+		assert_int_equal(diff_run(&a, &b, &l), 0);
+		if (l.n == 0)
+			fail_msg("a change to blob section %u is not seen", t);
+		diff_list_free(&l);
+	}
+}
+
+/* Each layer flag, toggled alone, is a change diff reports. */
+static void test_diff_each_flag_changed(void **state)
+{
+	(void)state;
+	for (uint32_t bit = 1; bit & CPOL_F_ALL; bit <<= 1) {
+		struct diff_list l = { 0 };
+		struct cpol a, b;
+
+		policy(&a);
+		a.flags = CPOL_F_NET_TCP | CPOL_F_NET_HOSTS;
+		a.hosts = host_a;
+		a.nhosts = 1;
+		b = a;
+		b.flags ^= bit;
+		assert_int_equal(diff_run(&a, &b, &l), 0);
+		if (l.n == 0)
+			fail_msg("layer flag 0x%x toggled is not seen", bit);
+		diff_list_free(&l);
+	}
+}
+
+/* Hosts by what they reach: each kind of host rule, added, is wider;
+ * a name below an allowed wildcard is not; a new port on an allowed
+ * host is. */
+static void test_diff_hosts(void **state)
+{
+	static const struct {
+		const char *host;
+		unsigned int port;
+		int dir;
+	} cases[] = {
+		{ "evil.example.org", 443, DIFF_WIDER },      /* NAME */
+		{ "*.amazonaws.com", 443, DIFF_WIDER },       /* WILDCARD */
+		{ "192.0.2.1", 443, DIFF_WIDER },             /* IPV4 */
+		{ "2001:db8::1", 443, DIFF_WIDER },           /* IPV6 */
+		{ "a.example.net", 443, DIFF_CHANGED },       /* covered */
+		{ "*.b.example.net", 443, DIFF_CHANGED },     /* covered */
+		{ "*.example.net", 8443, DIFF_WIDER },        /* new port */
+		{ "*.net", 443, DIFF_WIDER },                 /* over it */
+	};
+	struct cpol_host old_h[] = { { "*.example.net", 443 } };
+	unsigned int seen[CPOL_HOST_IPV6 + 1] = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cpol_host new_h[] = { { "*.example.net", 443 },
+			{ (char *)cases[i].host, (uint16_t)cases[i].port } };
+		struct diff_list l = { 0 };
+		const struct diff_change *c;
+		char subject[300];
+		struct cpol a, b;
+
+		seen[cpol_host_kind(cases[i].host)]++;
+		policy(&a);
+		a.flags = CPOL_F_NET_TCP | CPOL_F_NET_HOSTS;
+		a.hosts = old_h;
+		a.nhosts = 1;
+		b = a;
+		b.hosts = new_h;
+		b.nhosts = 2;
+		assert_int_equal(diff_run(&a, &b, &l), 0);
+		snprintf(subject, sizeof(subject), strchr(cases[i].host, ':') ?
+		    "[%s]:%u" : "%s:%u", cases[i].host, cases[i].port);
+		if (!(c = find(&l, "host", subject))) {
+			fail_msg("host %s not reported", subject);
+			return;
+		}
+		assert_int_equal(c->dir, cases[i].dir);
+		assert_int_equal(l.n, 1);
+		diff_list_free(&l);
+		assert_int_equal(diff_run(&b, &a, &l), 0);
+		assert_non_null(c = find(&l, "host", subject));
+		assert_int_equal(c->dir, cases[i].dir == DIFF_WIDER ?
+		    DIFF_NARROWER : DIFF_CHANGED);
+		diff_list_free(&l);
+	}
+	for (int k = CPOL_HOST_NAME; k <= CPOL_HOST_IPV6; k++)
+		if (!seen[k])
+			fail_msg("no case for host kind %d", k);
+}
+
 static void test_json(void **state)
 {
 	char *buf = NULL;
@@ -255,6 +431,10 @@ int main(void)
 		cmocka_unit_test(test_rights),
 		cmocka_unit_test(test_lint_blob_like),
 		cmocka_unit_test(test_diff_fields),
+		cmocka_unit_test(test_diff_every_section_and_flag),
+		cmocka_unit_test(test_diff_each_section_changed),
+		cmocka_unit_test(test_diff_each_flag_changed),
+		cmocka_unit_test(test_diff_hosts),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_origin),
 	};
