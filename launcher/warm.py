@@ -463,7 +463,16 @@ class Pool:
         conn, _ = self.lsock.accept()
         cred = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
                                struct.calcsize("3i"))
-        if struct.unpack("3i", cred)[1] != self.uid:
+        uid = struct.unpack("3i", cred)[1]
+        if uid != self.uid:
+            # Said without waiting (a foreign caller may send nothing);
+            # its request, if any, is dropped unread with the socket.
+            conn.setblocking(False)
+            try:
+                conn.send(b"E" + b"this pool takes requests from uid %d "
+                          b"only, not %d" % (self.uid, uid))
+            except OSError:
+                pass
             conn.close()
             return
         request = self.take(conn)

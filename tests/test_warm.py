@@ -442,3 +442,71 @@ def test_runs_never_see_other_callers_words(tmp_path, pool):
         for p in procs:
             out, err = p.communicate(timeout=300)
             assert p.returncode == 0 and out == "[]\n", (out, err)
+
+
+# ---- who is the pool, who is the caller --------------------------------
+
+IMPOSTOR = r'''
+import array, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind("\0" + sys.argv[1][1:])
+s.listen(1)
+print("listening", flush=True)
+c, _ = s.accept()
+c.settimeout(30)
+fds = array.array("i")
+try:
+    data, anc, _, _ = c.recvmsg(65536, socket.CMSG_SPACE(16 * 4))
+except OSError:
+    data, anc = b"", []
+for level, kind, blob in anc:
+    if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+        fds.frombytes(blob[:len(blob) - len(blob) % 4])
+print("got", len(data), "bytes", len(fds), "fds", flush=True)
+try:
+    c.sendall(b"X" + (0).to_bytes(4, "little"))   # "it ran, status 0"
+except OSError:
+    pass
+'''
+
+
+def test_submit_refuses_a_pool_of_another_uid(tmp_path):
+    # A process of another uid that holds the name first is no pool of
+    # ours: --submit checks the listener's credentials before it sends
+    # anything (no descriptor, no word) and does not take its status.
+    if os.geteuid() != 0:
+        pytest.skip("needs root: the impostor runs as another uid (65534)")
+    name = "@cordon-test-impostor-%d" % os.getpid()
+    srv = subprocess.Popen(["/usr/bin/python3", "-c", IMPOSTOR, name],
+                           user=65534, cwd="/",
+                           group=65534, extra_groups=[],
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        assert srv.stdout.readline() == "listening\n"
+        (tmp_path / "s.py").write_text("print(1)\n")
+        p = subprocess.run([str(BUILD / "cordon"), "--submit", name,
+                            str(tmp_path / "s.py")], capture_output=True,
+                           text=True, timeout=30)
+        said = srv.stdout.read()
+        assert srv.wait(30) == 0
+    finally:
+        if srv.poll() is None:
+            srv.kill()
+            srv.wait()
+    assert p.returncode == 125, p
+    assert "uid 65534" in p.stderr and "not" in p.stderr, p
+    assert said == "got 0 bytes 0 fds\n", said
+
+
+def test_pool_refuses_a_caller_of_another_uid(tmp_path, pool):
+    # The other direction: a root pool takes no request from uid 65534
+    # (the caller may trust root's pool; the pool does not serve it).
+    if os.geteuid() != 0:
+        pytest.skip("needs root: the caller runs as another uid (65534)")
+    snip = tmp_path / "s.py"
+    snip.write_text("print('ran')\n")
+    p = subprocess.run([str(BUILD / "cordon"), "--submit", pool, str(snip)],
+                       user=65534, cwd="/", group=65534, extra_groups=[],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 125 and "refused" in p.stderr, p
+    assert "ran" not in p.stdout, p
