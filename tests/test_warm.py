@@ -5,6 +5,7 @@ Each test runs real snippets in a pool of a shipped policy (code_gen, with
 its preloads) or the launcher's escape policy; hostile runs try to leave a
 mark for the next run or to reach the template, and the next run checks
 that nothing is left."""
+import contextlib
 import json
 import os
 import pathlib
@@ -510,3 +511,104 @@ def test_pool_refuses_a_caller_of_another_uid(tmp_path, pool):
                        capture_output=True, text=True, timeout=30)
     assert p.returncode == 125 and "refused" in p.stderr, p
     assert "ran" not in p.stdout, p
+
+
+# ---- options only tighten: policy, pool, request -----------------------
+
+@contextlib.contextmanager
+def _serving(blob, *opts, tag="opts"):
+    """A pool of blob with the pool's own options; stopped at the end."""
+    name = "@cordon-test-%s-%d-%s" % (tag, os.getpid(),
+                                      os.urandom(4).hex())
+    srv = subprocess.Popen([str(BUILD / "cordon"), *opts, "--serve", name,
+                            str(blob)], stdin=subprocess.PIPE,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True)
+    try:
+        line = srv.stderr.readline()
+        assert "ready" in line, line + srv.stderr.read()
+        yield name, srv
+    finally:
+        if srv.poll() is None:
+            srv.terminate()
+        try:
+            srv.wait(30)
+        except subprocess.TimeoutExpired:
+            srv.kill()
+            srv.wait()
+
+
+WRITE_10M = ("import os\ntry:\n"
+             "    with open('big', 'wb') as f:\n"
+             "        for _ in range(10):\n"
+             "            f.write(b'x' * (1 << 20)); f.flush()\n"
+             "    print('wrote', os.path.getsize('big'))\n"
+             "except OSError as e:\n    print('refused', e.errno)\n")
+
+
+NICE = "import os\nprint(os.getpriority(os.PRIO_PROCESS, 0))\n"
+
+
+def test_request_cannot_loosen_the_pools_limit(cordon, code_gen):
+    # The pool's --limit disk=2M holds for a request that asks 64M: the
+    # tighter value of the two, in the run and in its status.
+    with _serving(code_gen, "--limit", "disk=2M") as (name, _):
+        r = cordon(None, WRITE_10M, opts=["--limit", "disk=64M"], warm=name)
+        assert r.status and r.status["warm"] is True, r
+        assert r.status["bounds"]["disk"]["limit"] == 2 << 20, r.status
+        assert not r.out.startswith("wrote"), r
+        r = cordon(None, WRITE_10M, opts=["--limit", "disk=1M"], warm=name)
+        assert r.status["bounds"]["disk"]["limit"] == 1 << 20, r.status
+        assert not r.out.startswith("wrote"), r
+
+
+def test_request_cannot_loosen_the_pools_memory(cordon, code_gen):
+    with _serving(code_gen, "--limit", "memory=300M") as (name, _):
+        r = cordon(None, "print(1)\n", opts=["--limit", "memory=2G"],
+                   warm=name)
+        assert r.status["bounds"]["memory"]["limit"] == 300 << 20, r.status
+        r = cordon(None, "print(1)\n", warm=name)
+        assert r.status["bounds"]["memory"]["limit"] == 300 << 20, r.status
+
+
+def test_pool_cannot_loosen_the_policy(cordon, code_gen):
+    # code_gen (base/python.policy): memory 4G, disk 1G, fsize 256M,
+    # timeout 120 s.  A pool's larger values are the policy's.
+    with _serving(code_gen, "--limit", "memory=64G", "--limit", "disk=8G",
+                  "--timeout", "100000") as (name, _):
+        r = cordon(None, "import resource\nprint(resource.getrlimit("
+                   "resource.RLIMIT_FSIZE)[0])\n",
+                   opts=["--limit", "fsize=1T"], warm=name)
+        assert r.status["bounds"]["memory"]["limit"] == 4 << 30, r.status
+        assert r.status["bounds"]["disk"]["limit"] == 1 << 30, r.status
+        assert r.out == "%d\n" % (256 << 20), r
+
+
+def test_request_cannot_loosen_the_pools_timeout_output_nice(cordon,
+                                                             code_gen):
+    with _serving(code_gen, "--timeout", "2", "--output", "1K", "--nice",
+                  "10") as (name, _):
+        r = cordon(None, "import time\ntime.sleep(60)\n",
+                   opts=["--timeout", "100"], warm=name, timeout=60)
+        assert r.status["outcome"] == "timeout", r
+        r = cordon(None, "import time\ntime.sleep(60)\n", warm=name,
+                   timeout=60)
+        assert r.status["outcome"] == "timeout", r
+        r = cordon(None, "print('x' * 100000)\n", opts=["--output", "1M"],
+                   warm=name)
+        assert r.status["outcome"] == "output_limit", r
+        r = cordon(None, NICE, opts=["--nice", "1"], warm=name)
+        assert r.out == "10\n", r
+
+
+def test_repeated_options_tighten(cordon, code_gen):
+    # Cold as warm: an option given twice holds at its tighter value.
+    r = cordon(code_gen, WRITE_10M, opts=["--limit", "disk=2M", "--limit",
+                                          "disk=64M"])
+    assert r.status["bounds"]["disk"]["limit"] == 2 << 20, r.status
+    assert not r.out.startswith("wrote"), r
+    r = cordon(code_gen, NICE, opts=["--nice", "7", "--nice", "3"])
+    assert r.out == "7\n", r
+    r = cordon(code_gen, "import time\ntime.sleep(60)\n",
+               opts=["--timeout", "1", "--timeout", "100"], timeout=60)
+    assert r.status["outcome"] == "timeout", r
