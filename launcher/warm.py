@@ -203,9 +203,24 @@ def run(pool, argv, envp, warm):
     run_snippet(argv + args, envp, pool.at)
 
 
+def reseed():
+    """In the run, before the snippet: the generators the template's
+    imports seeded once (every run would draw the same numbers) seeded
+    again from the kernel's entropy: Python's random (its fork handler
+    ran in the spare's fork, not in this run's), numpy's global
+    generator, torch's default ones.  A failure fails the run (125)."""
+    if "random" in sys.modules:
+        sys.modules["random"].seed()
+    if "numpy.random" in sys.modules:
+        sys.modules["numpy.random"].seed()
+    if "torch" in sys.modules:
+        sys.modules["torch"].seed()     # CPU; CUDA's lazily (not started)
+
+
 def run_snippet(argv, envp, at):
     """In the run: argv is cordon's command line for the payload."""
     sys.meta_path[:] = [m for m in sys.meta_path if not isinstance(m, NoImport)]
+    reseed()
     os.environ.clear()
     for kv in envp:
         k, _, v = kv.partition("=")

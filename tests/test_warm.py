@@ -612,3 +612,36 @@ def test_repeated_options_tighten(cordon, code_gen):
     r = cordon(code_gen, "import time\ntime.sleep(60)\n",
                opts=["--timeout", "1", "--timeout", "100"], timeout=60)
     assert r.status["outcome"] == "timeout", r
+
+
+# ---- what runs of one pool share, and what they must not ---------------
+
+def test_runs_do_not_share_random_state(cordon, pool):
+    # code_gen preloads numpy: its global generator was seeded once, in
+    # the template; each run reseeds it (and Python's random) from the
+    # kernel, so two runs never draw the same numbers.
+    code = ("import random, numpy\n"
+            "print(random.random(), numpy.random.random(), "
+            "numpy.random.randint(1 << 62))\n")
+    seen = []
+    for _ in range(3):
+        r = cordon(None, code, warm=pool)
+        assert r.rc == 0, r
+        seen.append(r.out.split())
+    for drawn in zip(*seen):          # each generator, over the runs
+        assert len(set(drawn)) == 3, seen
+
+
+def test_torch_runs_do_not_share_random_state(cordon, warm_pools):
+    try:
+        subprocess.run(["/usr/bin/python3", "-c", "import torch"],
+                       check=True, capture_output=True, timeout=120)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
+        pytest.skip("no torch for /usr/bin/python3")
+    name = warm_pools(BUILD / "policies" / "monai_infer.cpol")
+    code = ("import torch\nprint(torch.initial_seed(), torch.rand(1).item(),"
+            " torch.cuda.is_initialized())\n")
+    seen = [cordon(None, code, warm=name).out.split() for _ in range(3)]
+    assert all(s[2] == "False" for s in seen), seen
+    for drawn in list(zip(*seen))[:2]:
+        assert len(set(drawn)) == 3, seen
