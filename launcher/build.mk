@@ -6,7 +6,7 @@ LAUNCHER_SRCS := launcher/main.c launcher/launch.c launcher/run.c \
 	launcher/fdpass.c launcher/egress.c launcher/proxy.c \
 	launcher/proxyreq.c launcher/dns.c launcher/netns.c \
 	launcher/denials.c launcher/learn.c launcher/serve.c \
-	launcher/warmhold.c \
+	launcher/warmhold.c launcher/warmdir.c \
 	launcher/submit.c
 LAUNCHER_OBJS := $(LAUNCHER_SRCS:%.c=$(BUILD)/%.o)
 # The launcher handles sizes from the blob: conversions must be explicit.

@@ -175,6 +175,17 @@ static int parse_timeout(const char *s, struct opts *o)
 	return 0;
 }
 
+/* --output: given again, the lower cap holds. */
+static int parse_output(const char *s, struct opts *o)
+{
+	uint64_t v;
+
+	if (parse_size(s, &v) < 0)
+		return -1;
+	o->output_cap = v < o->output_cap ? v : o->output_cap;
+	return 0;
+}
+
 /* Every option (submit.c scans a warm request's with it). */
 const struct option cordon_options[] = {
 	{ "workdir", 1, NULL, 'w' }, { "keep-workdir", 0, NULL, 'k' },
@@ -286,9 +297,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 				goto bad;
 			break;
 		case 'o':
-			if (parse_size(optarg, &v) < 0)
+			if (parse_output(optarg, o) < 0)
 				goto bad;
-			o->output_cap = v < o->output_cap ? v : o->output_cap;
 			break;
 		case 'l':
 			if (parse_limit(optarg, o) < 0)

@@ -2,7 +2,9 @@
 
 argv: @NAME, the blob's absolute path, the index of the snippet in a run's
 argv, the template's own directory, the pool's options (every spare's
-set-up), "--", then the policy's preloads.
+set-up), "--", then the policy's preloads.  The lock on that directory
+(launcher/warmdir.c) is an inherited descriptor, kept open here and across
+the re-executions, closed in spares; the directory is removed at the stop.
 
 The template imports the preloads, exercises them once, freezes the
 collector's generations, then serves runs on the abstract socket NAME
@@ -668,6 +670,11 @@ def main():
         pool.serve()
     except Stop:
         pool.stop()
+        try:
+            _cordon_warm.home_remove(home)
+        except OSError as e:
+            sys.stderr.write("cordon: warm pool %s: %s\n" % (name, e))
+            sys.exit(125)
         return
     # MAX_RUNS: a new template, same socket (a new layout, new imports).
     signal.set_wakeup_fd(-1)

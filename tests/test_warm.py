@@ -645,3 +645,43 @@ def test_torch_runs_do_not_share_random_state(cordon, warm_pools):
     assert all(s[2] == "False" for s in seen), seen
     for drawn in list(zip(*seen))[:2]:
         assert len(set(drawn)) == 3, seen
+
+
+# ---- the template's own directory ---------------------------------------
+
+def _template_dir(pid):
+    """The template's directory: warm.py's fourth argument."""
+    with open("/proc/%d/cmdline" % pid, "rb") as f:
+        words = f.read().split(b"\0")
+    at = [i for i, w in enumerate(words) if w.endswith(b"/warm.py")]
+    assert at, words
+    return pathlib.Path(os.fsdecode(words[at[0] + 4]))
+
+
+def test_pool_removes_its_directory_at_stop(cordon, code_gen):
+    for how in ("eof", "term"):
+        with _serving(code_gen, tag="dir") as (name, srv):
+            home = _template_dir(srv.pid)
+            assert home.is_dir() and str(home).startswith("/tmp/"), home
+            assert cordon(None, "print(1)\n", warm=name).out == "1\n"
+            if how == "eof":
+                srv.stdin.close()
+            else:
+                srv.terminate()
+            assert srv.wait(30) == 0, srv.stderr.read()
+        assert not home.exists(), (how, sorted(home.iterdir()))
+
+
+def test_next_pool_removes_a_killed_pools_directory(code_gen):
+    import signal
+    with _serving(code_gen, tag="killed") as (_, srv):
+        home = _template_dir(srv.pid)
+        (home / "cache").mkdir()            # what imports may leave
+        (home / "cache" / "f").write_text("x")
+        srv.send_signal(signal.SIGKILL)
+        srv.wait()
+    assert home.is_dir()
+    with _serving(code_gen, tag="next") as (_, srv):
+        other = _template_dir(srv.pid)
+        assert not home.exists(), sorted(home.iterdir())
+        assert other.is_dir()               # its own is kept, while it runs
