@@ -572,15 +572,18 @@ def test_request_cannot_loosen_the_pools_memory(cordon, code_gen):
 
 
 def test_pool_cannot_loosen_the_policy(cordon, code_gen):
-    # code_gen (base/python.policy): memory 4G, disk 1G, fsize 256M,
-    # timeout 120 s.  A pool's larger values are the policy's.
+    # code_gen (base/python.policy): memory 4G, disk 1G, pids 256, files
+    # 20000, fsize 256M, timeout 120 s.  A pool's larger values are the policy's.
     with _serving(code_gen, "--limit", "memory=64G", "--limit", "disk=8G",
+                  "--limit", "pids=100000", "--limit", "files=10000000",
                   "--timeout", "100000") as (name, _):
         r = cordon(None, "import resource\nprint(resource.getrlimit("
                    "resource.RLIMIT_FSIZE)[0])\n",
                    opts=["--limit", "fsize=1T"], warm=name)
         assert r.status["bounds"]["memory"]["limit"] == 4 << 30, r.status
         assert r.status["bounds"]["disk"]["limit"] == 1 << 30, r.status
+        assert r.status["bounds"]["pids"]["limit"] == 256, r.status
+        assert r.status["bounds"]["files"]["limit"] == 20000, r.status
         assert r.out == "%d\n" % (256 << 20), r
 
 
