@@ -8,7 +8,7 @@ LAUNCHER_SRCS := launcher/main.c launcher/launch.c launcher/run.c \
 	launcher/proxyreq.c launcher/dns.c launcher/netns.c \
 	launcher/denials.c launcher/learn.c launcher/learnjudge.c \
 	launcher/serve.c \
-	launcher/warmhold.c \
+	launcher/warmhold.c launcher/warmdir.c \
 	launcher/submit.c
 LAUNCHER_OBJS := $(LAUNCHER_SRCS:%.c=$(BUILD)/%.o)
 # The launcher handles sizes from the blob: conversions must be explicit.

@@ -218,6 +218,12 @@ extern void (*warm_resume)(char **argv, char **envp);
 /* serve.c: cordon --serve: exec the pool's template (warm.py) */
 int serve_exec(const struct opts *o, const struct cpol *p, char **argv,
     char *err);
+/* warmdir.c: the template's directory: dir ("...XXXXXX") made, locked
+ * and marked (returns the lock's descriptor, or -1 with err); removed;
+ * abandoned ones of this uid (lock free, mark there) removed */
+int warmdir_make(char *dir, char *err);
+int warmdir_remove(const char *dir, char *err, size_t len);
+void warmdir_sweep(void);
 /* submit.c: cordon --submit @NAME ...: one run in a warm pool */
 int submit_main(int argc, char **argv);
 

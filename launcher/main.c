@@ -106,15 +106,22 @@ static int parse_size(const char *s, uint64_t *v)
 	return 0;
 }
 
+/* Options only tighten: given again (a pool's, then its request's,
+ * serve.c and warm.py), a limit keeps the lower value. */
 static int parse_limit(const char *s, struct opts *o)
 {
 	const char *eq = strchr(s, '=');
 	unsigned int r;
+	uint64_t v;
 
 	for (r = 1; eq && r <= CPOL_RLIM_MAX; r++)
 		if (strlen(cpol_rlim_name(r)) == (size_t)(eq - s) &&
-		    strncmp(s, cpol_rlim_name(r), (size_t)(eq - s)) == 0)
-			return parse_size(eq + 1, &o->limit[r]);
+		    strncmp(s, cpol_rlim_name(r), (size_t)(eq - s)) == 0) {
+			if (parse_size(eq + 1, &v) < 0)
+				return -1;
+			o->limit[r] = v < o->limit[r] ? v : o->limit[r];
+			return 0;
+		}
 	return -1;
 }
 
@@ -159,9 +166,24 @@ static int parse_timeout(const char *s, struct opts *o)
 	char *end;
 	double d = strtod(s, &end);
 
+	uint64_t ms;
+
 	if (*end || !(d > 0 && d < 1e9))
 		return -1;
-	o->timeout_ms = (uint64_t)(d * 1000) ? (uint64_t)(d * 1000) : 1;
+	ms = (uint64_t)(d * 1000) ? (uint64_t)(d * 1000) : 1;
+	if (!o->timeout_ms || ms < o->timeout_ms)   /* the tighter */
+		o->timeout_ms = ms;
+	return 0;
+}
+
+/* --output: given again, the lower cap holds. */
+static int parse_output(const char *s, struct opts *o)
+{
+	uint64_t v;
+
+	if (parse_size(s, &v) < 0)
+		return -1;
+	o->output_cap = v < o->output_cap ? v : o->output_cap;
 	return 0;
 }
 
@@ -224,14 +246,15 @@ int opts_warm_scan(int argc, char **argv, int setup, char *msg,
 	return optind;
 }
 
-/* A pool's own options are those of its spares' set-up (serve.c): one
- * operand, the policy; a run's options come with each request. */
+/* A pool's own options are those of its spares' set-up (serve.c), and
+ * the --timeout and --output every request starts from: one operand,
+ * the policy; a run's options come with each request and only tighten
+ * the pool's (warmhold.c). */
 static int serve_opts_ok(const struct opts *o, int operands)
 {
 	return operands == 1 && !o->observe && !o->no_namespaces &&
-	    !o->workdir && !o->keep_workdir && !o->timeout_ms &&
-	    o->status_fd < 0 && !o->status_file && !o->nresolve && !o->quiet &&
-	    o->output_cap == UINT64_MAX;
+	    !o->workdir && !o->keep_workdir && o->status_fd < 0 &&
+	    !o->status_file && !o->nresolve && !o->quiet;
 }
 
 /* Returns -1 to go on, or an exit status (help, version, bad usage). */
@@ -256,7 +279,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		case 'N':       /* an increment, 0..19: lower only */
 			if (parse_count(optarg, 19, &v) < 0)
 				goto bad;
-			o->nice = (int)v;
+			o->nice = (int)v > o->nice ? (int)v : o->nice;
 			break;
 		case 'F': o->status_file = optarg; break;
 		case 'C': o->cgroup = optarg; break;
@@ -275,7 +298,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 				goto bad;
 			break;
 		case 'o':
-			if (parse_size(optarg, &o->output_cap) < 0)
+			if (parse_output(optarg, o) < 0)
 				goto bad;
 			break;
 		case 'l':

@@ -17,6 +17,9 @@
  * options() tells warm.py which options a request may carry, from
  * cordon's own option table.
  *
+ * home_remove(dir) removes the template's own directory at its stop
+ * (warmdir.c: the walk that removes a run's workdir).
+ *
  * harden() makes the template non-dumpable (no same-uid process may
  * ptrace it or read its memory; runs are in other namespaces and
  * Landlock domains as well).
@@ -164,10 +167,33 @@ static PyObject *warm_harden(PyObject *self, PyObject *unused)
 	return Py_None;
 }
 
+static PyObject *warm_home_remove(PyObject *self, PyObject *args)
+{
+	char err[ERRLEN];
+	const char *dir;
+
+	(void)self;
+	if (in_run) {
+		PyErr_SetString(PyExc_RuntimeError, "_cordon_warm.home_remove: "
+		    "not in a warm run");
+		return NULL;
+	}
+	if (!PyArg_ParseTuple(args, "s", &dir))
+		return NULL;
+	if (warmdir_remove(dir, err, sizeof(err)) < 0) {
+		PyErr_SetString(PyExc_OSError, err);
+		return NULL;
+	}
+	Py_INCREF(Py_None);
+	return Py_None;
+}
+
 static PyMethodDef methods[] = {
 	{ "run", warm_run, METH_VARARGS, "a warm run: cordon, in this process" },
 	{ "harden", warm_harden, METH_NOARGS, "make the template "
 	    "non-dumpable" },
+	{ "home_remove", warm_home_remove, METH_VARARGS, "remove the "
+	    "template's directory" },
 	{ "options", warm_options, METH_NOARGS, "the options a warm "
 	    "request may carry" },
 	{ NULL, NULL, 0, NULL },

@@ -11,12 +11,15 @@
  *   - no_new_privs, non-dumpable again in warm.py (its extension);
  *   - every descriptor above 2 closed at the exec;
  *   - the arguments: the abstract socket name, the blob's absolute path,
- *     the index of the snippet in a run's argv, the preloads.
+ *     the index of the snippet in a run's argv, the preloads;
+ *   - the lock on its directory held (warmdir.c): the template removes
+ *     the directory when it stops, the next pool when it was killed.
  * Each run is then cordon itself, called in a fork of the template by
  * the extension (launcher/pywarm.c): every layer of a cold run, built by
  * the same code; only the payload's execve is replaced (run.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <linux/close_range.h>
@@ -90,6 +93,18 @@ static int pool_opts(char **argv, char **out, int n)
 	return n;
 }
 
+/* No template: its directory removed (the lock goes with cordon). */
+static int gone(const char *dir, char **envp)
+{
+	char msg[ERRLEN];
+
+	if (warmdir_remove(dir, msg, sizeof(msg)) < 0)
+		fprintf(stderr, "cordon: %s\n", msg);
+	if (envp)
+		command_free(envp);
+	return EXIT_CORDON;
+}
+
 int serve_exec(const struct opts *o, const struct cpol *p, char **cargv,
     char *err)
 {
@@ -98,7 +113,7 @@ int serve_exec(const struct opts *o, const struct cpol *p, char **cargv,
 	static char warm[PATH_MAX], blob[PATH_MAX], idx[16];
 	static char dir[] = "/tmp/cordon-warm.XXXXXX";
 	char **envp;
-	int at = snippet_word(p), n = 0, i;
+	int at = snippet_word(p), n = 0, i, held;
 	uint32_t k;
 
 	if (o->serve[0] != '@' || strlen(o->serve) < 2 ||
@@ -112,12 +127,14 @@ int serve_exec(const struct opts *o, const struct cpol *p, char **cargv,
 		    "\"$SNIPPET\" as a word of its own");
 		return EXIT_CORDON;
 	}
-	if (warm_dir(warm, sizeof(warm)) < 0 || !realpath(o->policy, blob) ||
-	    !mkdtemp(dir)) {
-		snprintf(err, ERRLEN, "warm.py (next to cordon), the policy's "
-		    "path or the template's directory: %s", strerror(errno));
+	if (warm_dir(warm, sizeof(warm)) < 0 || !realpath(o->policy, blob)) {
+		snprintf(err, ERRLEN, "warm.py (next to cordon) or the policy's "
+		    "path: %s", strerror(errno));
 		return EXIT_CORDON;
 	}
+	warmdir_sweep();
+	if ((held = warmdir_make(dir, err)) < 0)
+		return EXIT_CORDON;
 	envp = command_envp(p, dir);
 	for (i = 0; i < at; i++)
 		argv[n++] = p->argv[i];
@@ -129,19 +146,20 @@ int serve_exec(const struct opts *o, const struct cpol *p, char **cargv,
 	argv[n++] = dir;
 	if ((n = pool_opts(cargv, argv, n)) < 0) {
 		snprintf(err, ERRLEN, "too many options");
-		return EXIT_CORDON;
+		return gone(dir, envp);
 	}
 	argv[n++] = "--";
 	for (k = 0; k < p->npreload; k++)
 		argv[n++] = p->preload[k];
 	argv[n] = NULL;
+	/* Every descriptor but the lock closed at the exec. */
 	if (!envp || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+	    syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0 ||
+	    fcntl(held, F_SETFD, 0) < 0) {
 		snprintf(err, ERRLEN, "template set-up: %s", strerror(errno));
-		return EXIT_CORDON;
+		return gone(dir, envp);
 	}
 	execve(argv[0], argv, envp);
 	snprintf(err, ERRLEN, "%s: %s", argv[0], strerror(errno));
-	command_free(envp);
-	return EXIT_CORDON;
+	return gone(dir, envp);
 }

@@ -9,6 +9,11 @@
  * warm run does not take (main.c's warm_run_options, warm_setup_options)
  * is refused here; the pool (warm.py) sorts the options and cordon checks
  * them again; a refusal is printed and exits 125.
+ *
+ * Whoever bound the name first holds it: before anything is sent, the
+ * listener's credentials (SO_PEERCRED, taken by the kernel when it called
+ * listen) must be this process's uid or root's; any other process gets
+ * no descriptor and no word, and its answer is not taken.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -16,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -42,6 +48,31 @@ static int connect_pool(const char *name)
 		return -1;
 	}
 	return s;
+}
+
+/* 0 if the pool on s runs as this process's uid or as root; else -1
+ * with why. */
+static int pool_trusted(int s, const char **why)
+{
+	static char msg[128];
+	struct ucred c;
+	socklen_t n = sizeof(c);
+	uid_t me = geteuid();
+
+	if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &c, &n) < 0 ||
+	    n != sizeof(c)) {
+		snprintf(msg, sizeof(msg), "the pool's credentials: %s",
+		    strerror(errno));
+		*why = msg;
+		return -1;
+	}
+	if (c.uid == me || c.uid == 0)
+		return 0;
+	snprintf(msg, sizeof(msg), "the name is held by a process of uid "
+	    "%u (pid %d), not of uid %u or root: not sending anything to it",
+	    (unsigned)c.uid, (int)c.pid, (unsigned)me);
+	*why = msg;
+	return -1;
 }
 
 /* The index of the snippet in argv (after cordon's options), or -1 with
@@ -116,13 +147,37 @@ static ssize_t request(int argc, char **argv, char *buf, int *status,
 	return (ssize_t)len;
 }
 
+/* The pool's answer on s: its exit status, or 125 after its refusal
+ * (or, when it said nothing, sent's error) is printed. */
+static int answer(int s, char *buf, int sent)
+{
+	ssize_t got = 0, r;
+	int32_t code;
+
+	while ((r = read(s, buf + got, 512 - (size_t)got)) > 0 ||
+	    (r < 0 && errno == EINTR))
+		got += r > 0 ? r : 0;
+	if (got == 5 && buf[0] == 'X' && sent == 0) {  /* int32, LE */
+		memcpy(&code, buf + 1, 4);
+		return code < 0 || code > 255 ? EXIT_CORDON : code;
+	}
+	if (got > 1 && buf[0] == 'E')
+		fprintf(stderr, "cordon: the warm pool refused the run: %.*s\n",
+		    (int)got - 1, buf + 1);
+	else if (sent != 0)
+		fprintf(stderr, "cordon: --submit: %s\n", strerror(sent));
+	else
+		fprintf(stderr, "cordon: the warm pool refused the run: it "
+		    "ended the connection\n");
+	return EXIT_CORDON;
+}
+
 int submit_main(int argc, char **argv)
 {
 	static char buf[SUBMIT_MAX + 1];
-	int fds[FDPASS_MAX] = { 0, 1, 2, -1 }, s;
+	int fds[FDPASS_MAX] = { 0, 1, 2, -1 }, s, sent = 0, rc;
 	const char *why = NULL;
-	int32_t code;
-	ssize_t len, got = 0, r;
+	ssize_t len;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: cordon --submit @name [option ...] "
@@ -131,26 +186,22 @@ int submit_main(int argc, char **argv)
 	}
 	len = request(argc - 1, argv + 1, buf, &fds[3], &why);
 	s = len < 0 ? -1 : connect_pool(argv[0]);
-	if (len < 0 || s < 0) {
-		fprintf(stderr, "cordon: --submit %s: %s\n", argv[0], len < 0 ?
-		    why : strerror(errno));
-		return EXIT_CORDON;
-	}
-	if (fdpass_sendv(s, buf, (size_t)len, fds, fds[3] >= 0 ? 4 : 3) <
-	    0) {
-		fprintf(stderr, "cordon: --submit: %s\n", strerror(errno));
+	if (s < 0 && len >= 0)
+		why = strerror(errno);
+	if (s >= 0 && pool_trusted(s, &why) < 0) {
 		close(s);
+		s = -1;
+	}
+	if (s < 0) {
+		fprintf(stderr, "cordon: --submit %s: %s\n", argv[0], why);
 		return EXIT_CORDON;
 	}
-	while ((r = read(s, buf + got, 512 - (size_t)got)) > 0 ||
-	    (r < 0 && errno == EINTR))
-		got += r > 0 ? r : 0;
+	/* A pool that refuses at once may have closed before this send:
+	 * its answer is read all the same. */
+	if (fdpass_sendv(s, buf, (size_t)len, fds, fds[3] >= 0 ? 4 : 3) <
+	    0)
+		sent = errno ? errno : EIO;
+	rc = answer(s, buf, sent);
 	close(s);
-	if (got == 5 && buf[0] == 'X') {   /* "X", int32 little endian */
-		memcpy(&code, buf + 1, 4);
-		return code < 0 || code > 255 ? EXIT_CORDON : code;
-	}
-	fprintf(stderr, "cordon: the warm pool refused the run: %.*s\n",
-	    got > 1 ? (int)got - 1 : 0, buf + 1);
-	return EXIT_CORDON;
+	return rc;
 }

@@ -2,7 +2,9 @@
 
 argv: @NAME, the blob's absolute path, the index of the snippet in a run's
 argv, the template's own directory, the pool's options (every spare's
-set-up), "--", then the policy's preloads.
+set-up), "--", then the policy's preloads.  The lock on that directory
+(launcher/warmdir.c) is an inherited descriptor, kept open here and across
+the re-executions, closed in spares; the directory is removed at the stop.
 
 The template imports the preloads, exercises them once, freezes the
 collector's generations, then serves runs on the abstract socket NAME
@@ -203,9 +205,24 @@ def run(pool, argv, envp, warm):
     run_snippet(argv + args, envp, pool.at)
 
 
+def reseed():
+    """In the run, before the snippet: the generators the template's
+    imports seeded once (every run would draw the same numbers) seeded
+    again from the kernel's entropy: Python's random (its fork handler
+    ran in the spare's fork, not in this run's), numpy's global
+    generator, torch's default ones.  A failure fails the run (125)."""
+    if "random" in sys.modules:
+        sys.modules["random"].seed()
+    if "numpy.random" in sys.modules:
+        sys.modules["numpy.random"].seed()
+    if "torch" in sys.modules:
+        sys.modules["torch"].seed()     # CPU; CUDA's lazily (not started)
+
+
 def run_snippet(argv, envp, at):
     """In the run: argv is cordon's command line for the payload."""
     sys.meta_path[:] = [m for m in sys.meta_path if not isinstance(m, NoImport)]
+    reseed()
     os.environ.clear()
     for kv in envp:
         k, _, v = kv.partition("=")
@@ -463,7 +480,16 @@ class Pool:
         conn, _ = self.lsock.accept()
         cred = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
                                struct.calcsize("3i"))
-        if struct.unpack("3i", cred)[1] != self.uid:
+        uid = struct.unpack("3i", cred)[1]
+        if uid != self.uid:
+            # Said without waiting (a foreign caller may send nothing);
+            # its request, if any, is dropped unread with the socket.
+            conn.setblocking(False)
+            try:
+                conn.send(b"E" + b"this pool takes requests from uid %d "
+                          b"only, not %d" % (self.uid, uid))
+            except OSError:
+                pass
             conn.close()
             return
         request = self.take(conn)
@@ -644,6 +670,11 @@ def main():
         pool.serve()
     except Stop:
         pool.stop()
+        try:
+            _cordon_warm.home_remove(home)
+        except OSError as e:
+            sys.stderr.write("cordon: warm pool %s: %s\n" % (name, e))
+            sys.exit(125)
         return
     # MAX_RUNS: a new template, same socket (a new layout, new imports).
     signal.set_wakeup_fd(-1)

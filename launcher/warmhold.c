@@ -334,8 +334,12 @@ int warm_hold(struct opts *o, struct warm_spare *w, struct report *r,
 		snprintf(err, ERRLEN, "the warm run: %s", strerror(errno));
 		return -1;
 	}
-	o->timeout_ms = g.timeout_ms;
-	o->output_cap = g.output_cap;
+	/* The pool's --timeout and --output (this spare's), tightened by
+	 * the request's. */
+	if (g.timeout_ms && (!o->timeout_ms || g.timeout_ms < o->timeout_ms))
+		o->timeout_ms = g.timeout_ms;
+	if (g.output_cap < o->output_cap)
+		o->output_cap = g.output_cap;
 	o->quiet = g.quiet;
 	o->status_fd = g.status_fd;
 	o->status_file = g.status_file;

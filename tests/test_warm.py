@@ -5,6 +5,7 @@ Each test runs real snippets in a pool of a shipped policy (code_gen, with
 its preloads) or the launcher's escape policy; hostile runs try to leave a
 mark for the next run or to reach the template, and the next run checks
 that nothing is left."""
+import contextlib
 import json
 import os
 import pathlib
@@ -442,3 +443,248 @@ def test_runs_never_see_other_callers_words(tmp_path, pool):
         for p in procs:
             out, err = p.communicate(timeout=300)
             assert p.returncode == 0 and out == "[]\n", (out, err)
+
+
+# ---- who is the pool, who is the caller --------------------------------
+
+IMPOSTOR = r'''
+import array, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind("\0" + sys.argv[1][1:])
+s.listen(1)
+print("listening", flush=True)
+c, _ = s.accept()
+c.settimeout(30)
+fds = array.array("i")
+try:
+    data, anc, _, _ = c.recvmsg(65536, socket.CMSG_SPACE(16 * 4))
+except OSError:
+    data, anc = b"", []
+for level, kind, blob in anc:
+    if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+        fds.frombytes(blob[:len(blob) - len(blob) % 4])
+print("got", len(data), "bytes", len(fds), "fds", flush=True)
+try:
+    c.sendall(b"X" + (0).to_bytes(4, "little"))   # "it ran, status 0"
+except OSError:
+    pass
+'''
+
+
+def test_submit_refuses_a_pool_of_another_uid(tmp_path):
+    # A process of another uid that holds the name first is no pool of
+    # ours: --submit checks the listener's credentials before it sends
+    # anything (no descriptor, no word) and does not take its status.
+    if os.geteuid() != 0:
+        pytest.skip("needs root: the impostor runs as another uid (65534)")
+    name = "@cordon-test-impostor-%d" % os.getpid()
+    srv = subprocess.Popen(["/usr/bin/python3", "-c", IMPOSTOR, name],
+                           user=65534, cwd="/",
+                           group=65534, extra_groups=[],
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        assert srv.stdout.readline() == "listening\n"
+        (tmp_path / "s.py").write_text("print(1)\n")
+        p = subprocess.run([str(BUILD / "cordon"), "--submit", name,
+                            str(tmp_path / "s.py")], capture_output=True,
+                           text=True, timeout=30)
+        said = srv.stdout.read()
+        assert srv.wait(30) == 0
+    finally:
+        if srv.poll() is None:
+            srv.kill()
+            srv.wait()
+    assert p.returncode == 125, p
+    assert "uid 65534" in p.stderr and "not" in p.stderr, p
+    assert said == "got 0 bytes 0 fds\n", said
+
+
+def test_pool_refuses_a_caller_of_another_uid(tmp_path, pool):
+    # The other direction: a root pool takes no request from uid 65534
+    # (the caller may trust root's pool; the pool does not serve it).
+    if os.geteuid() != 0:
+        pytest.skip("needs root: the caller runs as another uid (65534)")
+    snip = tmp_path / "s.py"
+    snip.write_text("print('ran')\n")
+    p = subprocess.run([str(BUILD / "cordon"), "--submit", pool, str(snip)],
+                       user=65534, cwd="/", group=65534, extra_groups=[],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 125 and "refused" in p.stderr, p
+    assert "ran" not in p.stdout, p
+
+
+# ---- options only tighten: policy, pool, request -----------------------
+
+@contextlib.contextmanager
+def _serving(blob, *opts, tag="opts"):
+    """A pool of blob with the pool's own options; stopped at the end."""
+    name = "@cordon-test-%s-%d-%s" % (tag, os.getpid(),
+                                      os.urandom(4).hex())
+    srv = subprocess.Popen([str(BUILD / "cordon"), *opts, "--serve", name,
+                            str(blob)], stdin=subprocess.PIPE,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True)
+    try:
+        line = srv.stderr.readline()
+        assert "ready" in line, line + srv.stderr.read()
+        yield name, srv
+    finally:
+        if srv.poll() is None:
+            srv.terminate()
+        try:
+            srv.wait(30)
+        except subprocess.TimeoutExpired:
+            srv.kill()
+            srv.wait()
+
+
+WRITE_10M = ("import os\ntry:\n"
+             "    with open('big', 'wb') as f:\n"
+             "        for _ in range(10):\n"
+             "            f.write(b'x' * (1 << 20)); f.flush()\n"
+             "    print('wrote', os.path.getsize('big'))\n"
+             "except OSError as e:\n    print('refused', e.errno)\n")
+
+
+NICE = "import os\nprint(os.getpriority(os.PRIO_PROCESS, 0))\n"
+
+
+def test_request_cannot_loosen_the_pools_limit(cordon, code_gen):
+    # The pool's --limit disk=2M holds for a request that asks 64M: the
+    # tighter value of the two, in the run and in its status.
+    with _serving(code_gen, "--limit", "disk=2M") as (name, _):
+        r = cordon(None, WRITE_10M, opts=["--limit", "disk=64M"], warm=name)
+        assert r.status and r.status["warm"] is True, r
+        assert r.status["bounds"]["disk"]["limit"] == 2 << 20, r.status
+        assert not r.out.startswith("wrote"), r
+        r = cordon(None, WRITE_10M, opts=["--limit", "disk=1M"], warm=name)
+        assert r.status["bounds"]["disk"]["limit"] == 1 << 20, r.status
+        assert not r.out.startswith("wrote"), r
+
+
+def test_request_cannot_loosen_the_pools_memory(cordon, code_gen):
+    with _serving(code_gen, "--limit", "memory=300M") as (name, _):
+        r = cordon(None, "print(1)\n", opts=["--limit", "memory=2G"],
+                   warm=name)
+        assert r.status["bounds"]["memory"]["limit"] == 300 << 20, r.status
+        r = cordon(None, "print(1)\n", warm=name)
+        assert r.status["bounds"]["memory"]["limit"] == 300 << 20, r.status
+
+
+def test_pool_cannot_loosen_the_policy(cordon, code_gen):
+    # code_gen (base/python.policy): memory 4G, disk 1G, pids 256, files
+    # 20000, fsize 256M, timeout 120 s.  A pool's larger values are the policy's.
+    with _serving(code_gen, "--limit", "memory=64G", "--limit", "disk=8G",
+                  "--limit", "pids=100000", "--limit", "files=10000000",
+                  "--timeout", "100000") as (name, _):
+        r = cordon(None, "import resource\nprint(resource.getrlimit("
+                   "resource.RLIMIT_FSIZE)[0])\n",
+                   opts=["--limit", "fsize=1T"], warm=name)
+        assert r.status["bounds"]["memory"]["limit"] == 4 << 30, r.status
+        assert r.status["bounds"]["disk"]["limit"] == 1 << 30, r.status
+        assert r.status["bounds"]["pids"]["limit"] == 256, r.status
+        assert r.status["bounds"]["files"]["limit"] == 20000, r.status
+        assert r.out == "%d\n" % (256 << 20), r
+
+
+def test_request_cannot_loosen_the_pools_timeout_output_nice(cordon,
+                                                             code_gen):
+    with _serving(code_gen, "--timeout", "2", "--output", "1K", "--nice",
+                  "10") as (name, _):
+        r = cordon(None, "import time\ntime.sleep(60)\n",
+                   opts=["--timeout", "100"], warm=name, timeout=60)
+        assert r.status["outcome"] == "timeout", r
+        r = cordon(None, "import time\ntime.sleep(60)\n", warm=name,
+                   timeout=60)
+        assert r.status["outcome"] == "timeout", r
+        r = cordon(None, "print('x' * 100000)\n", opts=["--output", "1M"],
+                   warm=name)
+        assert r.status["outcome"] == "output_limit", r
+        r = cordon(None, NICE, opts=["--nice", "1"], warm=name)
+        assert r.out == "10\n", r
+
+
+def test_repeated_options_tighten(cordon, code_gen):
+    # Cold as warm: an option given twice holds at its tighter value.
+    r = cordon(code_gen, WRITE_10M, opts=["--limit", "disk=2M", "--limit",
+                                          "disk=64M"])
+    assert r.status["bounds"]["disk"]["limit"] == 2 << 20, r.status
+    assert not r.out.startswith("wrote"), r
+    r = cordon(code_gen, NICE, opts=["--nice", "7", "--nice", "3"])
+    assert r.out == "7\n", r
+    r = cordon(code_gen, "import time\ntime.sleep(60)\n",
+               opts=["--timeout", "1", "--timeout", "100"], timeout=60)
+    assert r.status["outcome"] == "timeout", r
+
+
+# ---- what runs of one pool share, and what they must not ---------------
+
+def test_runs_do_not_share_random_state(cordon, pool):
+    # code_gen preloads numpy: its global generator was seeded once, in
+    # the template; each run reseeds it (and Python's random) from the
+    # kernel, so two runs never draw the same numbers.
+    code = ("import random, numpy\n"
+            "print(random.random(), numpy.random.random(), "
+            "numpy.random.randint(1 << 62))\n")
+    seen = []
+    for _ in range(3):
+        r = cordon(None, code, warm=pool)
+        assert r.rc == 0, r
+        seen.append(r.out.split())
+    for drawn in zip(*seen):          # each generator, over the runs
+        assert len(set(drawn)) == 3, seen
+
+
+def test_torch_runs_do_not_share_random_state(cordon, warm_pools):
+    try:
+        subprocess.run(["/usr/bin/python3", "-c", "import torch"],
+                       check=True, capture_output=True, timeout=120)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
+        pytest.skip("no torch for /usr/bin/python3")
+    name = warm_pools(BUILD / "policies" / "monai_infer.cpol")
+    code = ("import torch\nprint(torch.initial_seed(), torch.rand(1).item(),"
+            " torch.cuda.is_initialized())\n")
+    seen = [cordon(None, code, warm=name).out.split() for _ in range(3)]
+    assert all(s[2] == "False" for s in seen), seen
+    for drawn in list(zip(*seen))[:2]:
+        assert len(set(drawn)) == 3, seen
+
+
+# ---- the template's own directory ---------------------------------------
+
+def _template_dir(pid):
+    """The template's directory: warm.py's fourth argument."""
+    with open("/proc/%d/cmdline" % pid, "rb") as f:
+        words = f.read().split(b"\0")
+    at = [i for i, w in enumerate(words) if w.endswith(b"/warm.py")]
+    assert at, words
+    return pathlib.Path(os.fsdecode(words[at[0] + 4]))
+
+
+def test_pool_removes_its_directory_at_stop(cordon, code_gen):
+    for how in ("eof", "term"):
+        with _serving(code_gen, tag="dir") as (name, srv):
+            home = _template_dir(srv.pid)
+            assert home.is_dir() and str(home).startswith("/tmp/"), home
+            assert cordon(None, "print(1)\n", warm=name).out == "1\n"
+            if how == "eof":
+                srv.stdin.close()
+            else:
+                srv.terminate()
+            assert srv.wait(30) == 0, srv.stderr.read()
+        assert not home.exists(), (how, sorted(home.iterdir()))
+
+
+def test_next_pool_removes_a_killed_pools_directory(code_gen):
+    import signal
+    with _serving(code_gen, tag="killed") as (_, srv):
+        home = _template_dir(srv.pid)
+        (home / "cache").mkdir()            # what imports may leave
+        (home / "cache" / "f").write_text("x")
+        srv.send_signal(signal.SIGKILL)
+        srv.wait()
+    assert home.is_dir()
+    with _serving(code_gen, tag="next") as (_, srv):
+        other = _template_dir(srv.pid)
+        assert not home.exists(), sorted(home.iterdir())
+        assert other.is_dir()               # its own is kept, while it runs

@@ -1,0 +1,93 @@
+/*
+ * warmdir.c - a warm pool template's private directory ($WORKDIR of its
+ * imports, /tmp/cordon-warm.XXXXXX): made and held, removed at the pool's
+ * stop, and swept by the next pool when its template is gone.
+ *
+ * The template holds an exclusive flock on the directory for its whole
+ * life (serve.c keeps the descriptor across the exec, warm.py across its
+ * re-executions; its spares close it).  The mark, a file inside, is
+ * written only once that lock is held: a directory whose lock a sweep
+ * can take and that holds the mark was a template's, and its template is
+ * gone (SIGKILL, a crash); one without the mark may be a pool being made
+ * right now, and is left.  Only the caller's own directories are swept.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cordon.h"
+
+#define WARMDIR_TMP "/tmp"
+#define WARMDIR_PREFIX "cordon-warm."
+#define WARMDIR_MARK ".cordon-pool"   /* held by a template once */
+
+int warmdir_make(char *dir, char *err)
+{
+	int fd, mark = -1;
+
+	if (!mkdtemp(dir)) {
+		snprintf(err, ERRLEN, "the template's directory: %s",
+		    strerror(errno));
+		return -1;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* Blocking: a sweep holds it only while it looks for the mark. */
+	if (fd < 0 || flock(fd, LOCK_EX) < 0 || (mark = openat(fd,
+	    WARMDIR_MARK, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) < 0 || close(mark) < 0) {
+		snprintf(err, ERRLEN, "the template's directory %s: %s", dir,
+		    strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		(void)rmdir(dir);
+		return -1;
+	}
+	return fd;
+}
+
+int warmdir_remove(const char *dir, char *err, size_t len)
+{
+	return workdir_remove(dir, WARMDIR_MARK, err, len);
+}
+
+/* One entry of /tmp: removed if it is an abandoned template directory of
+ * ours. */
+static void sweep_one(int tmp, const char *name)
+{
+	char path[sizeof(WARMDIR_TMP) + 256], err[ERRLEN];
+	struct stat st;
+	int fd = openat(tmp, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
+	    flock(fd, LOCK_EX | LOCK_NB) == 0 && faccessat(fd, WARMDIR_MARK,
+	    F_OK, AT_SYMLINK_NOFOLLOW) == 0 && snprintf(path, sizeof(path),
+	    "%s/%s", WARMDIR_TMP, name) < (int)sizeof(path) &&
+	    warmdir_remove(path, err, sizeof(err)) < 0)
+		fprintf(stderr, "cordon: an abandoned warm pool's directory: "
+		    "%s\n", err);
+	close(fd);                    /* the lock with it */
+}
+
+void warmdir_sweep(void)
+{
+	DIR *d = opendir(WARMDIR_TMP);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (strncmp(e->d_name, WARMDIR_PREFIX,
+		    sizeof(WARMDIR_PREFIX) - 1) == 0 && (e->d_type == DT_DIR ||
+		    e->d_type == DT_UNKNOWN))
+			sweep_one(dirfd(d), e->d_name);
+	closedir(d);
+}
