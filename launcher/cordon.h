@@ -134,6 +134,18 @@ void denials_action(uint32_t action, char *buf, size_t len);
 void denials_say(const struct denials *d);
 void denials_free(struct denials *d);
 
+/* What a copy may still write and what it did: copy-back counts against
+ * the disk and files bounds (the status's "copyback"). */
+struct runfs_budget {
+	uint64_t bytes, entries;      /* left; UINT64_MAX: unbounded */
+	uint64_t wrote;               /* data bytes written (holes kept) */
+	uint64_t made;                /* files and directories created */
+	uint64_t skipped;             /* not a file or directory, too deep */
+	uint64_t over;                /* left out: past the bytes or entries
+	                               * (a directory once, not its tree) */
+	const char *skip;             /* a name at the top not copied */
+};
+
 struct report {
 	const char *policy;           /* NULL before the blob is read */
 	const uint8_t *digest;        /* NULL before the blob is read */
@@ -153,6 +165,8 @@ struct report {
 	struct egress_shared net;
 	const struct denials *denials; /* NULL: no run */
 	int warm;                     /* run from a warm pool's template */
+	int copied_back;              /* copyback holds a copy-back's counts */
+	struct runfs_budget copyback;
 };
 
 struct rlim {
@@ -295,9 +309,11 @@ uint64_t cgroup_oom_kills(const struct cgroup *cg);
 int cgroup_remove(struct cgroup *cg, char *err, size_t errlen);
 
 /* runfs.c: the bounded writable space (a run tmpfs, or a watched workdir) */
+void runfs_budget_init(struct runfs_budget *b, uint64_t bytes,
+    uint64_t entries, const char *skip);
 int runfs_make(int workdir_fd, uint64_t bytes, uint64_t inodes);
 int runfs_attach(int mnt, const char *sub, const char *path);
-int runfs_copy(int from, int to, uint64_t *skipped);
+int runfs_copy(int from, int to, struct runfs_budget *b);
 int runfs_statfs(int mnt, uint64_t own, uint64_t *bytes, uint64_t *inodes);
 uint64_t runfs_own_inodes(const char *workdir, int private_tmp,
     int private_shm);

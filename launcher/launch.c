@@ -432,23 +432,29 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 static int finish(const struct opts *o, struct res *s, struct report *r,
     char *err)
 {
-	uint64_t skipped = 0;
+	struct runfs_budget *b = &r->copyback;
 	int w, rc;
 
 	rc = bounds_finish(&s->ln, &r->bounds, s->mnt, s->wfd, err);
 	if (s->mnt < 0 || !(o->keep_workdir || o->workdir))
 		return rc;
+	/* What comes back is bounded as the run was: hard links and holes
+	 * must not multiply the bound in the caller's folder. */
+	runfs_budget_init(b, r->bounds.limit[B_DISK], r->bounds.limit[B_FILES],
+	    s->snippet);
+	r->copied_back = 1;
 	w = openat(s->mnt, "w", O_PATH | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
-	if (w < 0 || runfs_copy(w, s->wfd, &skipped) < 0) {
+	if (w < 0 || runfs_copy(w, s->wfd, b) < 0) {
 		snprintf(err, ERRLEN, "copying the outputs out of the run "
 		    "tmpfs into %.300s: %s", s->workdir, strerror(errno));
 		rc = -1;
-	} else if (skipped && !o->quiet) {
+	} else if ((b->skipped || b->over) && !o->quiet) {
 		fprintf(stderr, "cordon: %llu entries of the workdir not "
 		    "copied back (links, devices, fifos, sockets, or deeper "
-		    "than %d levels)\n", (unsigned long long)skipped,
-		    RUNFS_DEPTH_MAX);
+		    "than %d levels), %llu past limit disk or limit files\n",
+		    (unsigned long long)b->skipped, RUNFS_DEPTH_MAX,
+		    (unsigned long long)b->over);
 	}
 	if (w >= 0)
 		close(w);

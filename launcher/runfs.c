@@ -50,72 +50,182 @@ static int subdir(int dirfd, const char *name)
 	return (int)syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
 }
 
-static int file_copy(int from, int to, const char *name, mode_t mode)
+/* The bytes of data in the file open at in, size long: its holes left
+ * out (SEEK_DATA/SEEK_HOLE; a filesystem without them: all of it). */
+static int data_bytes(int in, uint64_t size, uint64_t *n)
+{
+	off_t at = 0, d, h;
+
+	*n = 0;
+	while ((uint64_t)at < size) {
+		d = lseek(in, at, SEEK_DATA);
+		if (d < 0 && errno == ENXIO)
+			break;                  /* a hole to the end */
+		if (d < 0 && errno == EINVAL) {
+			*n = size;              /* no hole support: dense */
+			return 0;
+		}
+		h = d < 0 ? -1 : lseek(in, d, SEEK_HOLE);
+		if (h < 0)
+			return -1;
+		*n += (uint64_t)(h - d);
+		at = h;
+	}
+	return 0;
+}
+
+/* Copy the data of in to out, holes kept as holes (out is sized by
+ * ftruncate), never more than max bytes.  *wrote: bytes written. */
+static int data_copy(int in, int out, uint64_t size, uint64_t max,
+    uint64_t *wrote)
 {
 	static char buf[65536];  /* touched as filled: see relay_one() */
-	int in, out, rc = -1;
+	off_t at = 0, d, h;
 	ssize_t n;
+	size_t want;
+
+	while ((uint64_t)at < size) {
+		d = lseek(in, at, SEEK_DATA);
+		if (d < 0 && errno == ENXIO)
+			break;
+		h = d < 0 ? -1 : lseek(in, d, SEEK_HOLE);
+		if (d < 0 && errno == EINVAL) {
+			d = at;                 /* no hole support: dense */
+			h = (off_t)size;
+		} else if (h < 0) {
+			return -1;
+		}
+		for (at = d; at < h; at += n) {
+			want = (uint64_t)(h - at) < sizeof(buf) ?
+			    (size_t)(h - at) : sizeof(buf);
+			if (want > max - *wrote)
+				want = (size_t)(max - *wrote);
+			if (want == 0)
+				return ftruncate(out, (off_t)size);
+			n = pread(in, buf, want, at);
+			if (n < 0 && errno == EINTR) {
+				n = 0;
+				continue;
+			}
+			if (n <= 0)
+				break;          /* shorter than it said */
+			if (lseek(out, at, SEEK_SET) < 0 ||
+			    write_all(out, buf, (size_t)n) < 0)
+				return -1;
+			*wrote += (uint64_t)n;
+		}
+		at = h;
+	}
+	return ftruncate(out, (off_t)size);
+}
+
+/* Whether n bytes and one entry fit in the budget; if not, the entry
+ * counts as left out. */
+static int budget_fits(struct runfs_budget *b, uint64_t n)
+{
+	if (b->entries > 0 && n <= b->bytes)
+		return 1;
+	b->over++;
+	return 0;
+}
+
+static void budget_take(struct runfs_budget *b, uint64_t n)
+{
+	b->entries--;
+	b->bytes -= n;
+	b->made++;
+}
+
+/* A regular file, made anew in to if its data fits in the budget; a
+ * file left out leaves what is there under that name. */
+static int file_copy(int from, int to, const char *name,
+    const struct stat *st, struct runfs_budget *b)
+{
+	int in, out, rc = -1;
+	uint64_t n, wrote = 0;
 
 	in = openat(from, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 	    O_CLOEXEC);
 	if (in < 0)
 		return -1;
-	/* A fresh file, never through what is there (a link, a hard link
-	 * to a file elsewhere): the old name goes first. */
-	if (unlinkat(to, name, 0) < 0 && errno != ENOENT)
+	if (data_bytes(in, (uint64_t)st->st_size, &n) < 0)
 		goto close_in;
+	rc = 0;
+	if (!budget_fits(b, n))
+		goto close_in;
+	/* A fresh file, never through what is there (a link, a hard link
+	 * to a file elsewhere): the old name goes first.  A directory by
+	 * that name stays, and the file is skipped. */
+	if (unlinkat(to, name, 0) < 0 && errno != ENOENT) {
+		if (errno == EISDIR)
+			b->skipped++;
+		else
+			rc = -1;
+		goto close_in;
+	}
+	rc = -1;
 	out = openat(to, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, mode & 0777);
+	    O_CLOEXEC, st->st_mode & 0777);
 	if (out < 0)
 		goto close_in;
-	while ((n = read(in, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || write_all(out, buf, (size_t)n) < 0)
-			goto close_out;
-	}
-	rc = 0;
-close_out:
+	budget_take(b, n);
+	rc = data_copy(in, out, (uint64_t)st->st_size, n, &wrote);
 	if (close(out) < 0)
 		rc = -1;
 close_in:
+	b->wrote += wrote;
 	close(in);
 	return rc;
 }
 
-static int tree_copy(int from, int to, int depth, uint64_t *skipped);
+static int tree_copy(int from, int to, int depth, struct runfs_budget *b);
 
-static int entry_copy(int from, int to, const char *name, int depth,
-    uint64_t *skipped)
+/* A directory: made (one entry of the budget) unless it is there. */
+static int dir_copy(int from, int to, const char *name, int depth,
+    struct runfs_budget *b)
 {
 	struct stat st;
-	int a, b, rc;
+	int a, c, rc;
 
-	if (fstatat(from, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -1;
-	if (S_ISREG(st.st_mode) && file_copy(from, to, name, st.st_mode) == 0)
-		return 0;
-	if (S_ISREG(st.st_mode) && errno != EISDIR)
-		return -1;
-	if (!S_ISDIR(st.st_mode) || depth >= RUNFS_DEPTH_MAX || (mkdirat(to,
-	    name, 0700) < 0 && errno != EEXIST))
-		goto skip;
+	if (fstatat(to, name, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+	    errno == ENOENT) {
+		if (!budget_fits(b, 0))
+			return 0;
+		if (mkdirat(to, name, 0700) < 0)
+			return -1;
+		budget_take(b, 0);
+	}
 	if ((a = subdir(from, name)) < 0)
 		return -1;
-	if ((b = subdir(to, name)) < 0) {   /* not a directory there */
+	if ((c = subdir(to, name)) < 0) {   /* not a directory there */
 		close(a);
-		goto skip;
+		b->skipped++;
+		return 0;
 	}
-	rc = tree_copy(a, b, depth + 1, skipped);   /* closes a */
-	close(b);
+	rc = tree_copy(a, c, depth + 1, b);   /* closes a */
+	close(c);
 	return rc;
-skip:
-	++*skipped;
+}
+
+static int entry_copy(int from, int to, const char *name, int depth,
+    struct runfs_budget *b)
+{
+	struct stat st;
+
+	if (depth == 0 && b->skip && strcmp(name, b->skip) == 0)
+		return 0;               /* cordon's own file */
+	if (fstatat(from, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	if (S_ISREG(st.st_mode))
+		return file_copy(from, to, name, &st, b);
+	if (S_ISDIR(st.st_mode) && depth < RUNFS_DEPTH_MAX)
+		return dir_copy(from, to, name, depth, b);
+	b->skipped++;
 	return 0;
 }
 
 /* Copy the tree at from (consumed) into to. */
-static int tree_copy(int from, int to, int depth, uint64_t *skipped)
+static int tree_copy(int from, int to, int depth, struct runfs_budget *b)
 {
 	DIR *d = fdopendir(from);
 	struct dirent *e;
@@ -127,20 +237,32 @@ static int tree_copy(int from, int to, int depth, uint64_t *skipped)
 	}
 	while (rc == 0 && (e = readdir(d)) != NULL)
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			rc = entry_copy(from, to, e->d_name, depth, skipped);
+			rc = entry_copy(from, to, e->d_name, depth, b);
 	closedir(d);
 	return rc;
 }
 
-/* Copy the directory open at from (any kind of fd) into to.  Returns 0 or
- * -1 (errno); *skipped counts what was not a file or directory. */
-int runfs_copy(int from, int to, uint64_t *skipped)
+/* Copy the directory open at from (any kind of fd) into to, within
+ * b's bytes and entries (b->over counts what did not fit; what is
+ * there under that name stays).  Returns 0 or -1 (errno). */
+int runfs_copy(int from, int to, struct runfs_budget *b)
 {
 	int fd = subdir(from, ".");
 
 	if (fd < 0)
 		return -1;
-	return tree_copy(fd, to, 0, skipped);
+	return tree_copy(fd, to, 0, b);
+}
+
+/* A budget of bytes and entries (UINT64_MAX: unbounded); skip: a name
+ * at the top not copied, or NULL. */
+void runfs_budget_init(struct runfs_budget *b, uint64_t bytes,
+    uint64_t entries, const char *skip)
+{
+	memset(b, 0, sizeof(*b));
+	b->skip = skip;
+	b->bytes = bytes;
+	b->entries = entries;
 }
 
 static int cfg(int fs, const char *key, uint64_t v)
@@ -178,7 +300,7 @@ uint64_t runfs_own_inodes(const char *workdir, int private_tmp,
  * (runfs_own_inodes).  Returns its mount fd, or -1. */
 int runfs_make(int workdir_fd, uint64_t bytes, uint64_t inodes)
 {
-	uint64_t skipped = 0;
+	struct runfs_budget b;
 	int fs, mnt, w;
 
 	fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
@@ -199,7 +321,9 @@ int runfs_make(int workdir_fd, uint64_t bytes, uint64_t inodes)
 	if (mkdirat(mnt, "w", 0700) < 0 || mkdirat(mnt, "tmp", 0700) < 0 ||
 	    mkdirat(mnt, "shm", 0700) < 0 || (w = subdir(mnt, "w")) < 0)
 		goto close_mnt;
-	if (runfs_copy(workdir_fd, w, &skipped) < 0) {
+	/* Unbounded here: the tmpfs itself refuses past its bounds. */
+	runfs_budget_init(&b, UINT64_MAX, UINT64_MAX, NULL);
+	if (runfs_copy(workdir_fd, w, &b) < 0) {
 		close(w);
 		goto close_mnt;
 	}
