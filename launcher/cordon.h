@@ -36,6 +36,14 @@
 /* How often the supervisor measures a watched workdir (no run tmpfs). */
 #define RUNFS_WATCH_MS 50
 #define RUNFS_WATCH_NEAR_MS 5         /* once past half of a bound */
+/* A look takes at most 1/RUNFS_WATCH_SHARE of the time between looks
+ * (its CPU time: cordon's own, outside the run's cgroup and --idle), so
+ * a large tree is looked at less often. */
+#define RUNFS_WATCH_SHARE 20
+/* Open files past this many, or processes nested deeper, are more than
+ * the watch counts: over the bound. */
+#define RUNFS_HELD_MAX (1u << 20)
+#define RUNFS_HELD_DEPTH 64
 #define CGROUP_PATH_MAX 256
 
 struct opts {
@@ -318,6 +326,7 @@ int runfs_statfs(int mnt, uint64_t own, uint64_t *bytes, uint64_t *inodes);
 uint64_t runfs_own_inodes(const char *workdir, int private_tmp,
     int private_shm);
 int runfs_usage(int dirfd, uint64_t *bytes, uint64_t *inodes);
+int runfs_watch(int dirfd, uint64_t *bytes, uint64_t *inodes);
 
 /* command.c: argv and environment of the child, its rlimits, its bounds */
 uint64_t command_limit(const struct cpol *p, const uint64_t *cli,

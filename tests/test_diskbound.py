@@ -194,14 +194,17 @@ def test_watch_counts_files_open_in_a_child(cordon, watched):
     # the writer forks; the child holds the unlinked file, the parent not
     r = cordon(watched, """
 import os, time
-fd = os.open("f", os.O_CREAT | os.O_WRONLY, 0o600)
-os.unlink("f")
+fds = [os.open("f%d" % i, os.O_CREAT | os.O_WRONLY, 0o600) for i in (0, 1)]
+for i in (0, 1):
+    os.unlink("f%d" % i)
 if os.fork() == 0:
-    for j in range(7):
-        os.write(fd, b"z" * (1 << 20))
+    for fd in fds:
+        for j in range(6):
+            os.write(fd, b"z" * (1 << 20))
     time.sleep(60)
     os._exit(0)
-os.close(fd)
+for fd in fds:
+    os.close(fd)
 os.wait()
 print("held")
 """, opts=["--no-namespaces"])
