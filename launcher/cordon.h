@@ -280,9 +280,15 @@ int landlock_confine(const struct cpol *p);
 uint64_t landlock_tmp_rights(uint64_t handled);
 int landlock_add(int ruleset, int fd, uint64_t access);
 
-/* workdir.c */
+/* workdir.c: a fresh workdir is $TMPDIR/cordon.XXXXXX, flock'ed by its
+ * cordon until it is removed: one unlocked is a dead cordon's, removed
+ * by the next workdir_fresh; --keep-workdir's is named apart. */
+#define WORKDIR_PREFIX "cordon."
+#define WORKDIR_KEPT_PREFIX "cordon-kept."
 int workdir_make(const char *given, char *path, size_t pathlen,
     char *err, size_t errlen);
+int workdir_fresh(int keep, char *path, size_t pathlen, char *err,
+    size_t errlen);
 int snippet_open(const char *snippet, char *err, size_t errlen);
 int snippet_fill(int in, const char *src, int out, char *err,
     size_t errlen);

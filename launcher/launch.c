@@ -32,6 +32,7 @@ struct res {
 	char workdir[4096];
 	char snippet[64];
 	int made, wfd;
+	int lock;                     /* a fresh workdir's flock, or -1 */
 	int given;                    /* wfd: a warm request's --workdir */
 	int pipe[NPIPES][2];          /* [0] read end, [1] write end */
 	int mnt_sock[2];              /* the run tmpfs's way to cordon */
@@ -79,8 +80,9 @@ static int files_make(const struct opts *o, struct res *s, char *err)
 			snprintf(err, ERRLEN, "dup: %s", strerror(errno));
 		return -1;
 	}
-	if (workdir_make(o->workdir, s->workdir, sizeof(s->workdir), err,
-	    ERRLEN) < 0)
+	if (o->workdir ? workdir_make(o->workdir, s->workdir,
+	    sizeof(s->workdir), err, ERRLEN) < 0 : (s->lock = workdir_fresh(
+	    o->keep_workdir, s->workdir, sizeof(s->workdir), err, ERRLEN)) < 0)
 		goto close_in;
 	s->made = !o->workdir;
 	s->wfd = open(s->workdir, O_PATH | O_DIRECTORY | O_NOFOLLOW |
@@ -489,7 +491,7 @@ int launch(struct opts *o, const struct cpol *p, struct report *r,
 	char msg[ERRLEN];
 
 	memset(&s, 0, sizeof(s));
-	s.wfd = s.sup.sigfd = s.sup.pidfd = s.ln.ruleset_fd = -1;
+	s.wfd = s.sup.sigfd = s.sup.pidfd = s.ln.ruleset_fd = s.lock = -1;
 	s.sup.listener = -1;
 	s.mnt = s.mnt_sock[0] = s.mnt_sock[1] = -1;
 	s.ln.cg.procs[0] = s.ln.cg.procs[1] = -1;
@@ -554,6 +556,7 @@ cleanup:
 	r->egress = s.egress.on;
 	egress_end(&s.egress, &r->net);
 	closefd(&s.wfd);
+	closefd(&s.lock);             /* after the removal */
 	closefd(&s.sup.sigfd);
 	closefd(&s.sup.pidfd);
 	closefd(&s.ln.ruleset_fd);

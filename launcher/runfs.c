@@ -15,9 +15,16 @@
  * remove.
  *
  * Without a mount namespace, the workdir stays on the host, and cordon
- * watches it instead (runfs_usage() every RUNFS_WATCH_MS): a run that
- * passes its bound is ended.  That bound can be overshot by what the run
- * writes between two looks; man/cordon.1 states the measured figure.
+ * watches it instead (runfs_watch() every RUNFS_WATCH_MS, less often
+ * when a look is dear): the tree, and the files the run holds open or
+ * mapped outside it (unlinked, O_TMPFILE); a run that passes its bound
+ * is ended.  That bound can be overshot by what the run writes between
+ * two looks; man/cordon.1 states the measured figure.  The host's file
+ * system is not noexec: what the run writes there runs through ld.so.
+ *
+ * Copy-back into the caller's folder counts against the bounds
+ * (struct runfs_budget): data bytes written, holes kept, and entries
+ * made, each hard link as its own file.
  *
  * Copies go through descriptors only: a directory is entered with
  * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, files are opened O_NOFOLLOW, and
