@@ -36,6 +36,14 @@
 /* How often the supervisor measures a watched workdir (no run tmpfs). */
 #define RUNFS_WATCH_MS 50
 #define RUNFS_WATCH_NEAR_MS 5         /* once past half of a bound */
+/* A look takes at most 1/RUNFS_WATCH_SHARE of the time between looks
+ * (its CPU time: cordon's own, outside the run's cgroup and --idle), so
+ * a large tree is looked at less often. */
+#define RUNFS_WATCH_SHARE 20
+/* Open files past this many, or processes nested deeper, are more than
+ * the watch counts: over the bound. */
+#define RUNFS_HELD_MAX (1u << 20)
+#define RUNFS_HELD_DEPTH 64
 #define CGROUP_PATH_MAX 512      /* a caller's group, and the run's name */
 
 struct opts {
@@ -149,6 +157,18 @@ void denials_action(uint32_t action, char *buf, size_t len);
 void denials_say(const struct denials *d);
 void denials_free(struct denials *d);
 
+/* What a copy may still write and what it did: copy-back counts against
+ * the disk and files bounds (the status's "copyback"). */
+struct runfs_budget {
+	uint64_t bytes, entries;      /* left; UINT64_MAX: unbounded */
+	uint64_t wrote;               /* data bytes written (holes kept) */
+	uint64_t made;                /* files and directories created */
+	uint64_t skipped;             /* not a file or directory, too deep */
+	uint64_t over;                /* left out: past the bytes or entries
+	                               * (a directory once, not its tree) */
+	const char *skip;             /* a name at the top not copied */
+};
+
 struct report {
 	const char *policy;           /* NULL before the blob is read */
 	const uint8_t *digest;        /* NULL before the blob is read */
@@ -168,6 +188,8 @@ struct report {
 	struct egress_shared net;
 	const struct denials *denials; /* NULL: no run */
 	int warm;                     /* run from a warm pool's template */
+	int copied_back;              /* copyback holds a copy-back's counts */
+	struct runfs_budget copyback;
 };
 
 struct rlim {
@@ -279,9 +301,15 @@ int landlock_confine(const struct cpol *p);
 uint64_t landlock_tmp_rights(uint64_t handled);
 int landlock_add(int ruleset, int fd, uint64_t access);
 
-/* workdir.c */
+/* workdir.c: a fresh workdir is $TMPDIR/cordon.XXXXXX, flock'ed by its
+ * cordon until it is removed: one unlocked is a dead cordon's, removed
+ * by the next workdir_fresh; --keep-workdir's is named apart. */
+#define WORKDIR_PREFIX "cordon."
+#define WORKDIR_KEPT_PREFIX "cordon-kept."
 int workdir_make(const char *given, char *path, size_t pathlen,
     char *err, size_t errlen);
+int workdir_fresh(int keep, char *path, size_t pathlen, char *err,
+    size_t errlen);
 int snippet_open(const char *snippet, char *err, size_t errlen);
 int snippet_fill(int in, const char *src, int out, char *err,
     size_t errlen);
@@ -326,13 +354,16 @@ int cgroup_name(char *dir, size_t len, const char *parent);
 void cgroup_sweep(const char *parent);
 
 /* runfs.c: the bounded writable space (a run tmpfs, or a watched workdir) */
+void runfs_budget_init(struct runfs_budget *b, uint64_t bytes,
+    uint64_t entries, const char *skip);
 int runfs_make(int workdir_fd, uint64_t bytes, uint64_t inodes);
 int runfs_attach(int mnt, const char *sub, const char *path);
-int runfs_copy(int from, int to, uint64_t *skipped);
+int runfs_copy(int from, int to, struct runfs_budget *b);
 int runfs_statfs(int mnt, uint64_t own, uint64_t *bytes, uint64_t *inodes);
 uint64_t runfs_own_inodes(const char *workdir, int private_tmp,
     int private_shm);
 int runfs_usage(int dirfd, uint64_t *bytes, uint64_t *inodes);
+int runfs_watch(int dirfd, uint64_t *bytes, uint64_t *inodes);
 
 /* command.c: argv and environment of the child, its rlimits, its bounds */
 uint64_t command_limit(const struct cpol *p, const uint64_t *cli,

@@ -32,6 +32,7 @@ struct res {
 	char workdir[4096];
 	char snippet[64];
 	int made, wfd;
+	int lock;                     /* a fresh workdir's flock, or -1 */
 	int given;                    /* wfd: a warm request's --workdir */
 	int pipe[NPIPES][2];          /* [0] read end, [1] write end */
 	int mnt_sock[2];              /* the run tmpfs's way to cordon */
@@ -79,8 +80,9 @@ static int files_make(const struct opts *o, struct res *s, char *err)
 			snprintf(err, ERRLEN, "dup: %s", strerror(errno));
 		return -1;
 	}
-	if (workdir_make(o->workdir, s->workdir, sizeof(s->workdir), err,
-	    ERRLEN) < 0)
+	if (o->workdir ? workdir_make(o->workdir, s->workdir,
+	    sizeof(s->workdir), err, ERRLEN) < 0 : (s->lock = workdir_fresh(
+	    o->keep_workdir, s->workdir, sizeof(s->workdir), err, ERRLEN)) < 0)
 		goto close_in;
 	s->made = !o->workdir;
 	s->wfd = open(s->workdir, O_PATH | O_DIRECTORY | O_NOFOLLOW |
@@ -433,23 +435,29 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 static int finish(const struct opts *o, struct res *s, struct report *r,
     char *err)
 {
-	uint64_t skipped = 0;
+	struct runfs_budget *b = &r->copyback;
 	int w, rc;
 
 	rc = bounds_finish(&s->ln, &r->bounds, s->mnt, s->wfd, err);
 	if (s->mnt < 0 || !(o->keep_workdir || o->workdir))
 		return rc;
+	/* What comes back is bounded as the run was: hard links and holes
+	 * must not multiply the bound in the caller's folder. */
+	runfs_budget_init(b, r->bounds.limit[B_DISK], r->bounds.limit[B_FILES],
+	    s->snippet);
+	r->copied_back = 1;
 	w = openat(s->mnt, "w", O_PATH | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
-	if (w < 0 || runfs_copy(w, s->wfd, &skipped) < 0) {
+	if (w < 0 || runfs_copy(w, s->wfd, b) < 0) {
 		snprintf(err, ERRLEN, "copying the outputs out of the run "
 		    "tmpfs into %.300s: %s", s->workdir, strerror(errno));
 		rc = -1;
-	} else if (skipped && !o->quiet) {
+	} else if ((b->skipped || b->over) && !o->quiet) {
 		fprintf(stderr, "cordon: %llu entries of the workdir not "
 		    "copied back (links, devices, fifos, sockets, or deeper "
-		    "than %d levels)\n", (unsigned long long)skipped,
-		    RUNFS_DEPTH_MAX);
+		    "than %d levels), %llu past limit disk or limit files\n",
+		    (unsigned long long)b->skipped, RUNFS_DEPTH_MAX,
+		    (unsigned long long)b->over);
 	}
 	if (w >= 0)
 		close(w);
@@ -484,7 +492,7 @@ int launch(struct opts *o, const struct cpol *p, struct report *r,
 	char msg[ERRLEN];
 
 	memset(&s, 0, sizeof(s));
-	s.wfd = s.sup.sigfd = s.sup.pidfd = s.ln.ruleset_fd = -1;
+	s.wfd = s.sup.sigfd = s.sup.pidfd = s.ln.ruleset_fd = s.lock = -1;
 	s.sup.listener = -1;
 	s.mnt = s.mnt_sock[0] = s.mnt_sock[1] = -1;
 	s.ln.cg.procs[0] = s.ln.cg.procs[1] = -1;
@@ -549,6 +557,7 @@ cleanup:
 	r->egress = s.egress.on;
 	egress_end(&s.egress, &r->net);
 	closefd(&s.wfd);
+	closefd(&s.lock);             /* after the removal */
 	closefd(&s.sup.sigfd);
 	closefd(&s.sup.pidfd);
 	closefd(&s.ln.ruleset_fd);

@@ -15,9 +15,16 @@
  * remove.
  *
  * Without a mount namespace, the workdir stays on the host, and cordon
- * watches it instead (runfs_usage() every RUNFS_WATCH_MS): a run that
- * passes its bound is ended.  That bound can be overshot by what the run
- * writes between two looks; man/cordon.1 states the measured figure.
+ * watches it instead (runfs_watch() every RUNFS_WATCH_MS, less often
+ * when a look is dear): the tree, and the files the run holds open or
+ * mapped outside it (unlinked, O_TMPFILE); a run that passes its bound
+ * is ended.  That bound can be overshot by what the run writes between
+ * two looks; man/cordon.1 states the measured figure.  The host's file
+ * system is not noexec: what the run writes there runs through ld.so.
+ *
+ * Copy-back into the caller's folder counts against the bounds
+ * (struct runfs_budget): data bytes written, holes kept, and entries
+ * made, each hard link as its own file.
  *
  * Copies go through descriptors only: a directory is entered with
  * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, files are opened O_NOFOLLOW, and
@@ -29,8 +36,10 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -50,72 +59,182 @@ static int subdir(int dirfd, const char *name)
 	return (int)syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
 }
 
-static int file_copy(int from, int to, const char *name, mode_t mode)
+/* The bytes of data in the file open at in, size long: its holes left
+ * out (SEEK_DATA/SEEK_HOLE; a filesystem without them: all of it). */
+static int data_bytes(int in, uint64_t size, uint64_t *n)
+{
+	off_t at = 0, d, h;
+
+	*n = 0;
+	while ((uint64_t)at < size) {
+		d = lseek(in, at, SEEK_DATA);
+		if (d < 0 && errno == ENXIO)
+			break;                  /* a hole to the end */
+		if (d < 0 && errno == EINVAL) {
+			*n = size;              /* no hole support: dense */
+			return 0;
+		}
+		h = d < 0 ? -1 : lseek(in, d, SEEK_HOLE);
+		if (h < 0)
+			return -1;
+		*n += (uint64_t)(h - d);
+		at = h;
+	}
+	return 0;
+}
+
+/* Copy the data of in to out, holes kept as holes (out is sized by
+ * ftruncate), never more than max bytes.  *wrote: bytes written. */
+static int data_copy(int in, int out, uint64_t size, uint64_t max,
+    uint64_t *wrote)
 {
 	static char buf[65536];  /* touched as filled: see relay_one() */
-	int in, out, rc = -1;
+	off_t at = 0, d, h;
 	ssize_t n;
+	size_t want;
+
+	while ((uint64_t)at < size) {
+		d = lseek(in, at, SEEK_DATA);
+		if (d < 0 && errno == ENXIO)
+			break;
+		h = d < 0 ? -1 : lseek(in, d, SEEK_HOLE);
+		if (d < 0 && errno == EINVAL) {
+			d = at;                 /* no hole support: dense */
+			h = (off_t)size;
+		} else if (h < 0) {
+			return -1;
+		}
+		for (at = d; at < h; at += n) {
+			want = (uint64_t)(h - at) < sizeof(buf) ?
+			    (size_t)(h - at) : sizeof(buf);
+			if (want > max - *wrote)
+				want = (size_t)(max - *wrote);
+			if (want == 0)
+				return ftruncate(out, (off_t)size);
+			n = pread(in, buf, want, at);
+			if (n < 0 && errno == EINTR) {
+				n = 0;
+				continue;
+			}
+			if (n <= 0)
+				break;          /* shorter than it said */
+			if (lseek(out, at, SEEK_SET) < 0 ||
+			    write_all(out, buf, (size_t)n) < 0)
+				return -1;
+			*wrote += (uint64_t)n;
+		}
+		at = h;
+	}
+	return ftruncate(out, (off_t)size);
+}
+
+/* Whether n bytes and one entry fit in the budget; if not, the entry
+ * counts as left out. */
+static int budget_fits(struct runfs_budget *b, uint64_t n)
+{
+	if (b->entries > 0 && n <= b->bytes)
+		return 1;
+	b->over++;
+	return 0;
+}
+
+static void budget_take(struct runfs_budget *b, uint64_t n)
+{
+	b->entries--;
+	b->bytes -= n;
+	b->made++;
+}
+
+/* A regular file, made anew in to if its data fits in the budget; a
+ * file left out leaves what is there under that name. */
+static int file_copy(int from, int to, const char *name,
+    const struct stat *st, struct runfs_budget *b)
+{
+	int in, out, rc = -1;
+	uint64_t n, wrote = 0;
 
 	in = openat(from, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 	    O_CLOEXEC);
 	if (in < 0)
 		return -1;
-	/* A fresh file, never through what is there (a link, a hard link
-	 * to a file elsewhere): the old name goes first. */
-	if (unlinkat(to, name, 0) < 0 && errno != ENOENT)
+	if (data_bytes(in, (uint64_t)st->st_size, &n) < 0)
 		goto close_in;
+	rc = 0;
+	if (!budget_fits(b, n))
+		goto close_in;
+	/* A fresh file, never through what is there (a link, a hard link
+	 * to a file elsewhere): the old name goes first.  A directory by
+	 * that name stays, and the file is skipped. */
+	if (unlinkat(to, name, 0) < 0 && errno != ENOENT) {
+		if (errno == EISDIR)
+			b->skipped++;
+		else
+			rc = -1;
+		goto close_in;
+	}
+	rc = -1;
 	out = openat(to, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, mode & 0777);
+	    O_CLOEXEC, st->st_mode & 0777);
 	if (out < 0)
 		goto close_in;
-	while ((n = read(in, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || write_all(out, buf, (size_t)n) < 0)
-			goto close_out;
-	}
-	rc = 0;
-close_out:
+	budget_take(b, n);
+	rc = data_copy(in, out, (uint64_t)st->st_size, n, &wrote);
 	if (close(out) < 0)
 		rc = -1;
 close_in:
+	b->wrote += wrote;
 	close(in);
 	return rc;
 }
 
-static int tree_copy(int from, int to, int depth, uint64_t *skipped);
+static int tree_copy(int from, int to, int depth, struct runfs_budget *b);
 
-static int entry_copy(int from, int to, const char *name, int depth,
-    uint64_t *skipped)
+/* A directory: made (one entry of the budget) unless it is there. */
+static int dir_copy(int from, int to, const char *name, int depth,
+    struct runfs_budget *b)
 {
 	struct stat st;
-	int a, b, rc;
+	int a, c, rc;
 
-	if (fstatat(from, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -1;
-	if (S_ISREG(st.st_mode) && file_copy(from, to, name, st.st_mode) == 0)
-		return 0;
-	if (S_ISREG(st.st_mode) && errno != EISDIR)
-		return -1;
-	if (!S_ISDIR(st.st_mode) || depth >= RUNFS_DEPTH_MAX || (mkdirat(to,
-	    name, 0700) < 0 && errno != EEXIST))
-		goto skip;
+	if (fstatat(to, name, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+	    errno == ENOENT) {
+		if (!budget_fits(b, 0))
+			return 0;
+		if (mkdirat(to, name, 0700) < 0)
+			return -1;
+		budget_take(b, 0);
+	}
 	if ((a = subdir(from, name)) < 0)
 		return -1;
-	if ((b = subdir(to, name)) < 0) {   /* not a directory there */
+	if ((c = subdir(to, name)) < 0) {   /* not a directory there */
 		close(a);
-		goto skip;
+		b->skipped++;
+		return 0;
 	}
-	rc = tree_copy(a, b, depth + 1, skipped);   /* closes a */
-	close(b);
+	rc = tree_copy(a, c, depth + 1, b);   /* closes a */
+	close(c);
 	return rc;
-skip:
-	++*skipped;
+}
+
+static int entry_copy(int from, int to, const char *name, int depth,
+    struct runfs_budget *b)
+{
+	struct stat st;
+
+	if (depth == 0 && b->skip && strcmp(name, b->skip) == 0)
+		return 0;               /* cordon's own file */
+	if (fstatat(from, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	if (S_ISREG(st.st_mode))
+		return file_copy(from, to, name, &st, b);
+	if (S_ISDIR(st.st_mode) && depth < RUNFS_DEPTH_MAX)
+		return dir_copy(from, to, name, depth, b);
+	b->skipped++;
 	return 0;
 }
 
 /* Copy the tree at from (consumed) into to. */
-static int tree_copy(int from, int to, int depth, uint64_t *skipped)
+static int tree_copy(int from, int to, int depth, struct runfs_budget *b)
 {
 	DIR *d = fdopendir(from);
 	struct dirent *e;
@@ -127,20 +246,32 @@ static int tree_copy(int from, int to, int depth, uint64_t *skipped)
 	}
 	while (rc == 0 && (e = readdir(d)) != NULL)
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			rc = entry_copy(from, to, e->d_name, depth, skipped);
+			rc = entry_copy(from, to, e->d_name, depth, b);
 	closedir(d);
 	return rc;
 }
 
-/* Copy the directory open at from (any kind of fd) into to.  Returns 0 or
- * -1 (errno); *skipped counts what was not a file or directory. */
-int runfs_copy(int from, int to, uint64_t *skipped)
+/* Copy the directory open at from (any kind of fd) into to, within
+ * b's bytes and entries (b->over counts what did not fit; what is
+ * there under that name stays).  Returns 0 or -1 (errno). */
+int runfs_copy(int from, int to, struct runfs_budget *b)
 {
 	int fd = subdir(from, ".");
 
 	if (fd < 0)
 		return -1;
-	return tree_copy(fd, to, 0, skipped);
+	return tree_copy(fd, to, 0, b);
+}
+
+/* A budget of bytes and entries (UINT64_MAX: unbounded); skip: a name
+ * at the top not copied, or NULL. */
+void runfs_budget_init(struct runfs_budget *b, uint64_t bytes,
+    uint64_t entries, const char *skip)
+{
+	memset(b, 0, sizeof(*b));
+	b->skip = skip;
+	b->bytes = bytes;
+	b->entries = entries;
 }
 
 static int cfg(int fs, const char *key, uint64_t v)
@@ -178,7 +309,7 @@ uint64_t runfs_own_inodes(const char *workdir, int private_tmp,
  * (runfs_own_inodes).  Returns its mount fd, or -1. */
 int runfs_make(int workdir_fd, uint64_t bytes, uint64_t inodes)
 {
-	uint64_t skipped = 0;
+	struct runfs_budget b;
 	int fs, mnt, w;
 
 	fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
@@ -199,7 +330,9 @@ int runfs_make(int workdir_fd, uint64_t bytes, uint64_t inodes)
 	if (mkdirat(mnt, "w", 0700) < 0 || mkdirat(mnt, "tmp", 0700) < 0 ||
 	    mkdirat(mnt, "shm", 0700) < 0 || (w = subdir(mnt, "w")) < 0)
 		goto close_mnt;
-	if (runfs_copy(workdir_fd, w, &skipped) < 0) {
+	/* Unbounded here: the tmpfs itself refuses past its bounds. */
+	runfs_budget_init(&b, UINT64_MAX, UINT64_MAX, NULL);
+	if (runfs_copy(workdir_fd, w, &b) < 0) {
 		close(w);
 		goto close_mnt;
 	}
@@ -296,4 +429,161 @@ int runfs_usage(int dirfd, uint64_t *bytes, uint64_t *inodes)
 	if (fd < 0)
 		return -1;
 	return tree_usage(fd, 0, bytes, inodes);
+}
+
+/* Files the run holds that are not in the tree: open (or mapped) by one
+ * of its processes, unlinked or made O_TMPFILE (st_nlink 0), on the
+ * workdir's device.  Each inode once, however many descriptors. */
+struct held {
+	struct held_file { ino_t ino; uint64_t bytes; } *v;
+	size_t n, cap;
+	int unknown;                  /* something the watch cannot see */
+	dev_t dev;
+};
+
+static void held_add(struct held *h, const struct stat *st)
+{
+	struct held_file *nv;
+
+	if (!S_ISREG(st->st_mode) || st->st_nlink != 0 ||
+	    st->st_dev != h->dev)
+		return;
+	if (h->n == h->cap) {
+		if (h->cap > RUNFS_HELD_MAX) {
+			h->unknown = 1;   /* more than the watch will count */
+			return;
+		}
+		nv = realloc(h->v, (h->cap ? h->cap * 2 : 64) * sizeof(*nv));
+		if (!nv) {
+			h->unknown = 1;
+			return;
+		}
+		h->v = nv;
+		h->cap = h->cap ? h->cap * 2 : 64;
+	}
+	h->v[h->n].ino = st->st_ino;
+	h->v[h->n++].bytes = (uint64_t)st->st_blocks * 512;
+}
+
+/* The files behind /proc/PID/fd.  A process the watch may not look
+ * into holds what it cannot know: unknown. */
+static void held_fds(struct held *h, pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	if (!d) {
+		if (errno != ENOENT && errno != ESRCH)
+			h->unknown = 1;
+		return;
+	}
+	fd = dirfd(d);
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.' && fstatat(fd, e->d_name, &st, 0) == 0)
+			held_add(h, &st);
+	closedir(d);
+}
+
+/* The deleted files on the workdir's device mapped by pid: statted
+ * through /proc/PID/map_files where the kernel lets cordon (root),
+ * unknown where it does not. */
+static void held_maps(struct held *h, pid_t pid)
+{
+	char path[96], line[512];
+	unsigned long lo, hi, ino;
+	unsigned int maj, mi;
+	struct stat st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f) {
+		if (errno != ENOENT && errno != ESRCH)
+			h->unknown = 1;
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, " (deleted)\n") || sscanf(line,
+		    "%lx-%lx %*s %*x %x:%x %lu", &lo, &hi, &maj, &mi, &ino) != 5 ||
+		    makedev(maj, mi) != h->dev || ino == 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx",
+		    (int)pid, lo, hi);
+		if (stat(path, &st) == 0)
+			held_add(h, &st);
+		else if (errno != ENOENT)
+			h->unknown = 1;
+	}
+	fclose(f);
+}
+
+/* The run's processes: cordon's descendants (it is their subreaper),
+ * through each thread's /proc/PID/task/TID/children; each looked into. */
+static void held_tree(struct held *h, pid_t pid, int depth)
+{
+	char path[96];
+	struct dirent *e;
+	FILE *f;
+	DIR *d;
+	int c;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (depth > RUNFS_HELD_DEPTH || !(d = opendir(path))) {
+		if (depth > RUNFS_HELD_DEPTH || (errno != ENOENT &&
+		    errno != ESRCH))
+			h->unknown = 1;
+		return;
+	}
+	while (!h->unknown && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' || snprintf(path, sizeof(path),
+		    "/proc/%d/task/%.20s/children", (int)pid, e->d_name) >=
+		    (int)sizeof(path) || !(f = fopen(path, "re")))
+			continue;
+		while (!h->unknown && fscanf(f, "%d", &c) == 1) {
+			held_fds(h, c);
+			held_maps(h, c);
+			held_tree(h, c, depth + 1);
+		}
+		fclose(f);
+	}
+	closedir(d);
+}
+
+static int ino_cmp(const void *a, const void *b)
+{
+	const struct held_file *x = a, *y = b;
+
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* The watch's measure: the tree below dirfd (runfs_usage) and the
+ * files the run holds outside it; UINT64_MAX for both when something
+ * cannot be seen. */
+int runfs_watch(int dirfd, uint64_t *bytes, uint64_t *inodes)
+{
+	struct held h = { .v = NULL };
+	struct stat st;
+	size_t i;
+
+	if (runfs_usage(dirfd, bytes, inodes) < 0 || fstat(dirfd, &st) < 0)
+		return -1;
+	if (*inodes == UINT64_MAX)
+		return 0;
+	h.dev = st.st_dev;
+	held_tree(&h, getpid(), 0);
+	qsort(h.v, h.n, sizeof(*h.v), ino_cmp);
+	for (i = 0; i < h.n && !h.unknown; i++)
+		if (i == 0 || h.v[i].ino != h.v[i - 1].ino) {
+			*bytes += h.v[i].bytes;
+			*inodes += 1;
+		}
+	if (h.unknown)
+		*bytes = *inodes = UINT64_MAX;
+	free(h.v);
+	return 0;
 }

@@ -129,6 +129,24 @@ static void num(struct out *o, const char *key, uint64_t v)
 		add(o, "\"%s\":%llu,", key, (unsigned long long)v);
 }
 
+/* "copyback": what came back into the caller's folder (bytes of data
+ * written, entries created, skipped for their kind, left out past the
+ * bounds), or null when nothing was copied back. */
+static void copyback(struct out *o, const struct report *r)
+{
+	const struct runfs_budget *b = &r->copyback;
+
+	if (!r->copied_back) {
+		add(o, "\"copyback\":null,");
+		return;
+	}
+	add(o, "\"copyback\":{\"bytes\":%llu,\"entries\":%llu,"
+	    "\"skipped\":%llu,\"over_bound\":%llu,\"truncated\":%s},",
+	    (unsigned long long)b->wrote, (unsigned long long)b->made,
+	    (unsigned long long)b->skipped, (unsigned long long)b->over,
+	    tf(b->over > 0));
+}
+
 /* Named hosts: what the proxy carried ("egress", null without named
  * hosts) and what it refused, in order, at most EGRESS_REFUSED_MAX
  * listed and the rest counted. */
@@ -248,6 +266,7 @@ static void render(struct out *o, const struct report *r)
 	str(o, "workdir", r->workdir[0] ? r->workdir : NULL);
 	add(o, "\"kept_workdir\":%s,", tf(r->kept_workdir));
 	str(o, "kept_reason", r->kept_workdir ? r->kept_reason : NULL);
+	copyback(o, r);
 	egress(o, r);
 	bounds(o, &r->bounds);
 	denials(o, r->denials);

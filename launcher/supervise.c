@@ -396,18 +396,31 @@ static int notify_arm(struct notify *nt, const struct sup *sp,
 	return -1;
 }
 
+/* cordon's CPU time (this thread's) in us. */
+static uint64_t cpu_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
 /* A watched workdir (no run tmpfs): 0 past its bound, else the ms to
- * the next look (sooner once past half of a bound). */
+ * the next look (sooner once past half of a bound, later when a look
+ * costs more than 1/RUNFS_WATCH_SHARE of that: a large tree or many
+ * open files). */
 static uint64_t look_at(const struct sup *sp)
 {
-	uint64_t bytes, inodes;
+	uint64_t bytes, inodes, next, t0 = cpu_us(), cost;
 
-	if (runfs_usage(sp->watch_fd, &bytes, &inodes) < 0)
+	if (runfs_watch(sp->watch_fd, &bytes, &inodes) < 0)
 		return RUNFS_WATCH_MS;   /* read again at the next look */
 	if (bytes > sp->watch_bytes || inodes > sp->watch_files)
 		return 0;
-	return bytes > sp->watch_bytes / 2 || inodes > sp->watch_files / 2 ?
+	next = bytes > sp->watch_bytes / 2 || inodes > sp->watch_files / 2 ?
 	    RUNFS_WATCH_NEAR_MS : RUNFS_WATCH_MS;
+	cost = (cpu_us() - t0) * RUNFS_WATCH_SHARE / 1000;   /* ms */
+	return cost > next ? cost : next;
 }
 
 static struct end wait_loop(struct relay *rl, const struct sup *sp,

@@ -216,7 +216,7 @@ static int workdir_in(struct opts *g, struct warm_spare *w,
     struct report *r, char *err)
 {
 	char path[sizeof(r->workdir)];
-	uint64_t skipped = 0;
+	struct runfs_budget b;
 	int d, in;
 
 	if (w->mnt < 0) {
@@ -237,7 +237,9 @@ static int workdir_in(struct opts *g, struct warm_spare *w,
 	}
 	in = openat(w->mnt, "w", O_PATH | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
-	if (in < 0 || runfs_copy(d, in, &skipped) < 0) {
+	/* Unbounded here: the run tmpfs refuses past its own bounds. */
+	runfs_budget_init(&b, UINT64_MAX, UINT64_MAX, NULL);
+	if (in < 0 || runfs_copy(d, in, &b) < 0) {
 		snprintf(err, ERRLEN, "copying %.400s into the run tmpfs: %s",
 		    path, strerror(errno));
 		if (in >= 0)

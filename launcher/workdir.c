@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -24,8 +25,6 @@
 #include "infile.h"
 #include "wall.h"
 
-/* A fresh private directory under $TMPDIR (absolute) or /tmp, or the
- * caller's existing directory.  The path goes to path[]. */
 /* The caller's --workdir, made absolute against the current directory
  * (joined, not resolved: the last name is still opened O_NOFOLLOW). */
 static int workdir_given(const char *given, char *path, size_t pathlen,
@@ -54,23 +53,7 @@ static int workdir_given(const char *given, char *path, size_t pathlen,
 int workdir_make(const char *given, char *path, size_t pathlen,
     char *err, size_t errlen)
 {
-	const char *tmp = getenv("TMPDIR");
-	int n;
-
-	if (given)
-		return workdir_given(given, path, pathlen, err, errlen);
-	if (!tmp || tmp[0] != '/')
-		tmp = "/tmp";
-	n = snprintf(path, pathlen, "%s/cordon.XXXXXX", tmp);
-	if (n < 0 || (size_t)n >= pathlen) {
-		snprintf(err, errlen, "TMPDIR is too long");
-		return -1;
-	}
-	if (!mkdtemp(path)) {
-		snprintf(err, errlen, "mkdtemp %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return workdir_given(given, path, pathlen, err, errlen);
 }
 
 /* The snippet for reading: "-" is the caller's standard input, whatever
@@ -389,4 +372,119 @@ int workdir_remove(const char *path, const char *snippet, char *err,
 	free(w.up);
 	free(w.kept);
 	return w.fatal || rc < 0 ? -1 : 0;
+}
+
+/* A name cordon makes: "cordon.XXXXXX", as mkdtemp fills it. */
+static int made_name(const char *name)
+{
+	size_t i;
+
+	if (strncmp(name, WORKDIR_PREFIX, strlen(WORKDIR_PREFIX)) != 0 ||
+	    strlen(name) != strlen(WORKDIR_PREFIX) + 6)
+		return 0;
+	for (i = strlen(WORKDIR_PREFIX); name[i]; i++)
+		if (!(name[i] >= 'a' && name[i] <= 'z') && !(name[i] >= 'A' &&
+		    name[i] <= 'Z') && !(name[i] >= '0' && name[i] <= '9'))
+			return 0;
+	return 1;
+}
+
+/* One entry of tmp: a workdir whose cordon is gone (ours, a directory,
+ * not a link, and its lock free: its creator held it to its end),
+ * emptied and removed, never through a link (walk). */
+static void sweep_one(int tmp, const char *name)
+{
+	struct walk w;
+	struct stat st;
+	int fd = openat(tmp, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
+	    flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		memset(&w, 0, sizeof(w));
+		(void)fchmod(fd, 0700);   /* the run may have locked it */
+		/* walk consumes its descriptor; the lock stays on fd's. */
+		if (walk(&w, dup(fd)) == 0)
+			(void)unlinkat(tmp, name, AT_REMOVEDIR);
+		free(w.up);
+		free(w.kept);
+	}
+	close(fd);
+}
+
+/* The workdirs SIGKILLed cordons left in tmp: what cannot be removed
+ * stays for the next run (nothing of this run's). */
+static void sweep(const char *tmp)
+{
+	int fd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = fd < 0 ? -1 : dup(fd);
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+	struct dirent *e;
+
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+	} else {
+		while ((e = readdir(d)) != NULL)
+			if (made_name(e->d_name))
+				sweep_one(fd, e->d_name);
+		closedir(d);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Lock the directory made at path; the descriptor holding the lock, or
+ * -1 when a sweep holds it (then it is the sweep's to remove). */
+static int claim(const char *path)
+{
+	struct stat a, b;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &a) < 0 ||
+	    lstat(path, &b) < 0 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A fresh private directory under $TMPDIR (absolute) or /tmp, path to
+ * path[], after removing what dead cordons left there.  It is locked
+ * (flock) for as long as the returned descriptor is open, so that the
+ * next run's sweep can tell it from one whose cordon is gone; a kept
+ * one (keep) has a name no sweep takes.  Returns the descriptor, or -1
+ * with err. */
+int workdir_fresh(int keep, char *path, size_t pathlen, char *err,
+    size_t errlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	int n, tries, fd;
+
+	if (!tmp || tmp[0] != '/')
+		tmp = "/tmp";
+	sweep(tmp);
+	for (tries = 0; tries < 8; tries++) {
+		n = snprintf(path, pathlen, "%s/%sXXXXXX", tmp, keep ?
+		    WORKDIR_KEPT_PREFIX : WORKDIR_PREFIX);
+		if (n < 0 || (size_t)n >= pathlen) {
+			snprintf(err, errlen, "TMPDIR is too long");
+			return -1;
+		}
+		if (!mkdtemp(path)) {
+			snprintf(err, errlen, "mkdtemp %s: %s", path,
+			    strerror(errno));
+			return -1;
+		}
+		if ((fd = claim(path)) >= 0)
+			return fd;
+	}
+	snprintf(err, errlen, "mkdtemp %s: another cordon's sweep took "
+	    "each directory made", path);
+	return -1;
 }

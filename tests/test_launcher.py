@@ -19,7 +19,8 @@ CORDON = str(BUILD / "cordon")
 KEYS = ["cordon", "policy", "blob", "outcome", "exit_code", "signal",
         "reason", "stdout_bytes", "stderr_bytes", "output_truncated",
         "output_dropped", "wall_ms", "user_ms", "sys_ms", "max_rss_kb",
-        "workdir", "kept_workdir", "kept_reason", "egress", "network_refused",
+        "workdir", "kept_workdir", "kept_reason", "copyback", "egress",
+        "network_refused",
         "network_refused_dropped", "bounds", "denials", "denials_dropped",
         "denials_rate_limited", "denials_unobserved", "denials_reason", "layers"]
 LAYER_KEYS = ["no_new_privs", "seccomp", "landlock_abi", "landlock_errata",

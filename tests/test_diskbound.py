@@ -1,0 +1,320 @@
+"""The disk and file bounds beyond the run's own space (issue 24): what
+copy-back writes into the caller's folder (hard links and holes must not
+multiply the bound), what the watch (no mount namespace) sees of files
+that are open but not in the tree (unlinked, O_TMPFILE), what the watch
+costs cordon's CPU on a large tree, and workdirs a SIGKILLed cordon left.
+Every test runs real snippets under the shipped base policy (through
+tests/policies/launcher-bounds.policy, small bounds).  Run as root and as
+uid 65534 by tests/run-pytest.sh."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import BUILD, WARM_OK
+
+MiB = 1 << 20
+CORDON = str(BUILD / "cordon")
+
+
+def stored(folder):
+    """Bytes the folder's tree takes (each inode once) and its entries."""
+    seen, blocks, entries = set(), 0, 0
+    for dirpath, dirs, files in os.walk(folder):
+        for n in dirs + files:
+            st = os.lstat(os.path.join(dirpath, n))
+            entries += 1
+            if (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))
+                blocks += st.st_blocks * 512
+    return blocks, entries
+
+
+# One 1 MiB file and 60 hard links to it: 1 MiB in the run's tmpfs, 61
+# MiB if each link comes back as a copy of its own.
+LINKS = """
+import os
+with open("big", "wb") as f:
+    f.write(b"x" * (1 << 20))
+for i in range(60):
+    os.link("big", "link%d" % i)
+print("linked", os.stat("big").st_nlink)
+"""
+
+# 40 files of almost 2 MiB (the file-size limit is the disk bound) with
+# one byte each: 160 KiB in the tmpfs, 80 MiB written dense.
+HOLES = """
+import os
+for i in range(40):
+    with open("sparse%d" % i, "wb") as f:
+        f.truncate((2 << 20) - 4096)
+        f.seek(100)
+        f.write(b"y")
+print("holes", sum(os.stat("sparse%d" % i).st_blocks for i in range(40)))
+"""
+
+
+@pytest.fixture(scope="module")
+def small(launcher_blobs):
+    return launcher_blobs("launcher-bounds", DISK="2M", FILES="200")
+
+
+def check_copyback(r, wd, limit=2 * MiB, files=200):
+    assert r.rc == 0, r
+    used, entries = stored(wd)
+    # every entry created counts, and at most a block of rounding each
+    assert entries <= files, (entries, r)
+    assert used <= limit + entries * 4096, (used, r)
+    cb = r.status["copyback"]
+    assert cb is not None, r
+    assert cb["bytes"] <= limit and cb["entries"] <= files, cb
+    return cb
+
+
+def test_copyback_counts_hard_links(cordon, small, tmp_path):
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    r = cordon(small, LINKS, opts=["--workdir", str(wd)])
+    assert "linked 61" in r.out, r
+    cb = check_copyback(r, wd)
+    # 61 MiB cannot come back under a 2 MiB bound: some were left out,
+    # and the status says so.
+    assert cb["truncated"] is True and cb["over_bound"] > 0, cb
+    # what came back is whole: 1 or 2 of the 61 names (readdir's order)
+    back = [p for p in wd.iterdir() if p.name != "snippet.py"]
+    assert 1 <= len(back) <= 2, back
+    assert all(p.read_bytes() == b"x" * MiB for p in back)
+    assert cb["over_bound"] == 61 - len(back), cb
+
+
+def test_copyback_keeps_holes(cordon, small, tmp_path):
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    r = cordon(small, HOLES, opts=["--workdir", str(wd)])
+    assert r.out.startswith("holes"), r
+    cb = check_copyback(r, wd)
+    # the data is one byte a file: all 40 fit once holes stay holes
+    back = sorted(p.name for p in wd.iterdir() if p.name.startswith("sp"))
+    assert len(back) == 40 and cb["truncated"] is False, (back, cb)
+    data = (wd / "sparse7").read_bytes()
+    assert len(data) == (2 << 20) - 4096 and data[100:101] == b"y", r
+    assert data.count(0) == len(data) - 1
+
+
+def test_copyback_entries_bounded(cordon, launcher_blobs, tmp_path):
+    # links do not take an inode each in every tmpfs, but each one copied
+    # back is an entry created in the caller's folder
+    blob = launcher_blobs("launcher-bounds", DISK="8M", FILES="40")
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    r = cordon(blob, """
+import os
+open("one", "w").write("1")
+n = 0
+try:
+    for i in range(200):
+        os.link("one", "l%d" % i); n += 1
+except OSError as e:
+    pass
+print("links", n)
+""", opts=["--workdir", str(wd)])
+    cb = check_copyback(r, wd, limit=8 * MiB, files=40)
+    assert cb["entries"] <= 40, cb
+
+
+def test_copyback_reported_when_all_fits(cordon, small, tmp_path):
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    (wd / "in.txt").write_text("input")
+    r = cordon(small, "import os\nos.mkdir('d')\n"
+               "open('d/out', 'w').write('out')\n", opts=["--workdir", str(wd)])
+    cb = check_copyback(r, wd)
+    assert cb == {"bytes": 8, "entries": 3, "skipped": 0, "over_bound": 0,
+                  "truncated": False}, cb
+    assert (wd / "d" / "out").read_text() == "out"
+
+
+def test_no_copyback_no_report(cordon, small):
+    r = cordon(small, "pass\n")
+    assert r.rc == 0 and r.status["copyback"] is None, r
+
+
+@pytest.mark.skipif(not WARM_OK, reason="no warm pool built "
+                    "(build/warm/_cordon_warm.so: no Python headers)")
+def test_warm_copyback_counts_hard_links(cordon, warm_pools, tmp_path):
+    pool = warm_pools(BUILD / "policies" / "code_gen.cpol")
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    r = cordon(None, LINKS, opts=["--limit", "disk=2M", "--limit",
+               "files=200", "--workdir", str(wd)], warm=pool)
+    assert r.status and r.status["warm"] is True, r
+    assert "linked 61" in r.out, r
+    cb = check_copyback(r, wd)
+    assert cb["truncated"] is True, cb
+
+
+# ---- the watch (no mount namespace) ------------------------------------
+
+@pytest.fixture(scope="module")
+def watched(launcher_blobs):
+    return launcher_blobs("launcher-bounds", DISK="8M", FILES="1000")
+
+
+HELD = """
+import os, sys, time
+fds = []
+for i in range(10):
+    if sys.argv[1] == "tmpfile":
+        fd = os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o600)
+    else:
+        fd = os.open("f%d" % i, os.O_CREAT | os.O_WRONLY, 0o600)
+        os.unlink("f%d" % i)
+    for j in range(6):
+        os.write(fd, b"z" * (1 << 20))
+    fds.append(fd)
+print("holding", len(fds), flush=True)
+time.sleep(60)
+print("held")
+"""
+
+
+@pytest.mark.parametrize("how", ["unlinked", "tmpfile"])
+def test_watch_counts_open_files_not_in_the_tree(cordon, watched, how):
+    # 60 MiB held open under an 8 MiB bound, none of it in the tree
+    r = cordon(watched, HELD, how, opts=["--no-namespaces"])
+    assert "held" not in r.out.split(), r
+    assert r.status["outcome"] == "disk_limit", r
+    assert r.status["bounds"]["disk"]["by"] == "watch", r
+
+
+def test_watch_counts_files_open_in_a_child(cordon, watched):
+    # the writer forks; the child holds the unlinked file, the parent not
+    r = cordon(watched, """
+import os, time
+fds = [os.open("f%d" % i, os.O_CREAT | os.O_WRONLY, 0o600) for i in (0, 1)]
+for i in (0, 1):
+    os.unlink("f%d" % i)
+if os.fork() == 0:
+    for fd in fds:
+        for j in range(6):
+            os.write(fd, b"z" * (1 << 20))
+    time.sleep(60)
+    os._exit(0)
+for fd in fds:
+    os.close(fd)
+os.wait()
+print("held")
+""", opts=["--no-namespaces"])
+    assert "held" not in r.out, r
+    assert r.status["outcome"] == "disk_limit", r
+
+
+def test_watch_cpu_is_bounded_on_a_large_tree(launcher_blobs,
+                                              tmp_path):
+    # 10,001 files, past half of the files bound: the watch used to walk
+    # the tree every 5 ms, a CPU of cordon's own (outside the run's
+    # cgroup and CPU limit) for as long as the run liked.  Measured as
+    # CPU time, not wall time: cordon's own share of the run's wall.
+    blob = launcher_blobs("launcher-bounds", DISK="64M", FILES="20000")
+    snip = tmp_path / "s.py"
+    snip.write_text("""
+import os, time
+os.mkdir("t")
+for i in range(10001):
+    open("t/f%d" % i, "w").close()
+print("made", flush=True)
+time.sleep(8)
+""")
+    st = tmp_path / "st.json"
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.execv(CORDON, [CORDON, "--no-namespaces", "--quiet",
+                              "--status-file", str(st), str(blob),
+                              str(snip)])
+        finally:
+            os._exit(127)
+    t0 = time.monotonic()
+    _, status, ru = os.wait4(pid, 0)
+    wall = time.monotonic() - t0
+    s = json.loads(st.read_text())
+    assert s["outcome"] == "exited", s
+    assert s["bounds"]["files"]["by"] == "watch", s
+    total = ru.ru_utime + ru.ru_stime
+    own = total - (s["user_ms"] + s["sys_ms"]) / 1000
+    # the sleep alone is 8 s of wall; cordon may use a fraction of it
+    assert own < 0.25 * 8, (own, total, wall, s)
+
+
+# ---- workdirs a SIGKILLed cordon left ------------------------------------
+
+def kill_mid_run(blob, tmpdir, opts=()):
+    """Start a run that sleeps, wait for its workdir, SIGKILL cordon."""
+    env = dict(os.environ, TMPDIR=str(tmpdir))
+    p = subprocess.Popen([CORDON, *opts, str(blob), "-"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env)
+    p.stdin.write(b"import time\nprint('up', flush=True)\n"
+                  b"open('mark', 'w').write('m')\ntime.sleep(60)\n")
+    p.stdin.close()
+    assert p.stdout.readline() == b"up\n"
+    left = [d for d in tmpdir.iterdir() if d.name.startswith("cordon.")]
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    # the run's own processes die with cordon (parent-death signal)
+    time.sleep(0.5)
+    return left, env
+
+
+@pytest.mark.parametrize("opts", [[], ["--no-namespaces"]])
+def test_next_run_removes_what_a_killed_cordon_left(small, tmp_path, opts):
+    tmpdir = tmp_path / "t"
+    tmpdir.mkdir()
+    left, env = kill_mid_run(small, tmpdir, opts)
+    assert len(left) == 1 and left[0].exists(), left
+    r = subprocess.run([CORDON, str(small), "-"], input="print(1)\n",
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and r.stdout == "1\n", r
+    assert not left[0].exists(), list(tmpdir.iterdir())
+    assert list(tmpdir.iterdir()) == [], list(tmpdir.iterdir())
+
+
+def test_sweep_spares_live_kept_and_foreign(small, tmp_path):
+    tmpdir = tmp_path / "t"
+    tmpdir.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmpdir))
+    # a live run's workdir
+    live = subprocess.Popen([CORDON, "--no-namespaces", str(small), "-"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    live.stdin.write(b"import time\nprint('up', flush=True)\n"
+                     b"time.sleep(60)\n")
+    live.stdin.close()
+    assert live.stdout.readline() == b"up\n"
+    mine = [d for d in tmpdir.iterdir()]
+    # a kept one
+    k = subprocess.run([CORDON, "--keep-workdir", str(small), "-"],
+                       input="open('k', 'w').write('k')\n",
+                       capture_output=True, text=True, env=env)
+    assert k.returncode == 0, k
+    kept = [d for d in tmpdir.iterdir() if d not in mine]
+    assert len(kept) == 1, kept
+    # a link by the name cordon makes, to a folder that must stay
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "precious").write_text("p")
+    (tmpdir / "cordon.ABCDEF").symlink_to(victim)
+    try:
+        r = subprocess.run([CORDON, str(small), "-"], input="print(1)\n",
+                           capture_output=True, text=True, env=env)
+        assert r.returncode == 0, r
+        assert all(d.exists() for d in mine), mine
+        assert (kept[0] / "k").read_text() == "k"
+        assert (victim / "precious").read_text() == "p"
+        assert (tmpdir / "cordon.ABCDEF").is_symlink()
+    finally:
+        live.kill()
+        live.wait()
