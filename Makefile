@@ -7,6 +7,7 @@
 #   make bench      benchmarks (not tests): build/bench.md
 #   make sanitize   ASan+UBSan build in build-san/, test suite under it
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each
+#   make soak       SOAK_RUNS runs of every outcome, killed at random; nothing may be left
 #   make lint       cppcheck and clang-tidy
 #   make install    PREFIX=/usr/local DESTDIR= (INSTALL_PYTHON=0: no client)
 #   make deb        Debian packages cordon and python3-cordon, into build/deb/
@@ -18,6 +19,7 @@ DESTDIR ?=
 BUILD ?= build
 CC ?= cc
 PYTHON ?= /usr/bin/python3
+SOAK_RUNS ?= 300
 
 # Hardening for every object: fortify (needs -O), stack protector, PIE,
 # stack clash and CET; full RELRO and BIND_NOW at link time.
@@ -143,7 +145,7 @@ DEB_PATH ?= /usr/sbin:/usr/bin:/sbin:/bin
 demo: all
 	$(PYTHON) tools/demo.py --build $(BUILD)
 
-.PHONY: all deps check clean install install-python deb demo bench sanitize fuzz lint
+.PHONY: all deps check clean install install-python deb demo bench sanitize fuzz lint soak
 .DELETE_ON_ERROR:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -18,6 +18,11 @@ check: all $(UNIT_BINS)
 	@echo "== corpus"; BUILD=$(BUILD) sh tests/corpus/run.sh
 	@echo "== pytest"; BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run-pytest.sh
 
+# make soak: hundreds of runs of every outcome, cordon and the submitters
+# killed at random points; nothing may be left (tools/soak.py).
+soak: all
+	@BUILD=$(BUILD) PYTHON=$(PYTHON) SOAK_RUNS=$(SOAK_RUNS) sh tests/run-soak.sh
+
 # OCI export/import equivalence helper (tests/oci/build.mk).
 -include tests/oci/build.mk
 
