@@ -261,6 +261,17 @@ def launch_configs(ctx, workload, blob, rounds):
                                    [ctx["cordon"], *opts, blob,
                                     snippet or ctx["empty"]], env=env_tmp,
                                    note="layer cost: %s" % what))
+            # Copy-back into the caller's folder (--workdir, what the
+            # Python client does) under the same disk bound: the budget
+            # that counts bytes, holes and links against it.
+            wd = os.path.join(ctx["tmpdir"], "copyback")
+            os.makedirs(wd, exist_ok=True)
+            cfgs.append(Config("cordon --limit disk=64M files=1000 "
+                               "--workdir",
+                               [ctx["cordon"], "--limit", "disk=64M",
+                                "--limit", "files=1000", "--workdir", wd,
+                                blob, snippet or ctx["empty"]], env=env_tmp,
+                               note="layer cost: copy-back, counted"))
         else:
             missing.append("cordon (build/cordon not built yet)")
         bwrap = shutil.which("bwrap")
