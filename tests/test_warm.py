@@ -504,11 +504,22 @@ def test_pool_refuses_a_caller_of_another_uid(tmp_path, pool):
     # (the caller may trust root's pool; the pool does not serve it).
     if os.geteuid() != 0:
         pytest.skip("needs root: the caller runs as another uid (65534)")
-    snip = tmp_path / "s.py"
-    snip.write_text("print('ran')\n")
-    p = subprocess.run([str(BUILD / "cordon"), "--submit", pool, str(snip)],
-                       user=65534, cwd="/", group=65534, extra_groups=[],
-                       capture_output=True, text=True, timeout=30)
+    # The checkout (and pytest's tmp_path) may be where that uid cannot
+    # enter: its copy of cordon and the snippet lie in a folder it reads.
+    import shutil
+    import tempfile
+    d = pathlib.Path(tempfile.mkdtemp(prefix="cordon-test-uid."))
+    try:
+        d.chmod(0o755)
+        shutil.copy(BUILD / "cordon", d / "cordon")
+        (d / "s.py").write_text("print('ran')\n")
+        (d / "s.py").chmod(0o644)
+        p = subprocess.run([str(d / "cordon"), "--submit", pool,
+                            str(d / "s.py")], user=65534, cwd="/",
+                           group=65534, extra_groups=[],
+                           capture_output=True, text=True, timeout=30)
+    finally:
+        shutil.rmtree(d)
     assert p.returncode == 125 and "refused" in p.stderr, p
     assert "ran" not in p.stdout, p
 
