@@ -489,15 +489,40 @@ static void held_fds(struct held *h, pid_t pid)
 	closedir(d);
 }
 
+/* One line of /proc/PID/maps, "LO-HI PERMS OFFSET MAJ:MIN INODE PATH",
+ * of a deleted file: counted if it is on the workdir's device. */
+static void held_map(struct held *h, pid_t pid, const char *line)
+{
+	unsigned long lo, hi, maj, mi, ino;
+	char path[96], *p;
+	struct stat st;
+
+	lo = strtoul(line, &p, 16);
+	hi = *p == '-' ? strtoul(p + 1, &p, 16) : 0;
+	p = strchr(p + 1, ' ');              /* past the permissions */
+	p = p ? strchr(p + 1, ' ') : NULL;   /* past the offset */
+	if (!p)
+		return;
+	maj = strtoul(p + 1, &p, 16);
+	mi = *p == ':' ? strtoul(p + 1, &p, 16) : 0;
+	ino = strtoul(p, NULL, 10);
+	if (maj > UINT32_MAX || mi > UINT32_MAX || ino == 0 ||
+	    makedev((unsigned int)maj, (unsigned int)mi) != h->dev)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", (int)pid,
+	    lo, hi);
+	if (stat(path, &st) == 0)
+		held_add(h, &st);
+	else if (errno != ENOENT)
+		h->unknown = 1;
+}
+
 /* The deleted files on the workdir's device mapped by pid: statted
  * through /proc/PID/map_files where the kernel lets cordon (root),
  * unknown where it does not. */
 static void held_maps(struct held *h, pid_t pid)
 {
-	char path[96], line[512];
-	unsigned long lo, hi, ino;
-	unsigned int maj, mi;
-	struct stat st;
+	char path[64], line[512];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
@@ -507,19 +532,25 @@ static void held_maps(struct held *h, pid_t pid)
 			h->unknown = 1;
 		return;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		if (!strstr(line, " (deleted)\n") || sscanf(line,
-		    "%lx-%lx %*s %*x %x:%x %lu", &lo, &hi, &maj, &mi, &ino) != 5 ||
-		    makedev(maj, mi) != h->dev || ino == 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx",
-		    (int)pid, lo, hi);
-		if (stat(path, &st) == 0)
-			held_add(h, &st);
-		else if (errno != ENOENT)
-			h->unknown = 1;
-	}
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, " (deleted)\n"))
+			held_map(h, pid, line);
 	fclose(f);
+}
+
+/* The next number of a children file ("PID PID ... "), or 0 at its end
+ * (or past what a pid can be). */
+static pid_t next_pid(FILE *f)
+{
+	long v = 0;
+	int ch;
+
+	while ((ch = getc(f)) == ' ' || ch == '\n')
+		;
+	for (; ch >= '0' && ch <= '9'; ch = getc(f))
+		if ((v = v * 10 + (ch - '0')) > 1L << 30)
+			return 0;
+	return (pid_t)v;
 }
 
 /* The run's processes: cordon's descendants (it is their subreaper),
@@ -530,7 +561,7 @@ static void held_tree(struct held *h, pid_t pid, int depth)
 	struct dirent *e;
 	FILE *f;
 	DIR *d;
-	int c;
+	pid_t c;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	if (depth > RUNFS_HELD_DEPTH || !(d = opendir(path))) {
@@ -544,7 +575,7 @@ static void held_tree(struct held *h, pid_t pid, int depth)
 		    "/proc/%d/task/%.20s/children", (int)pid, e->d_name) >=
 		    (int)sizeof(path) || !(f = fopen(path, "re")))
 			continue;
-		while (!h->unknown && fscanf(f, "%d", &c) == 1) {
+		while (!h->unknown && (c = next_pid(f)) > 0) {
 			held_fds(h, c);
 			held_maps(h, c);
 			held_tree(h, c, depth + 1);
@@ -576,7 +607,8 @@ int runfs_watch(int dirfd, uint64_t *bytes, uint64_t *inodes)
 		return 0;
 	h.dev = st.st_dev;
 	held_tree(&h, getpid(), 0);
-	qsort(h.v, h.n, sizeof(*h.v), ino_cmp);
+	if (h.n > 1)
+		qsort(h.v, h.n, sizeof(*h.v), ino_cmp);
 	for (i = 0; i < h.n && !h.unknown; i++)
 		if (i == 0 || h.v[i].ino != h.v[i - 1].ino) {
 			*bytes += h.v[i].bytes;
