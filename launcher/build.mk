@@ -2,7 +2,7 @@
 LAUNCHER_SRCS := launcher/main.c launcher/launch.c launcher/run.c \
 	launcher/landlock.c launcher/supervise.c launcher/status.c \
 	launcher/workdir.c launcher/command.c launcher/sink.c \
-	launcher/bounds.c launcher/cgroup.c launcher/runfs.c \
+	launcher/bounds.c launcher/cgroup.c launcher/runfs.c launcher/watch.c \
 	launcher/cgown.c launcher/cgstale.c \
 	launcher/fdpass.c launcher/egress.c launcher/proxy.c \
 	launcher/proxyreq.c launcher/dns.c launcher/netns.c \

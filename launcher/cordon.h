@@ -363,7 +363,8 @@ int runfs_statfs(int mnt, uint64_t own, uint64_t *bytes, uint64_t *inodes);
 uint64_t runfs_own_inodes(const char *workdir, int private_tmp,
     int private_shm);
 int runfs_usage(int dirfd, uint64_t *bytes, uint64_t *inodes);
-int runfs_watch(int dirfd, uint64_t *bytes, uint64_t *inodes);
+/* watch.c: the tree and the files the run holds outside it */
+int watch_measure(int dirfd, uint64_t *bytes, uint64_t *inodes);
 
 /* command.c: argv and environment of the child, its rlimits, its bounds */
 uint64_t command_limit(const struct cpol *p, const uint64_t *cli,

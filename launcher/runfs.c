@@ -15,7 +15,7 @@
  * remove.
  *
  * Without a mount namespace, the workdir stays on the host, and cordon
- * watches it instead (runfs_watch() every RUNFS_WATCH_MS, less often
+ * watches it instead (watch_measure(), watch.c, every RUNFS_WATCH_MS, less often
  * when a look is dear): the tree, and the files the run holds open or
  * mapped outside it (unlinked, O_TMPFILE); a run that passes its bound
  * is ended.  That bound can be overshot by what the run writes between
@@ -36,10 +36,8 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -429,161 +427,4 @@ int runfs_usage(int dirfd, uint64_t *bytes, uint64_t *inodes)
 	if (fd < 0)
 		return -1;
 	return tree_usage(fd, 0, bytes, inodes);
-}
-
-/* Files the run holds that are not in the tree: open (or mapped) by one
- * of its processes, unlinked or made O_TMPFILE (st_nlink 0), on the
- * workdir's device.  Each inode once, however many descriptors. */
-struct held {
-	struct held_file { ino_t ino; uint64_t bytes; } *v;
-	size_t n, cap;
-	int unknown;                  /* something the watch cannot see */
-	dev_t dev;
-};
-
-static void held_add(struct held *h, const struct stat *st)
-{
-	struct held_file *nv;
-
-	if (!S_ISREG(st->st_mode) || st->st_nlink != 0 ||
-	    st->st_dev != h->dev)
-		return;
-	if (h->n == h->cap) {
-		if (h->cap > RUNFS_HELD_MAX) {
-			h->unknown = 1;   /* more than the watch will count */
-			return;
-		}
-		nv = realloc(h->v, (h->cap ? h->cap * 2 : 64) * sizeof(*nv));
-		if (!nv) {
-			h->unknown = 1;
-			return;
-		}
-		h->v = nv;
-		h->cap = h->cap ? h->cap * 2 : 64;
-	}
-	h->v[h->n].ino = st->st_ino;
-	h->v[h->n++].bytes = (uint64_t)st->st_blocks * 512;
-}
-
-/* The files behind /proc/PID/fd.  A process the watch may not look
- * into holds what it cannot know: unknown. */
-static void held_fds(struct held *h, pid_t pid)
-{
-	char path[64];
-	struct dirent *e;
-	struct stat st;
-	DIR *d;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	d = opendir(path);
-	if (!d) {
-		if (errno != ENOENT && errno != ESRCH)
-			h->unknown = 1;
-		return;
-	}
-	fd = dirfd(d);
-	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.' && fstatat(fd, e->d_name, &st, 0) == 0)
-			held_add(h, &st);
-	closedir(d);
-}
-
-/* The deleted files on the workdir's device mapped by pid: statted
- * through /proc/PID/map_files where the kernel lets cordon (root),
- * unknown where it does not. */
-static void held_maps(struct held *h, pid_t pid)
-{
-	char path[96], line[512];
-	unsigned long lo, hi, ino;
-	unsigned int maj, mi;
-	struct stat st;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f) {
-		if (errno != ENOENT && errno != ESRCH)
-			h->unknown = 1;
-		return;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		if (!strstr(line, " (deleted)\n") || sscanf(line,
-		    "%lx-%lx %*s %*x %x:%x %lu", &lo, &hi, &maj, &mi, &ino) != 5 ||
-		    makedev(maj, mi) != h->dev || ino == 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx",
-		    (int)pid, lo, hi);
-		if (stat(path, &st) == 0)
-			held_add(h, &st);
-		else if (errno != ENOENT)
-			h->unknown = 1;
-	}
-	fclose(f);
-}
-
-/* The run's processes: cordon's descendants (it is their subreaper),
- * through each thread's /proc/PID/task/TID/children; each looked into. */
-static void held_tree(struct held *h, pid_t pid, int depth)
-{
-	char path[96];
-	struct dirent *e;
-	FILE *f;
-	DIR *d;
-	int c;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	if (depth > RUNFS_HELD_DEPTH || !(d = opendir(path))) {
-		if (depth > RUNFS_HELD_DEPTH || (errno != ENOENT &&
-		    errno != ESRCH))
-			h->unknown = 1;
-		return;
-	}
-	while (!h->unknown && (e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.' || snprintf(path, sizeof(path),
-		    "/proc/%d/task/%.20s/children", (int)pid, e->d_name) >=
-		    (int)sizeof(path) || !(f = fopen(path, "re")))
-			continue;
-		while (!h->unknown && fscanf(f, "%d", &c) == 1) {
-			held_fds(h, c);
-			held_maps(h, c);
-			held_tree(h, c, depth + 1);
-		}
-		fclose(f);
-	}
-	closedir(d);
-}
-
-static int ino_cmp(const void *a, const void *b)
-{
-	const struct held_file *x = a, *y = b;
-
-	return x->ino < y->ino ? -1 : x->ino > y->ino;
-}
-
-/* The watch's measure: the tree below dirfd (runfs_usage) and the
- * files the run holds outside it; UINT64_MAX for both when something
- * cannot be seen. */
-int runfs_watch(int dirfd, uint64_t *bytes, uint64_t *inodes)
-{
-	struct held h = { .v = NULL };
-	struct stat st;
-	size_t i;
-
-	if (runfs_usage(dirfd, bytes, inodes) < 0 || fstat(dirfd, &st) < 0)
-		return -1;
-	if (*inodes == UINT64_MAX)
-		return 0;
-	h.dev = st.st_dev;
-	held_tree(&h, getpid(), 0);
-	qsort(h.v, h.n, sizeof(*h.v), ino_cmp);
-	for (i = 0; i < h.n && !h.unknown; i++)
-		if (i == 0 || h.v[i].ino != h.v[i - 1].ino) {
-			*bytes += h.v[i].bytes;
-			*inodes += 1;
-		}
-	if (h.unknown)
-		*bytes = *inodes = UINT64_MAX;
-	free(h.v);
-	return 0;
 }

@@ -413,7 +413,7 @@ static uint64_t look_at(const struct sup *sp)
 {
 	uint64_t bytes, inodes, next, t0 = cpu_us(), cost;
 
-	if (runfs_watch(sp->watch_fd, &bytes, &inodes) < 0)
+	if (watch_measure(sp->watch_fd, &bytes, &inodes) < 0)
 		return RUNFS_WATCH_MS;   /* read again at the next look */
 	if (bytes > sp->watch_bytes || inodes > sp->watch_files)
 		return 0;

@@ -286,8 +286,8 @@ static int climb(struct walk *w, int *fd)
 	    O_CLOEXEC);
 	struct stat st;
 
-	if (up < 0 || fstat(up, &st) < 0) {
-		w->fatal = errno;
+	if (up < 0 || fstat(up, &st) < 0 || w->nup < 2) {
+		w->fatal = up < 0 || w->nup >= 2 ? errno : EXDEV;
 		if (up >= 0)
 			close(up);
 		return -1;
