@@ -24,6 +24,9 @@ if [ "$(id -u)" = 0 ] && [ "${CORDON_NO_UNPRIV:-0}" != 1 ]; then
 	chmod -R a+rX "$tmp"
 	chmod 0755 "$tmp"
 	echo "-- pytest as uid 65534"
+	# From the copy: the checkout may be a folder that uid cannot enter,
+	# and pytest looks at its working directory.
+	cd "$tmp"
 	setpriv --reuid=65534 --regid=65534 --clear-groups -- env -i \
 		PATH=/usr/bin:/bin HOME="$tmp" LANG=C.UTF-8 \
 		CORDON_BUILD="$tmp/build" CORDON_SRC="$tmp/src" \
