@@ -310,6 +310,11 @@ int workdir_make(const char *given, char *path, size_t pathlen,
     char *err, size_t errlen);
 int workdir_fresh(int keep, char *path, size_t pathlen, char *err,
     size_t errlen);
+/* The directories of tmp named prefix + mkdtemp's six characters whose
+ * maker is gone (this uid's, their flock free, and holding mark where it
+ * is not NULL), removed without following links: SIGKILLed cordons'
+ * workdirs, abandoned pools' directories.  Returns how many stay. */
+int workdir_sweep(const char *tmp, const char *prefix, const char *mark);
 int snippet_open(const char *snippet, char *err, size_t errlen);
 int snippet_fill(int in, const char *src, int out, char *err,
     size_t errlen);

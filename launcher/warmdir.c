@@ -11,14 +11,12 @@
  * gone (SIGKILL, a crash); one without the mark may be a pool being made
  * right now, and is left.  Only the caller's own directories are swept.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cordon.h"
@@ -56,38 +54,12 @@ int warmdir_remove(const char *dir, char *err, size_t len)
 	return workdir_remove(dir, WARMDIR_MARK, err, len);
 }
 
-/* One entry of /tmp: removed if it is an abandoned template directory of
- * ours. */
-static void sweep_one(int tmp, const char *name)
-{
-	char path[sizeof(WARMDIR_TMP) + 256], err[ERRLEN];
-	struct stat st;
-	int fd = openat(tmp, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	if (fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
-	    flock(fd, LOCK_EX | LOCK_NB) == 0 && faccessat(fd, WARMDIR_MARK,
-	    F_OK, AT_SYMLINK_NOFOLLOW) == 0 && snprintf(path, sizeof(path),
-	    "%s/%s", WARMDIR_TMP, name) < (int)sizeof(path) &&
-	    warmdir_remove(path, err, sizeof(err)) < 0)
-		fprintf(stderr, "cordon: an abandoned warm pool's directory: "
-		    "%s\n", err);
-	close(fd);                    /* the lock with it */
-}
-
 void warmdir_sweep(void)
 {
-	DIR *d = opendir(WARMDIR_TMP);
-	struct dirent *e;
+	int left = workdir_sweep(WARMDIR_TMP, WARMDIR_PREFIX, WARMDIR_MARK);
 
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (strncmp(e->d_name, WARMDIR_PREFIX,
-		    sizeof(WARMDIR_PREFIX) - 1) == 0 && (e->d_type == DT_DIR ||
-		    e->d_type == DT_UNKNOWN))
-			sweep_one(dirfd(d), e->d_name);
-	closedir(d);
+	if (left > 0)
+		fprintf(stderr, "cordon: %d abandoned warm pool director%s in "
+		    "%s could not be removed\n", left, left == 1 ? "y" : "ies",
+		    WARMDIR_TMP);
 }

@@ -374,66 +374,70 @@ int workdir_remove(const char *path, const char *snippet, char *err,
 	return w.fatal || rc < 0 ? -1 : 0;
 }
 
-/* A name cordon makes: "cordon.XXXXXX", as mkdtemp fills it. */
-static int made_name(const char *name)
+/* A name cordon makes: prefix then six [A-Za-z0-9], as mkdtemp fills
+ * it. */
+static int made_name(const char *name, const char *prefix)
 {
-	size_t i;
+	size_t i, n = strlen(prefix);
 
-	if (strncmp(name, WORKDIR_PREFIX, strlen(WORKDIR_PREFIX)) != 0 ||
-	    strlen(name) != strlen(WORKDIR_PREFIX) + 6)
+	if (strncmp(name, prefix, n) != 0 || strlen(name) != n + 6)
 		return 0;
-	for (i = strlen(WORKDIR_PREFIX); name[i]; i++)
+	for (i = n; name[i]; i++)
 		if (!(name[i] >= 'a' && name[i] <= 'z') && !(name[i] >= 'A' &&
 		    name[i] <= 'Z') && !(name[i] >= '0' && name[i] <= '9'))
 			return 0;
 	return 1;
 }
 
-/* One entry of tmp: a workdir whose cordon is gone (ours, a directory,
- * not a link, and its lock free: its creator held it to its end),
- * emptied and removed, never through a link (walk). */
-static void sweep_one(int tmp, const char *name)
+/* One entry of tmp: a directory whose maker is gone (ours, a directory,
+ * not a link, its lock free: the maker held it to its end, and the mark
+ * inside where one is asked), emptied and removed, never through a link
+ * (walk).  -1 when some of it stays. */
+static int sweep_one(int tmp, const char *name, const char *mark)
 {
 	struct walk w;
 	struct stat st;
-	int fd = openat(tmp, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
+	int rc = 0, fd = openat(tmp, name, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0)
-		return;
+		return 0;
 	if (fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
-	    flock(fd, LOCK_EX | LOCK_NB) == 0) {
+	    flock(fd, LOCK_EX | LOCK_NB) == 0 && (!mark || faccessat(fd,
+	    mark, F_OK, AT_SYMLINK_NOFOLLOW) == 0)) {
 		memset(&w, 0, sizeof(w));
 		(void)fchmod(fd, 0700);   /* the run may have locked it */
 		/* walk consumes its descriptor; the lock stays on fd's. */
-		if (walk(&w, dup(fd)) == 0)
-			(void)unlinkat(tmp, name, AT_REMOVEDIR);
+		rc = walk(&w, dup(fd)) == 0 && unlinkat(tmp, name,
+		    AT_REMOVEDIR) == 0 ? 0 : -1;
 		free(w.up);
 		free(w.kept);
 	}
 	close(fd);
+	return rc;
 }
 
-/* The workdirs SIGKILLed cordons left in tmp: what cannot be removed
- * stays for the next run (nothing of this run's). */
-static void sweep(const char *tmp)
+int workdir_sweep(const char *tmp, const char *prefix, const char *mark)
 {
 	int fd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int dfd = fd < 0 ? -1 : dup(fd);
 	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
 	struct dirent *e;
+	int left = 0;
 
 	if (!d) {
 		if (dfd >= 0)
 			close(dfd);
 	} else {
 		while ((e = readdir(d)) != NULL)
-			if (made_name(e->d_name))
-				sweep_one(fd, e->d_name);
+			if (made_name(e->d_name, prefix) &&
+			    sweep_one(fd, e->d_name, mark) < 0)
+				left++;
 		closedir(d);
 	}
 	if (fd >= 0)
 		close(fd);
+	return left;
 }
 
 /* Lock the directory made at path; the descriptor holding the lock, or
@@ -468,7 +472,7 @@ int workdir_fresh(int keep, char *path, size_t pathlen, char *err,
 
 	if (!tmp || tmp[0] != '/')
 		tmp = "/tmp";
-	sweep(tmp);
+	(void)workdir_sweep(tmp, WORKDIR_PREFIX, NULL);
 	for (tries = 0; tries < 8; tries++) {
 		n = snprintf(path, pathlen, "%s/%sXXXXXX", tmp, keep ?
 		    WORKDIR_KEPT_PREFIX : WORKDIR_PREFIX);

@@ -266,20 +266,22 @@ def main():
     with tempfile.TemporaryDirectory(prefix="cordon-soak.") as tmp:
         os.chmod(tmp, 0o755)
         soak = Soak(build, blob, pathlib.Path(tmp), random.Random(seed))
-        pool_facts = None
+        pool_facts, stopped = None, []
         if warm:
             soak.start_pool()
-            soak.runs(10)                   # warm-up: spares, caches
-            first = template_facts(soak.pool.pid)
-        soak.runs(a.runs)
-        soak.one(a.runs, "ok", False, None)         # the next runs
-        if warm:
-            soak.one(a.runs + 1, "ok", True, None)
-            pool_facts = (first, template_facts(soak.pool.pid))
-            stopped = soak.stop_pool()
-        left = leftovers(soak, before, pool_facts)
-        if warm:
-            left += stopped
+        try:
+            if warm:
+                soak.runs(10)               # warm-up: spares, caches
+                first = template_facts(soak.pool.pid)
+            soak.runs(a.runs)
+            soak.one(a.runs, "ok", False, None)     # the next runs
+            if warm:
+                soak.one(a.runs + 1, "ok", True, None)
+                pool_facts = (first, template_facts(soak.pool.pid))
+        finally:            # a soak that fails still stops its pool
+            if warm:
+                stopped = soak.stop_pool()
+        left = leftovers(soak, before, pool_facts) + stopped
     for key in sorted(soak.outcomes):
         print("  %-26s exit %s" % (key, " ".join(
             str(x) for x in sorted(soak.outcomes[key], key=str))))
