@@ -277,6 +277,8 @@ static void command(struct check_ctx *c, struct cpol *out)
 	const struct ast_val *w;
 	unsigned int n = 0;
 
+	c->cmd_stmt = s;
+
 	if (!s) {
 		if (!c->partial)
 			diag_error(c->d, NULL, "%s: no command statement "
@@ -434,7 +436,7 @@ int check_policy(const struct policy *p, struct diag *d, struct cpol *out,
 	 * through by default anyway. */
 	if (diag_errors(d) == 0 && out->nargv > 0 &&
 	    out->default_action != SECCOMP_RET_ALLOW)
-		no_base(&c, single(&c, AST_COMMAND, "command"), out->argv[0]);
+		no_base(&c, c.cmd_stmt, out->argv[0]);
 	value_fini(&c);
 	mentions_free(&c.defs);
 	if (diag_errors(d) != before || !expects) {

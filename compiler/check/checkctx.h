@@ -33,6 +33,7 @@ struct check_ctx {
 	uint32_t default_action;
 	int net_tcp;                 /* network connect/bind in effect */
 	const struct ast_stmt *net_stmt;
+	const struct ast_stmt *cmd_stmt;     /* the command statement kept */
 	int partial;                 /* errors before the check (a syntax
 	                              * error dropped statements): only
 	                              * what each statement says is checked */
