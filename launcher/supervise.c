@@ -62,7 +62,8 @@ enum end_kind {
 struct end {
 	enum end_kind kind;
 	int signo;                    /* END_SIGNAL: what cordon received */
-	int err;                      /* END_FAILED: errno of poll() */
+	int err;                      /* END_FAILED: errno of poll(); */
+	                              /* END_DISK: 1 if the watch was blind */
 	int nr;                       /* END_SECCOMP: the call the filter */
 	uint32_t arch;                /*   stopped, and its architecture */
 };
@@ -405,16 +406,17 @@ static uint64_t cpu_us(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
-/* A watched workdir (no run tmpfs): 0 past its bound, else the ms to
- * the next look (sooner once past half of a bound, later when a look
- * costs more than 1/RUNFS_WATCH_SHARE of that: a large tree or many
- * open files). */
-static uint64_t look_at(const struct sup *sp)
+/* A watched workdir (no run tmpfs): 0 past its bound (*blind: because
+ * the watch could not see all of it), else the ms to the next look
+ * (sooner once past half of a bound, later when a look costs more than
+ * 1/RUNFS_WATCH_SHARE of that: a large tree or many open files). */
+static uint64_t look_at(const struct sup *sp, int *blind)
 {
 	uint64_t bytes, inodes, next, t0 = cpu_us(), cost;
 
 	if (watch_measure(sp->watch_fd, &bytes, &inodes) < 0)
 		return RUNFS_WATCH_MS;   /* read again at the next look */
+	*blind = bytes == UINT64_MAX && inodes == UINT64_MAX;
 	if (bytes > sp->watch_bytes || inodes > sp->watch_files)
 		return 0;
 	next = bytes > sp->watch_bytes / 2 || inodes > sp->watch_files / 2 ?
@@ -438,8 +440,9 @@ static struct end wait_loop(struct relay *rl, const struct sup *sp,
 		if (now >= sp->deadline)
 			return (struct end){ .kind = END_TIMEOUT };
 		if (sp->watch_fd >= 0 && now >= look) {
-			if ((next = look_at(sp)) == 0)
-				return (struct end){ .kind = END_DISK };
+			if ((next = look_at(sp, &e.err)) == 0)
+				return (struct end){ .kind = END_DISK,
+				    .err = e.err };
 			look = now + next;
 		}
 		until = sp->watch_fd >= 0 && look < sp->deadline ? look :
@@ -601,7 +604,10 @@ static void classify(struct report *r, struct end e, const struct fate *f,
 	case END_DISK:
 		r->outcome = OUT_DISK;
 		r->exit_code = 128 + SIGKILL;
-		snprintf(r->reason, sizeof(r->reason), "the workdir passed "
+		snprintf(r->reason, sizeof(r->reason), e.err ? "the watch "
+		    "could not look into a process of the run (non-dumpable, "
+		    "or nested too deep), which counts as past limit disk and "
+		    "limit files: cordon ended the run" : "the workdir passed "
 		    "limit disk or limit files: cordon ended the run");
 		return;
 	case END_FAILED:

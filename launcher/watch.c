@@ -7,7 +7,9 @@
  * thread's /proc/PID/task/TID/children; their files through
  * /proc/PID/fd and /proc/PID/maps (the kernel shows a mapped file's
  * inode through /proc/PID/map_files to root only).  What the watch
- * cannot look into counts as past every bound.  It cannot see a
+ * cannot look into counts as past every bound, but for a process with
+ * no memory left (exiting, or a zombie): the kernel shows its /proc
+ * files as root's, and what it held is gone or going.  It cannot see a
  * descriptor in flight in a unix socket.
  */
 #include <dirent.h>
@@ -56,6 +58,25 @@ static void held_add(struct held *h, const struct stat *st)
 	h->v[h->n++].bytes = (uint64_t)st->st_blocks * 512;
 }
 
+/* 1 when pid has no memory left: exiting (past exit_mm) or a zombie,
+ * which the kernel shows as owned by root ("0 0 0 ..." in statm, which
+ * anyone may read).  It cannot get its memory back, and its files are
+ * closed or being closed: nothing it holds stays. */
+static int gone(pid_t pid)
+{
+	char path[64];
+	unsigned long size = 1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return errno == ENOENT || errno == ESRCH;
+	if (fscanf(f, "%lu", &size) != 1)
+		size = 1;
+	fclose(f);
+	return size == 0;
+}
+
 /* The files behind /proc/PID/fd.  A process the watch may not look
  * into holds what it cannot know: unknown. */
 static void held_fds(struct held *h, pid_t pid)
@@ -69,7 +90,7 @@ static void held_fds(struct held *h, pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
 	d = opendir(path);
 	if (!d) {
-		if (errno != ENOENT && errno != ESRCH)
+		if (errno != ENOENT && errno != ESRCH && !gone(pid))
 			h->unknown = 1;
 		return;
 	}
@@ -119,7 +140,7 @@ static void held_maps(struct held *h, pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = fopen(path, "re");
 	if (!f) {
-		if (errno != ENOENT && errno != ESRCH)
+		if (errno != ENOENT && errno != ESRCH && !gone(pid))
 			h->unknown = 1;
 		return;
 	}
@@ -167,8 +188,12 @@ static void held_tree(struct held *h, pid_t pid, int depth)
 		    (int)sizeof(path) || !(f = fopen(path, "re")))
 			continue;
 		while (!h->unknown && (c = next_pid(f)) > 0) {
-			held_fds(h, c);
+			/* maps first: its open waits for an exec in flight
+			 * (exec_update_lock), the one moment cordon's child,
+			 * non-dumpable like cordon, is past the exec cordon
+			 * saw and not yet dumpable. */
 			held_maps(h, c);
+			held_fds(h, c);
 			held_tree(h, c, depth + 1);
 		}
 		fclose(f);

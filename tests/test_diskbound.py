@@ -212,6 +212,43 @@ print("held")
     assert r.status["outcome"] == "disk_limit", r
 
 
+def test_watch_sees_past_a_zombie(cordon, watched):
+    # a child that exited and was not waited for: the kernel shows a
+    # process with no memory as root's, so a watch that is not root
+    # cannot open its /proc/PID/fd; it holds nothing (it used to end the
+    # run as disk_limit, under uid 65534)
+    r = cordon(watched, """
+import os, time
+for i in range(3):
+    if os.fork() == 0:
+        os._exit(0)
+time.sleep(0.4)
+print("DONE")
+""", opts=["--no-namespaces"])
+    assert r.rc == 0 and "DONE" in r.out, r
+    assert r.status["outcome"] == "exited", r
+
+
+def test_watch_counts_a_hidden_process_as_past_the_bound(cordon,
+                                                         launcher_blobs):
+    # a process that made itself non-dumpable hides its /proc files from
+    # a watch that is not root: that counts as past the bound, and the
+    # status says why (root looks into it and lets it run)
+    blob = launcher_blobs("launcher-watchblind")
+    r = cordon(blob, """
+import ctypes, time
+assert ctypes.CDLL(None).prctl(4, 0, 0, 0, 0) == 0   # PR_SET_DUMPABLE
+time.sleep(1)
+print("DONE")
+""", opts=["--no-namespaces"])
+    if os.geteuid() == 0:
+        assert r.rc == 0 and "DONE" in r.out, r
+        return
+    assert "DONE" not in r.out, r
+    assert r.status["outcome"] == "disk_limit", r
+    assert "could not look into" in r.status["reason"], r
+
+
 def test_watch_cpu_is_bounded_on_a_large_tree(launcher_blobs,
                                               tmp_path):
     # 10,001 files, past half of the files bound: the watch used to walk
