@@ -141,6 +141,22 @@ static void root_nproc(const struct opts *o, const struct cpol *p,
 		b->limit[B_PIDS] = nproc;
 }
 
+/* The egress proxy's processes come out of the pids bound: the run's
+ * own group gets the rest, so that the two together stay within it.
+ * Returns 0, or -1 with err when nothing would be left for the run. */
+static int proxy_share(const struct launch *ln, struct bounds *b,
+    char *err)
+{
+	b->proxy_procs = b->limit[B_PIDS] == UINT64_MAX ? 0 : ln->proxy_procs;
+	if (b->limit[B_PIDS] > b->proxy_procs)
+		return 0;
+	snprintf(err, ERRLEN, "limit pids %llu leaves no process for the "
+	    "run beside the egress proxy's %u (named hosts need at least "
+	    "%u)", (unsigned long long)b->limit[B_PIDS], b->proxy_procs,
+	    b->proxy_procs + 1);
+	return -1;
+}
+
 /* Before the clone.  Returns 0 or -1 with err. */
 int bounds_prepare(const struct opts *o, const struct cpol *p,
     struct launch *ln, struct bounds *b, char *err)
@@ -162,8 +178,9 @@ int bounds_prepare(const struct opts *o, const struct cpol *p,
 	/* One file never outgrows the space (and a watch misses less). */
 	if (b->limit[B_DISK] != UINT64_MAX)
 		rlim_cap(ln, RLIMIT_FSIZE, b->limit[B_DISK]);
-	if (cgroup_make(&ln->cg, base, b->limit[B_MEMORY], b->limit[B_PIDS],
-	    err, ERRLEN) < 0)
+	if (proxy_share(ln, b, err) < 0 || cgroup_make(&ln->cg, base,
+	    b->limit[B_MEMORY], b->limit[B_PIDS] == UINT64_MAX ? UINT64_MAX :
+	    b->limit[B_PIDS] - b->proxy_procs, err, ERRLEN) < 0)
 		return -1;
 	held(ln, b);
 	if ((p->flags & CPOL_F_REQUIRE_MEMORY) && !ln->cg.memory)

@@ -101,6 +101,7 @@ struct bounds {
 	enum bound_by by[NBOUNDS];
 	uint64_t memory_peak, oom_kills, pids_refused;  /* UINT64_MAX: ? */
 	uint64_t disk_used, files_used;                 /* UINT64_MAX: ? */
+	unsigned int proxy_procs;     /* of the pids bound, the proxy's */
 	char why[2][360];   /* memory, pids: why no controller holds it */
 };
 
@@ -225,6 +226,8 @@ struct launch {
 	int notify_w;                 /* init -> cordon: the listener, or -1 */
 	unsigned long ns_flags;       /* CLONE_NEW* the clone got */
 	int ns_required;              /* no namespace: refuse (private tmp) */
+	unsigned int proxy_procs;     /* the egress proxy's share of the
+	                               * pids bound (egress.c), or 0 */
 	int private_tmp, private_shm;
 	int nice, idle;               /* lower the run's priority (opts) */
 	int go_r, ready_w;            /* a warm spare: the run's stdin (its

@@ -25,19 +25,27 @@ void egress_init(struct egress_run *e)
 	e->pid = -1;
 }
 
-/* The proxy's processes at most, itself included: within the run's pids
- * and nproc bounds (the policy's or --limit's), as the run's own are. */
+/* The proxy's processes at most, itself included: a share of the run's
+ * pids and nproc bounds (the policy's or --limit's; as root the pids
+ * bound is the lower of the two), a quarter and at least 2, which
+ * bounds_prepare takes off the run's own pids group, so that the two
+ * together stay within the bound. */
 static unsigned int procs_bound(const struct cpol *p, const uint64_t *cli)
 {
 	uint64_t pids = command_limit(p, cli, CPOL_RLIM_PIDS),
 	    nproc = command_limit(p, cli, CPOL_RLIM_NPROC),
 	    most = EGRESS_MAX_OPEN + 1;
 
-	if (pids < most)
-		most = pids;
-	if (nproc < most)
-		most = nproc;
-	return most > 0 ? (unsigned int)most : 1;
+	if (nproc < pids)
+		pids = nproc;
+	if (pids != UINT64_MAX && (pids / 4 > 2 ? pids / 4 : 2) < most)
+		most = pids / 4 > 2 ? pids / 4 : 2;
+	return (unsigned int)most;
+}
+
+unsigned int egress_procs(const struct egress_run *e)
+{
+	return e->on && e->conf ? e->conf->procs : 0;
 }
 
 int egress_prepare(struct egress_run *e, const struct cpol *p,

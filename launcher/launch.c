@@ -280,6 +280,7 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	    err, ERRLEN) < 0 || (s->egress.on && command_proxy_env(&ln->envp) < 0))
 		return -1;
 	ln->net_w = s->egress.sock[1];
+	ln->proxy_procs = egress_procs(&s->egress);
 	ln->out_w = s->pipe[P_OUT][1];
 	ln->err_w = s->pipe[P_ERR][1];
 	ln->msg_w = s->pipe[P_MSG][1];

@@ -191,8 +191,11 @@ static void bounds(struct out *o, const struct bounds *b)
 	for (i = 0; i < NBOUNDS; i++) {
 		add(o, "\"%s\":{", names[i]);
 		num(o, "limit", b->limit[i]);
-		if (i == B_PIDS)
+		if (i == B_PIDS) {
 			num(o, "refused", b->pids_refused);
+			num(o, "proxy", b->proxy_procs ? b->proxy_procs :
+			    UINT64_MAX);
+		}
 		else
 			num(o, i == B_MEMORY ? "peak" : "used", *used[i]);
 		if (i <= B_PIDS)
