@@ -394,6 +394,7 @@ int run_caps_drop(void);
 unsigned long run_ns_wanted(const struct cpol *p, const uint64_t *cli);
 pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen);
 int run_probe_ns(unsigned long flags);
+int run_workdir_private(const struct launch *ln);
 
 /* supervise.c: the parent's side of a started run. */
 struct sup {

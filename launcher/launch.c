@@ -364,6 +364,22 @@ static void bounds_arm(const struct opts *o, const struct cpol *p,
 }
 
 /* Start the child and supervise it; returns cordon's exit status. */
+/* The workdir cordon made, once its files are in the run tmpfs and the
+ * run sees it below its private /tmp (run_workdir_private): removed
+ * now, so that a cordon killed during the run leaves no directory on the
+ * host (one killed before this point leaves one for the next run's
+ * sweep, workdir.c).  Returns 0, or -1 with err. */
+static int early_remove(const struct opts *o, struct res *s, char *err)
+{
+	if (!s->made || s->given || o->keep_workdir || s->mnt < 0 ||
+	    o->warm_ctl >= 0 || !run_workdir_private(&s->ln))
+		return 0;
+	if (workdir_remove(s->workdir, s->snippet, err, ERRLEN) < 0)
+		return -1;
+	s->made = 0;
+	return 0;
+}
+
 static int go(struct opts *o, const struct cpol *p, struct res *s,
     struct report *r, char *err)
 {
@@ -406,6 +422,12 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 	/* Sent before the exec, so here now when there is one. */
 	if (s->ln.ns_flags & CLONE_NEWNS)
 		s->mnt = fdpass_recv(s->mnt_sock[0], MSG_DONTWAIT);
+	if (early_remove(o, s, err) < 0) {
+		kill(sp->pid, SIGKILL);
+		while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
+			;
+		return EXIT_CORDON;
+	}
 	if (egress_go(&s->egress, o->null_fd, err, ERRLEN) < 0 ||
 	    (o->warm_ctl >= 0 && hold(o, s, r, err) < 0)) {
 		kill(sp->pid, SIGKILL);

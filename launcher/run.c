@@ -150,16 +150,32 @@ static int mkpath(const char *dir, const char *workdir)
 	return mkdir(path, 0700) < 0 && errno != EEXIST ? -1 : 0;
 }
 
+static int below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+/* 1 when the run sees its workdir below its private /tmp or /dev/shm,
+ * where private_dir makes its mount point again: the host's directory
+ * is then no mount point of the run's, only where its files came from. */
+int run_workdir_private(const struct launch *ln)
+{
+	return (ln->ns_flags & CLONE_NEWNS) &&
+	    ((ln->private_tmp && below(ln->workdir, "/tmp")) ||
+	    (ln->private_shm && below(ln->workdir, "/dev/shm")));
+}
+
 /* The run tmpfs's sub on dir, with the Landlock rights of a private /tmp;
  * a workdir below dir gets its mount point made again there. */
 static void private_dir(int mnt, const char *sub, const char *dir,
     const struct launch *ln)
 {
-	size_t n = strlen(dir);
 	int fd;
 
-	if (runfs_attach(mnt, sub, dir) < 0 || (strncmp(ln->workdir, dir, n)
-	    == 0 && ln->workdir[n] == '/' && mkpath(dir, ln->workdir) < 0))
+	if (runfs_attach(mnt, sub, dir) < 0 || (below(ln->workdir, dir) &&
+	    mkpath(dir, ln->workdir) < 0))
 		fail(ln, dir);
 	if (ln->ruleset_fd < 0)
 		return;

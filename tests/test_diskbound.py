@@ -8,6 +8,7 @@ tests/policies/launcher-bounds.policy, small bounds).  Run as root and as
 uid 65534 by tests/run-pytest.sh."""
 import json
 import os
+import pathlib
 import signal
 import subprocess
 import time
@@ -306,10 +307,46 @@ def kill_mid_run(blob, tmpdir, opts=()):
     return left, env
 
 
-@pytest.mark.parametrize("opts", [[], ["--no-namespaces"]])
-def test_next_run_removes_what_a_killed_cordon_left(small, tmp_path, opts):
+def test_killed_cordon_leaves_no_host_directory(small, tmp_path):
+    # with namespaces and the workdir below the run's private /tmp, the
+    # host's directory is removed once its files are in the run tmpfs:
+    # a cordon killed during the run leaves nothing, before any sweep
     tmpdir = tmp_path / "t"
     tmpdir.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmpdir))
+    p = subprocess.Popen([CORDON, str(small), "-"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=env)
+    p.stdin.write(b"import os, time\nprint('up', os.getcwd(), flush=True)\n"
+                  b"open('mark', 'w').write('m')\ntime.sleep(60)\n")
+    p.stdin.close()
+    up = p.stdout.readline().split()
+    assert up[:1] == [b"up"] and up[1].startswith(str(tmpdir).encode()), up
+    end = time.monotonic() + 30          # "never gone", not speed
+    while list(tmpdir.iterdir()) and time.monotonic() < end:
+        time.sleep(0.01)
+    gone = list(tmpdir.iterdir()) == []
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    assert gone, list(tmpdir.iterdir())
+    time.sleep(0.5)
+    assert list(tmpdir.iterdir()) == [], list(tmpdir.iterdir())
+
+
+@pytest.fixture
+def var_tmp():
+    """A TMPDIR outside /tmp (the run's private /tmp does not cover the
+    workdir there: the host's directory is its mount point)."""
+    import shutil
+    import tempfile
+    d = pathlib.Path(tempfile.mkdtemp(prefix="cordon-test.", dir="/var/tmp"))
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.mark.parametrize("opts", [[], ["--no-namespaces"]])
+def test_next_run_removes_what_a_killed_cordon_left(small, var_tmp, opts):
+    tmpdir = var_tmp
     left, env = kill_mid_run(small, tmpdir, opts)
     assert len(left) == 1 and left[0].exists(), left
     r = subprocess.run([CORDON, str(small), "-"], input="print(1)\n",
