@@ -19,20 +19,22 @@ import stat
 import struct
 from typing import Any
 
-MAGIC = b"\x89CPOL\r\n\x1a"
-VERSION = 1
-HEADER_LEN = 64
-SUM_OFF = 32
-MAX_SIZE = 4 << 20          # CPOL_MAX_SIZE
-MAX_SECTIONS = 32
-MAX_STR = 4096
+from ._cpol import (CPOL_F_BEST_EFFORT_LANDLOCK, CPOL_F_NET_OFF,
+                    CPOL_F_NET_TCP, CPOL_HEADER_LEN, CPOL_MAGIC,
+                    CPOL_MAX_SECTIONS, CPOL_MAX_SIZE, CPOL_MAX_STR,
+                    CPOL_S_LAYERS, CPOL_S_LIMITS, CPOL_S_META, CPOL_SUM_OFF,
+                    CPOL_VERSION)
+
+# The format's constants come from common/cpol.h (_cpol.py, generated).
+MAGIC, VERSION, HEADER_LEN, SUM_OFF = (CPOL_MAGIC, CPOL_VERSION,
+                                       CPOL_HEADER_LEN, CPOL_SUM_OFF)
+MAX_SIZE, MAX_SECTIONS, MAX_STR = (CPOL_MAX_SIZE, CPOL_MAX_SECTIONS,
+                                   CPOL_MAX_STR)
+S_META, S_LAYERS, S_LIMITS = CPOL_S_META, CPOL_S_LAYERS, CPOL_S_LIMITS
+F_BEST_EFFORT_LANDLOCK, F_NET_OFF, F_NET_TCP = (
+    CPOL_F_BEST_EFFORT_LANDLOCK, CPOL_F_NET_OFF, CPOL_F_NET_TCP)
 MAX_INCLUDE_DEPTH = 16      # loops in includes end here, not in a crash
 MAX_SOURCE_BYTES = 1 << 20  # a policy file is a few KiB
-
-S_META, S_LAYERS, S_LIMITS = 1, 2, 6
-F_BEST_EFFORT_LANDLOCK = 0x01
-F_NET_OFF = 0x02
-F_NET_TCP = 0x04
 
 
 class BlobFormatError(ValueError):
