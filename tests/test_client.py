@@ -260,7 +260,10 @@ def test_inputs_refused(cpkg, tmp_path):
     from cordon.inputs import place_inputs
     work = tmp_path / "w"
     work.mkdir()
-    for bad in ({"../x": b""}, {"a/b": b""}, {"..": b""}, {"": b""},
+    for bad in ({"../x": b""}, {"a/../b": b""}, {"/abs": b""},
+                {"a//b": b""}, {"a/./b": b""}, {"a/": b""},
+                {"/".join("d" * 17): b""}, {"a/" + "x" * 256: b""},
+                {"..": b""}, {"": b""},
                 {"o": np.array([object()])}, {"s": object()},
                 {"p": pathlib.Path("/nonexistent/file")},
                 {"d": pathlib.Path("/dev/null")}):
@@ -314,17 +317,70 @@ def test_outputs_refusals(cpkg, tmp_path):
         _npy_object_bytes(b"", "[('a', '<i4'), ('b', '|O')]"))
     outs, refused = collect_outputs(
         str(work), limits=OutputLimits(max_file_bytes=4096))
-    assert list(outs) == ["ok.json"]
+    assert list(outs) == ["ok.json", "sub/deep.json"]
     assert outs["ok.json"].json() == {"a": 1}
     why = {r.name: r.reason for r in refused}
     assert "symbolic link" in why["link.txt"]
     assert "symbolic link" in why["rel.json"]
     assert "hard links" in why["hard.txt"]
-    assert "regular" in why["fifo"] and "regular" in why["sub"]
+    assert "regular" in why["fifo"] and "sub" not in why
     assert "cap" in why["big.bin"]
     assert "pickle" in why["evil.pkl"] and "pickle" in why["disguised.json"]
     assert "object" in why["obj.npy"] and "object" in why["rec.npy"]
     assert "TOP SECRET" not in repr(outs)
+
+
+def test_outputs_tree_guarded(cpkg, tmp_path):
+    """Outputs come back as a tree (issue 28): nested names, a folder
+    that is a link is not entered, a file linked in a folder is refused,
+    past 16 levels nothing is entered, saved copies keep the tree."""
+    from cordon.outputs import collect_outputs
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("TOP SECRET")
+    work = tmp_path / "w"
+    (work / "pkg" / "sub").mkdir(parents=True)
+    (work / "pkg" / "mod.py").write_text("x = 1\n")
+    (work / "pkg" / "sub" / "r.json").write_text("[1]")
+    os.symlink(outside, work / "pkg" / "escape")
+    os.symlink(outside / "secret.txt", work / "pkg" / "sub" / "s.txt")
+    deep = work.joinpath(*["d"] * 17)
+    deep.mkdir(parents=True)
+    (deep / "too_deep.txt").write_text("deep")
+    save = tmp_path / "save"
+    save.mkdir()
+    outs, refused = collect_outputs(str(work), save_dir=str(save),
+                                    exclude=frozenset({"pkg/mod.py"}))
+    assert list(outs) == ["pkg/sub/r.json"], (outs, refused)
+    assert (save / "pkg" / "sub" / "r.json").read_text() == "[1]"
+    why = {r.name: r.reason for r in refused}
+    assert "symbolic link" in why["pkg/escape"], why
+    assert "symbolic link" in why["pkg/sub/s.txt"], why
+    assert any("deeper than 16" in r for n, r in why.items()
+               if n.startswith("d/")), why
+    assert "TOP SECRET" not in repr(outs)
+    assert not list(save.rglob("secret.txt"))
+
+
+def test_inputs_as_a_tree(cpkg, tmp_path):
+    """Nested input names make their folders; a folder on the way that
+    is a link (or a file) is refused, nothing written through it."""
+    from cordon.inputs import place_inputs
+    work = tmp_path / "w"
+    work.mkdir()
+    got = place_inputs(str(work), {"pkg/mod.py": "x = 1\n",
+                                   "tests/test_mod.py": "import pkg\n",
+                                   "pkg/data/n": 7})
+    assert got["pkg/data/n"] == "pkg/data/n.json"
+    assert (work / "pkg" / "mod.py").read_text() == "x = 1\n"
+    assert (work / "pkg" / "data" / "n.json").read_text() == "7"
+    target = tmp_path / "target"
+    target.mkdir()
+    os.symlink(target, work / "lnk")
+    for bad in ({"lnk/x": b"no"}, {"pkg/mod.py/x": b"no"}):
+        with pytest.raises(cpkg.InputError):
+            place_inputs(str(work), bad)
+    assert list(target.iterdir()) == []
 
 
 def test_outputs_caps_and_subdir(cpkg, tmp_path):
@@ -643,6 +699,43 @@ def test_symlink_output_refused(cpkg, client, tmp_path):
         f.content for f in r.outputs.values())
     assert secret.read_text() == "TOP SECRET"
     print("\nsnippet:", r.stdout.decode().strip().replace("\n", "; "))
+
+
+TREE_CODE = (
+    "import json, os, subprocess, sys, unittest\n"
+    "sys.path.insert(0, os.getcwd())\n"
+    "import pkg.mod\n"
+    "suite = unittest.defaultTestLoader.discover('tests', top_level_dir='.')\n"
+    "res = unittest.TextTestRunner(stream=open(os.devnull, 'w')).run(suite)\n"
+    "os.makedirs('results/deep', exist_ok=True)\n"
+    "json.dump({'run': res.testsRun, 'ok': res.wasSuccessful()},\n"
+    "          open('results/deep/report.json', 'w'))\n")
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_a_source_tree_in_and_results_out(cpkg, general_dir, cordon_bin,
+                                          runs_dir, warm):
+    """An agent's test-runner shape (issue 28): a package and its tests
+    in, a report out, as trees, cold and warm."""
+    c = cpkg.Client(general_dir, cordon=cordon_bin, work_root=runs_dir,
+                    warm=warm)
+    try:
+        r = c.run(GENERAL, TREE_CODE, inputs={
+            "pkg/__init__.py": "",
+            "pkg/mod.py": "def double(x):\n    return 2 * x\n",
+            "tests/__init__.py": "",
+            "tests/test_mod.py": "import unittest\nimport pkg.mod\n"
+            "class T(unittest.TestCase):\n"
+            "    def test_double(self):\n"
+            "        self.assertEqual(pkg.mod.double(2), 4)\n"})
+    finally:
+        c.close()
+    assert r.ok, (r.stderr, r.status)
+    assert r.outputs["results/deep/report.json"].json() == \
+        {"run": 1, "ok": True}, r.outputs
+    assert "pkg/mod.py" not in r.outputs       # an input, not an output
+    if warm:
+        assert r.status.get("warm") is True, r.status
 
 
 def test_hardlinks_in_a_run_come_back_as_copies(cpkg, client, tmp_path):

@@ -186,3 +186,54 @@ def remove_tree(path: str) -> None:
         os.rmdir(name, dir_fd=pfd)
     finally:
         os.close(pfd)
+
+
+# A name inside a run's workdir (an input, an output, an output folder):
+# a relative path of plain parts, bounded.  The one definition, for the
+# client, the warm runs, sessions and the MCP server.
+MAX_PART = 255           # bytes of one part (NAME_MAX)
+MAX_PATH = 4096          # bytes of the whole name (PATH_MAX)
+MAX_DEPTH = 16           # parts
+
+
+def rel_parts(name: str) -> list[str] | None:
+    """The parts of a workdir-relative name, or None when it is not one:
+    empty, absolute, a '.', '..' or empty part (so no trailing '/'), a
+    NUL, a part over MAX_PART bytes, more than MAX_DEPTH parts or over
+    MAX_PATH bytes."""
+    if not isinstance(name, str) or not name or "\0" in name:
+        return None
+    try:
+        size = len(name.encode("utf-8", "surrogateescape"))
+    except UnicodeError:
+        return None
+    parts = name.split("/")
+    if size > MAX_PATH or len(parts) > MAX_DEPTH:
+        return None
+    for p in parts:
+        if p in ("", ".", "..") or \
+                len(p.encode("utf-8", "surrogateescape")) > MAX_PART:
+            return None
+    return parts
+
+
+def open_parent(dir_fd: int, parts: list[str], create: bool) -> int:
+    """A new descriptor of the folder that holds parts[-1], below dir_fd:
+    each folder on the way opened without following a link (ELOOP or
+    ENOTDIR when one is a link or not a folder), made (0700) first when
+    create.  The caller closes it."""
+    fd = os.dup(dir_fd)
+    try:
+        for p in parts[:-1]:
+            if create:
+                try:
+                    os.mkdir(p, 0o700, dir_fd=fd)
+                except FileExistsError:
+                    pass
+            nfd = os.open(p, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = nfd
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd

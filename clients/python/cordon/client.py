@@ -19,7 +19,7 @@ from ._proc import (Priority, Process, complete, priority_options,
                     read_pipe, spawner, uncancellable)
 from .blob import BlobInfo
 from .errors import CleanupError, ConfigError, LauncherError
-from .inputs import check_name, place_inputs
+from .inputs import check_name, make_folder, place_inputs
 from .outputs import (OutputFile, OutputLimits, RefusedOutput,
                       collect_outputs)
 from .policy import PolicyStore, StrPath
@@ -338,7 +338,7 @@ class Client:
         os.mkdir(workdir, 0o700)
         written = place_inputs(workdir, inputs)
         if output_dir is not None:
-            os.mkdir(os.path.join(workdir, output_dir), 0o700)
+            make_folder(workdir, output_dir)
         return snippet, workdir, written
 
     def _env(self, extra: Mapping[str, str] | None) -> dict[str, str]:

@@ -1,7 +1,9 @@
 """Placing a run's inputs into its workdir.
 
-``inputs`` maps a file name (no ``/``) to a value; the type decides the
-format:
+``inputs`` maps a file name to a value; the type decides the format.  A
+name may be a relative path (``pkg/mod.py``, ``tests/test_mod.py``): its
+folders are made in the workdir; no absolute name, no ``.`` or ``..``
+part, no link followed, at most 16 parts of 255 bytes (4096 in all).
 
 ==========================  ==================================  =========
 value                       written as                          default
@@ -32,20 +34,24 @@ import shutil
 import stat
 from typing import Any, Mapping
 
+from . import _fs
 from .errors import InputError
 
-MAX_NAME = 255
+MAX_NAME = _fs.MAX_PART
 _FILE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
                | os.O_CLOEXEC)
 
 
 def check_name(name: str) -> str:
-    """A plain file name: no folder part, no NUL, not . or .."""
+    """A name relative to the workdir (_fs.rel_parts): no absolute name,
+    no empty, '.' or '..' part, no NUL, bounded."""
     if not isinstance(name, str) or not name:
         raise InputError(f"input name must be a non-empty string: {name!r}")
-    if ("/" in name or "\0" in name or name in (".", "..")
-            or len(name.encode("utf-8", "surrogateescape")) > MAX_NAME):
-        raise InputError(f"input name {name!r} is not a plain file name")
+    if _fs.rel_parts(name) is None:
+        raise InputError(f"input name {name!r} is not a relative path of "
+                         "plain names (no leading '/', no '.', '..' or "
+                         f"empty part, at most {_fs.MAX_DEPTH} parts of "
+                         f"{_fs.MAX_PART} bytes)")
     return name
 
 
@@ -76,7 +82,7 @@ def file_name(name: str, value: Any) -> str:
     """The file name an input is written under."""
     check_name(name)
     suffix = _SUFFIX.get(_kind(value))
-    if suffix and "." not in name.lstrip("."):
+    if suffix and "." not in name.rsplit("/", 1)[-1].lstrip("."):
         name += suffix
         check_name(name)
     return name
@@ -134,7 +140,37 @@ def _write_new(dir_fd: int, name: str, data: bytes) -> None:
         os.close(fd)
 
 
-def _copy_path(src: str, dir_fd: int, workdir: str, name: str) -> None:
+def _parent(dir_fd: int, name: str) -> tuple[int, str]:
+    """The folder that holds name (made as needed, no link followed) and
+    name's last part."""
+    parts = _fs.rel_parts(name)
+    assert parts is not None
+    try:
+        return _fs.open_parent(dir_fd, parts, create=True), parts[-1]
+    except OSError as e:
+        raise InputError(f"input {name!r}: a folder on its way is a link, "
+                         f"not a folder, or cannot be made: {e.strerror}") \
+            from e
+
+
+def make_folder(workdir: str, name: str) -> None:
+    """An empty folder name (relative, checked) in workdir, its parents
+    made as needed: the output folder."""
+    dir_fd = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+                     | os.O_CLOEXEC)
+    try:
+        pfd, base = _parent(dir_fd, check_name(name))
+        try:
+            os.mkdir(base, 0o700, dir_fd=pfd)
+        finally:
+            os.close(pfd)
+    finally:
+        os.close(dir_fd)
+
+
+def _copy_path(src: str, dir_fd: int, base: str, workdir: str,
+               name: str) -> None:
+    """src (a file or folder) copied to name, base in dir_fd."""
     try:
         st = os.stat(src)
     except OSError as e:
@@ -153,7 +189,7 @@ def _copy_path(src: str, dir_fd: int, workdir: str, name: str) -> None:
                          "folder")
     try:
         with open(src, "rb") as fin:
-            fd = os.open(name, _FILE_FLAGS, 0o644, dir_fd=dir_fd)
+            fd = os.open(base, _FILE_FLAGS, 0o644, dir_fd=dir_fd)
             with open(fd, "wb") as fout:
                 shutil.copyfileobj(fin, fout, 1 << 20)
     except OSError as e:
@@ -174,14 +210,16 @@ def place_inputs(workdir: str, inputs: Mapping[str, Any]) -> dict[str, str]:
                 raise InputError(f"two inputs write {fname!r}")
             taken.add(fname)
             kind = _kind(value)
-            if kind == "path":
-                _copy_path(os.fspath(value), dir_fd, workdir, fname)
-            else:
-                try:
-                    _write_new(dir_fd, fname, _encode(kind, value))
-                except FileExistsError as e:
-                    raise InputError(f"input {fname!r} exists already") \
-                        from e
+            pfd, base = _parent(dir_fd, fname)
+            try:
+                if kind == "path":
+                    _copy_path(os.fspath(value), pfd, base, workdir, fname)
+                else:
+                    _write_new(pfd, base, _encode(kind, value))
+            except (FileExistsError, IsADirectoryError) as e:
+                raise InputError(f"input {fname!r} exists already") from e
+            finally:
+                os.close(pfd)
             written[name] = fname
     finally:
         os.close(dir_fd)

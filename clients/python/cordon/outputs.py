@@ -1,8 +1,10 @@
 """Collecting a run's output files without trusting what the snippet left.
 
-Only regular files directly in the workdir (or in one named output folder
-directly below it) are collected.  Each is opened relative to a directory
-descriptor with ``O_NOFOLLOW`` (a planted symlink fails to open), checked
+Regular files in the workdir's tree (or in one named output folder's) are
+collected, named by their path relative to it (``pkg/out.json``), at most
+16 levels deep.  Folders are entered and files opened relative to a
+directory descriptor with ``O_NOFOLLOW`` (a planted symlink fails to
+open, a linked folder is not entered), checked
 with ``fstat`` to be a regular file with exactly one link (a hard link to a
 file elsewhere is refused: its other name may be a secret outside the
 workdir), and read up to a per-file cap, a total cap and a count cap.
@@ -28,6 +30,7 @@ import stat
 import struct
 from typing import Any, Callable
 
+from . import _fs
 from .errors import UnsafeOutput
 
 # Formats that are pickles underneath; loading any of them runs code.
@@ -186,12 +189,23 @@ def _read_capped(fd: int, cap: int) -> bytes | None:
 
 
 def _save(dest_dir: str, name: str, data: bytes) -> str:
-    path = os.path.join(dest_dir, name)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-                 | os.O_CLOEXEC, 0o600)
+    """data written as name (relative, its folders made, no link
+    followed) below dest_dir; the path written."""
+    parts = _fs.rel_parts(name)
+    assert parts is not None
+    top = os.open(dest_dir, _DIR_FLAGS)
+    try:
+        pfd = _fs.open_parent(top, parts, create=True)
+    finally:
+        os.close(top)
+    try:
+        fd = os.open(parts[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL
+                     | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=pfd)
+    finally:
+        os.close(pfd)
     with open(fd, "wb") as f:
         f.write(data)
-    return path
+    return os.path.join(dest_dir, name)
 
 
 def _check_one(dir_fd: int, name: str, limits: OutputLimits,
@@ -247,6 +261,107 @@ def _refuse(refused: list[RefusedOutput], name: str, reason: str) -> None:
         refused.append(RefusedOutput("*", "more refusals not listed"))
 
 
+@dataclasses.dataclass
+class _Walk:
+    """One collection: its caps and what it found and refused so far."""
+    limits: OutputLimits
+    exclude: frozenset[str]
+    save_dir: str | None
+    skip: Callable[[str, bytes], bool] | None
+    budget: int = 0
+    entries: int = 0
+    outputs: dict[str, OutputFile] = dataclasses.field(default_factory=dict)
+    refused: list[RefusedOutput] = dataclasses.field(default_factory=list)
+
+
+def _excluded(w: _Walk, rel: str) -> bool:
+    """rel or a folder above it is an input's name."""
+    parts = rel.split("/")
+    return any("/".join(parts[:i]) in w.exclude
+               for i in range(1, len(parts) + 1))
+
+
+def _take(w: _Walk, fd: int, name: str, rel: str) -> None:
+    """One file, name in fd, checked (_check_one) within the caps."""
+    if len(w.outputs) >= w.limits.max_files:
+        _refuse(w.refused, rel,
+                f"count cap of {w.limits.max_files} files reached")
+        return
+    data, reason = _check_one(fd, name, w.limits, w.budget)
+    if data is None:
+        _refuse(w.refused, rel, reason or "refused")
+        return
+    if w.skip is not None and w.skip(rel, data):
+        return
+    w.budget -= len(data)
+    kind = kind_of(name)
+    if kind == "png" and not data.startswith(PNG_MAGIC):
+        kind = "binary"
+    if w.save_dir is not None:
+        w.outputs[rel] = OutputFile(rel, len(data), kind,
+                                    path=_save(w.save_dir, rel, data))
+    else:
+        w.outputs[rel] = OutputFile(rel, len(data), kind, data=data)
+
+
+def _names(w: _Walk, fd: int) -> list[str]:
+    """The names in fd, sorted, at most max_entries looked at in all."""
+    names = []
+    with os.scandir(fd) as it:
+        for entry in it:
+            if w.entries >= w.limits.max_entries:
+                w.refused.append(RefusedOutput(
+                    "*", f"more than {w.limits.max_entries} entries: "
+                    "the rest were not looked at"))
+                break
+            w.entries += 1
+            names.append(entry.name)
+    return sorted(names)
+
+
+def _walk(w: _Walk, fd: int, prefix: str, depth: int) -> None:
+    """Every file below fd, in name order; folders entered without
+    following a link, at most MAX_DEPTH levels."""
+    for name in _names(w, fd):
+        rel = prefix + name
+        if _excluded(w, rel):
+            continue
+        try:
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except OSError as e:
+            _refuse(w.refused, rel, f"cannot stat: {e.strerror}")
+            continue
+        if not stat.S_ISDIR(st.st_mode):
+            _take(w, fd, name, rel)
+            continue
+        if depth + 1 >= _fs.MAX_DEPTH:
+            _refuse(w.refused, rel + "/", f"folder deeper than "
+                    f"{_fs.MAX_DEPTH} levels: not entered")
+            continue
+        try:
+            sub = os.open(name, _DIR_FLAGS, dir_fd=fd)
+        except OSError as e:   # swapped for a link since the stat
+            _refuse(w.refused, rel + "/", "folder cannot be opened "
+                    f"without following links: {e.strerror}")
+            continue
+        try:
+            _walk(w, sub, rel + "/", depth + 1)
+        finally:
+            os.close(sub)
+
+
+def _open_subdir(top: int, subdir: str) -> int:
+    """subdir (a relative name) below top, no link followed."""
+    parts = _fs.rel_parts(subdir)
+    if parts is None:
+        raise NotADirectoryError(0, "not a relative name")
+    pfd = _fs.open_parent(top, parts, create=False)
+    try:
+        return os.open(parts[-1], _DIR_FLAGS, dir_fd=pfd)
+    finally:
+        os.close(pfd)
+
+
 def collect_outputs(workdir: str, *, subdir: str | None = None,
                     exclude: frozenset[str] = frozenset(),
                     limits: OutputLimits = OutputLimits(),
@@ -255,60 +370,28 @@ def collect_outputs(workdir: str, *, subdir: str | None = None,
                     ) -> tuple[dict[str, OutputFile], list[RefusedOutput]]:
     """Collect the output files of a finished run (blocking).
 
-    workdir: the run's workdir; subdir: a folder directly inside it to
-    collect from instead; exclude: names not to collect (the inputs);
-    save_dir: write accepted files there and return paths, not bytes;
-    skip(name, data): True drops an accepted file silently (the launcher's
-    copy of the snippet).
+    workdir: the run's workdir; subdir: a folder inside it (a relative
+    name) to collect from instead; exclude: names not to collect (the
+    inputs; a folder's name excludes what is below it); save_dir: write
+    accepted files there (folders made as needed) and return paths, not
+    bytes; skip(name, data): True drops an accepted file silently (the
+    launcher's copy of the snippet).  Names are relative paths.
     """
-    outputs: dict[str, OutputFile] = {}
-    refused: list[RefusedOutput] = []
+    w = _Walk(limits, exclude, save_dir, skip, limits.max_total_bytes)
     top = os.open(workdir, _DIR_FLAGS)
     try:
         if subdir is not None:
             try:
-                dir_fd = os.open(subdir, _DIR_FLAGS, dir_fd=top)
+                fd = _open_subdir(top, subdir)
             except FileNotFoundError:
-                return outputs, refused
+                return {}, []
             except OSError as e:
-                return outputs, [RefusedOutput(
+                return {}, [RefusedOutput(
                     subdir, f"output folder cannot be opened without "
                     f"following links: {e.strerror}")]
             os.close(top)
-            top = dir_fd
-        names: list[str] = []
-        with os.scandir(top) as it:
-            for entry in it:
-                if len(names) >= limits.max_entries:
-                    refused.append(RefusedOutput(
-                        "*", f"more than {limits.max_entries} entries: "
-                        "the rest were not looked at"))
-                    break
-                names.append(entry.name)
-        names.sort()
-        budget = limits.max_total_bytes
-        for name in names:
-            if name in exclude:
-                continue
-            if len(outputs) >= limits.max_files:
-                _refuse(refused, name,
-                        f"count cap of {limits.max_files} files reached")
-                continue
-            data, reason = _check_one(top, name, limits, budget)
-            if data is None:
-                _refuse(refused, name, reason or "refused")
-                continue
-            if skip is not None and skip(name, data):
-                continue
-            budget -= len(data)
-            kind = kind_of(name)
-            if kind == "png" and not data.startswith(PNG_MAGIC):
-                kind = "binary"
-            if save_dir is not None:
-                outputs[name] = OutputFile(name, len(data), kind,
-                                           path=_save(save_dir, name, data))
-            else:
-                outputs[name] = OutputFile(name, len(data), kind, data=data)
+            top = fd
+        _walk(w, top, "", 0)
+        return w.outputs, w.refused
     finally:
         os.close(top)
-    return outputs, refused
