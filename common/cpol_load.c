@@ -15,7 +15,7 @@ int cpol_load(const char *path, unsigned int flags, struct cpol *out,
 {
 	struct stat st;
 	uint8_t *buf = NULL;
-	size_t len, got = 0;
+	size_t len;
 	int fd, rc = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -29,29 +29,13 @@ int cpol_load(const char *path, unsigned int flags, struct cpol *out,
 		    (long long)st.st_size, CPOL_HEADER_LEN, CPOL_MAX_SIZE);
 		goto close_fd;
 	}
-	len = (size_t)st.st_size;
-	buf = malloc(len + 1);
+	buf = malloc((size_t)st.st_size + 1);
 	if (!buf) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto close_fd;
 	}
-	/* Read one byte more than stat said, to notice a file that grew. */
-	while (got < len + 1) {
-		ssize_t n = read(fd, buf + got, len + 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			goto free_buf;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	if (got != len) {
-		snprintf(err, errlen, "%s: changed size while being read",
-		    path);
+	if (infile_read(fd, &st, (char *)buf, (size_t)st.st_size, &len) < 0) {
+		snprintf(err, errlen, "%s: %s", path, infile_strerror(errno));
 		goto free_buf;
 	}
 	if (cpol_read_flags(buf, len, flags, out, err, errlen) < 0) {

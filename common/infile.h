@@ -15,8 +15,18 @@
  * regular file).  Reads of a regular file never block on O_NONBLOCK. */
 int infile_open(const char *path, int extra, struct stat *st);
 
-/* The message for infile_open's errno: "not a regular file" for EINVAL,
- * strerror() otherwise. */
+/* Read the whole file behind fd (from infile_open, with its *st) into
+ * buf, at most cap bytes, and NUL-terminate it (cap + 1 bytes of room):
+ * one byte more than the file's size is asked for, so that a file that
+ * grew is noticed.  Returns 0 with *len, or -1 with errno: EFBIG (its
+ * size is more than cap bytes), ESTALE (it changed size while being read), or what
+ * read() said.  EINTR is retried. */
+int infile_read(int fd, const struct stat *st, char *buf, size_t cap,
+    size_t *len);
+
+/* The message for infile_open's or infile_read's errno: "not a regular
+ * file" for EINVAL, "larger than ..." for EFBIG, "changed size while
+ * being read" for ESTALE, strerror() otherwise. */
 const char *infile_strerror(int err);
 
 #endif

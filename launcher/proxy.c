@@ -129,31 +129,35 @@ int egress_map_parse(const char *arg, struct egress_map *m)
 	return 0;
 }
 
-/* Read a small text file whole ("" when absent). */
-static int slurp(const char *path, char *buf, size_t len)
+/* Read a small text file whole ("" when absent), or refuse it: never a
+ * part of it (a name past the cut would silently not resolve). */
+static int slurp(const char *path, char *buf, size_t len, char *err,
+    size_t errlen)
 {
 	struct stat st;
-	ssize_t n;
-	size_t got = 0;
-	int fd = infile_open(path, 0, &st);
+	size_t got;
+	int fd = infile_open(path, 0, &st), rc = 0;
 
 	buf[0] = '\0';
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;
-	while (got + 1 < len && (n = read(fd, buf + got, len - 1 - got)) > 0)
-		got += (size_t)n;
-	buf[got] = '\0';
-	return close(fd) < 0 || n < 0 ? -1 : 0;
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0 || (rc = infile_read(fd, &st, buf, len - 1, &got)) < 0) {
+		snprintf(err, errlen, "reading %s for the egress proxy: %s "
+		    "(%zu bytes at most)", path, infile_strerror(errno),
+		    len - 1);
+		rc = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
 }
 
 int egress_conf_load(struct egress_conf *c, char *err, size_t errlen)
 {
-	if (slurp("/etc/hosts", c->hosts, sizeof(c->hosts)) < 0 ||
-	    slurp("/etc/resolv.conf", c->resolv, sizeof(c->resolv)) < 0) {
-		snprintf(err, errlen, "reading /etc/hosts or /etc/resolv.conf "
-		    "for the egress proxy: %s", strerror(errno));
+	if (slurp("/etc/hosts", c->hosts, sizeof(c->hosts), err, errlen) < 0 ||
+	    slurp("/etc/resolv.conf", c->resolv, sizeof(c->resolv), err,
+	    errlen) < 0)
 		return -1;
-	}
 	return 0;
 }
 
