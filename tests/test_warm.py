@@ -253,13 +253,16 @@ def test_pool_stops_at_stdin_eof_and_sigterm(tmp_path, code_gen):
                                stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
         assert "ready" in srv.stderr.readline()
-        (tmp_path / "s.py").write_text("import time\ntime.sleep(30)\n")
+        (tmp_path / "s.py").write_text("import time\nprint('up', flush=True)"
+                                       "\ntime.sleep(30)\n")
         st = tmp_path / "st.json"
         run = subprocess.Popen([str(BUILD / "cordon"), "--submit", name,
                                 "--status-file", str(st),
                                 str(tmp_path / "s.py")],
+                               stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
-        time.sleep(1)
+        # the run is under way in the pool (not still being handed over)
+        assert run.stdout.readline() == "up\n", run.stderr.read()
         assert len(_pool_processes(name)) > 3     # template, spares, run
         if how == "eof":
             srv.stdin.close()
