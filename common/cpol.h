@@ -360,6 +360,10 @@ int cpol_env_name_ok(const char *s);
 int cpol_rlim_kernel(unsigned int resource);
 /* The policy flag that makes a whole-run bound required, or 0. */
 uint32_t cpol_rlim_required_flag(unsigned int resource);
+/* What a limit's value counts: the compiler reads it, cordon's notes
+ * write it, in that unit. */
+enum cpol_unit { CPOL_UNIT_SIZE, CPOL_UNIT_TIME, CPOL_UNIT_COUNT };
+enum cpol_unit cpol_rlim_unit(unsigned int resource);
 const char *cpol_op_name(unsigned int op);
 
 #endif

@@ -665,6 +665,19 @@ const char *cpol_rlim_name(unsigned int r)
 	return r <= CPOL_RLIM_MAX ? names[r] : NULL;
 }
 
+enum cpol_unit cpol_rlim_unit(unsigned int r)
+{
+	switch (r) {
+	case CPOL_RLIM_CPU:
+		return CPOL_UNIT_TIME;    /* seconds */
+	case CPOL_RLIM_NPROC: case CPOL_RLIM_NOFILE: case CPOL_RLIM_PIDS:
+	case CPOL_RLIM_FILES: case CPOL_RLIM_SIGPENDING:
+		return CPOL_UNIT_COUNT;
+	default:
+		return CPOL_UNIT_SIZE;    /* bytes */
+	}
+}
+
 int cpol_rlim_kernel(unsigned int r)
 {
 	static const int kernel[CPOL_RLIM_KERNEL_MAX + 1] = {

@@ -157,6 +157,18 @@ uint64_t command_limit(const struct cpol *p, const uint64_t *cli,
 	return v;
 }
 
+/* The wall-clock timeout: the policy's, tightened by --timeout (0: none). */
+uint64_t command_timeout_ms(const struct cpol *p, uint64_t cli)
+{
+	return cli && cli < p->timeout_ms ? cli : p->timeout_ms;
+}
+
+/* The output cap: the policy's, tightened by --output (UINT64_MAX: none). */
+uint64_t command_output_cap(const struct cpol *p, uint64_t cli)
+{
+	return cli < p->output_cap ? cli : p->output_cap;
+}
+
 /* The per-process limits the policy or the command line sets.  Returns
  * the count. */
 int command_rlimits(const struct cpol *p, const uint64_t *cli,

@@ -377,6 +377,8 @@ int watch_measure(int dirfd, uint64_t *bytes, uint64_t *inodes);
 /* command.c: argv and environment of the child, its rlimits, its bounds */
 uint64_t command_limit(const struct cpol *p, const uint64_t *cli,
     unsigned int r);
+uint64_t command_timeout_ms(const struct cpol *p, uint64_t cli);
+uint64_t command_output_cap(const struct cpol *p, uint64_t cli);
 char **command_argv(const struct cpol *p, const char *workdir,
     const char *snippet, char **args, int nargs);
 char **command_envp(const struct cpol *p, const char *workdir);
@@ -444,6 +446,9 @@ int sink_wait(const struct sink *s, uint64_t deadline);
 int sink_write_all(struct sink *s, const char *p, size_t n,
     uint64_t deadline);
 void sink_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* notes.c: the timeout, output cap, capped options and fallbacks said */
+void notes_say(const struct opts *o, const struct cpol *p,
+    const struct report *r);
 int sink_file(const char *path, const char *p, size_t n, uint64_t deadline,
     char *err, size_t errlen);
 
@@ -453,6 +458,8 @@ void learn_take(int listener, const struct sup *sp);
 int learn_write(const char *file, const struct report *r, char *err);
 
 /* status.c */
+/* A bound's "by" as the status names it ("rlimit-per-process"). */
+const char *status_bound_by(enum bound_by by);
 int status_write(const struct report *r, int fd, const char *file,
     char *err, size_t errlen);
 

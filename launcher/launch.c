@@ -353,11 +353,8 @@ static void bounds_arm(const struct opts *o, const struct cpol *p,
 {
 	struct sup *sp = &s->sup;
 
-	sp->deadline = p->timeout_ms;
-	if (o->timeout_ms && o->timeout_ms < sp->deadline)
-		sp->deadline = o->timeout_ms;
-	sp->cap = o->output_cap < p->output_cap ? o->output_cap :
-	    p->output_cap;
+	sp->deadline = command_timeout_ms(p, o->timeout_ms);
+	sp->cap = command_output_cap(p, o->output_cap);
 	sp->deadline += supervise_now_ms();
 	sp->truncate = (p->flags & CPOL_F_OUTPUT_TRUNCATE) != 0;
 	cpu_limits(&s->ln, sp);
@@ -542,8 +539,9 @@ int launch(struct opts *o, const struct cpol *p, struct report *r,
 	rc = go(o, p, &s, r, err);
 	if (r->truncated && !o->quiet)
 		fprintf(stderr, "\ncordon: output truncated at the %llu-byte "
-		    "cap (stdout and stderr together)\n", (unsigned long long)
-		    s.sup.cap);
+		    "cap (stdout and stderr together)%s\n", (unsigned long long)
+		    s.sup.cap, r->outcome == OUT_OUTPUT ? ": the run was killed" :
+		    "");
 	if (finish(o, &s, r, err) < 0)
 		rc = EXIT_CORDON;
 cleanup:

@@ -496,6 +496,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cordon: %s\n", err);
 		rc = EXIT_CORDON;
 	}
+	if (!o.check)
+		notes_say(&o, &pol, &r);
 	if (r.denials && !o.quiet && (r.outcome != OUT_EXITED ||
 	    r.exit_code != 0))
 		denials_say(r.denials);

@@ -30,6 +30,11 @@ static const char *const bound_by[] = {
 	[BY_TMPFS] = "tmpfs", [BY_WATCH] = "watch",
 };
 
+const char *status_bound_by(enum bound_by by)
+{
+	return bound_by[by];
+}
+
 /* The report without denials fits in 8 KiB; each of DENIALS_MAX entries
  * takes at most about 420 bytes (escaping included). */
 struct out {

@@ -95,8 +95,7 @@ def warm_up(modules):
     for name in modules:
         __import__(name)
     exercise()
-    import runpy  # noqa: F401  (what a run uses, imported here)
-    import traceback  # noqa: F401
+    import importlib.machinery  # noqa: F401  (what a run uses, here)
     import atexit  # noqa: F401
 
 
@@ -243,29 +242,7 @@ def run_snippet(argv, envp, at):
     sys.argv = argv[at:]
     path = argv[at]
     sys.path[0:0] = [os.path.dirname(path)] if not sys.flags.safe_path else []
-    code = 0
-    import runpy
-    try:
-        runpy.run_path(path, run_name="__main__")
-    except SystemExit as e:
-        c = e.code
-        if c is None:
-            code = 0
-        elif isinstance(c, int):
-            code = c & 0xff
-        else:
-            try:
-                print(c, file=sys.stderr)
-            except Exception:
-                pass
-            code = 1
-    except BaseException as e:
-        import traceback
-        tb = e.__traceback__      # from the snippet's frame, as python3 shows
-        while tb is not None and tb.tb_frame.f_code.co_filename != path:
-            tb = tb.tb_next
-        traceback.print_exception(type(e), e, tb or e.__traceback__)
-        code = 1
+    code = run_main(path)
     try:
         import atexit
         atexit._run_exitfuncs()
@@ -276,7 +253,59 @@ def run_snippet(argv, envp, at):
             f.flush()
         except BaseException:
             code = code or 120
+    if code < 0:                # python3's exit after a KeyboardInterrupt
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+        code = 128 + signal.SIGINT
     os._exit(code)
+
+
+def main_module(path):
+    """__main__ as python3 makes it for a script (the same names)."""
+    import builtins
+    import importlib.machinery
+    main = type(sys)("__main__")
+    main.__dict__.update(__annotations__={}, __builtins__=builtins,
+                         __cached__=None, __file__=path, __package__=None,
+                         __loader__=importlib.machinery.SourceFileLoader(
+                             "__main__", path))
+    sys.modules["__main__"] = main
+    return main
+
+
+def run_main(path):
+    """The snippet as python3 runs a script: compiled under its own path,
+    executed in __main__; an uncaught exception goes to sys.excepthook
+    with the traceback from the snippet's frame on (this frame, the only
+    one above it, dropped), so a warm run prints what a cold one does.
+    Returns the exit status, or -1 for a KeyboardInterrupt (SIGINT)."""
+    main = main_module(path)
+    try:
+        with io.open_code(path) as f:
+            source = f.read()
+        exec(compile(source, path, "exec", dont_inherit=True),
+             main.__dict__)
+    except SystemExit as e:
+        c = e.code
+        if c is None:
+            return 0
+        if isinstance(c, int):
+            return c & 0xff
+        try:
+            print(c, file=sys.stderr)
+        except Exception:
+            pass
+        return 1
+    except BaseException as e:
+        tb = e.__traceback__.tb_next if e.__traceback__ else None
+        e.__traceback__ = tb
+        sys.last_type, sys.last_value, sys.last_traceback = type(e), e, tb
+        try:
+            sys.excepthook(type(e), e, tb)
+        except BaseException:
+            sys.__excepthook__(type(e), e, tb)
+        return -1 if isinstance(e, KeyboardInterrupt) else 1
+    return 0
 
 
 class Spare:

@@ -526,6 +526,24 @@ def test_run_failure_and_timeout(cpkg, client):
     assert leftovers(client) == []
 
 
+def test_capped_timeout_is_said_and_stderr_is_the_snippets(cpkg, client,
+                                                          caplog):
+    # cordon runs --quiet under the client: its stderr notes never mix
+    # with the snippet's; a timeout= above the policy's (code_gen: 120s)
+    # is said in the client's log instead.
+    code = "import sys\nsys.stderr.write('mine\\n')\n"
+    with caplog.at_level("WARNING", logger="cordon"):
+        r = client.run(GENERAL, code, timeout=900)
+    assert r.ok and r.stderr == b"mine\n", r
+    said = [m.getMessage() for m in caplog.records]
+    assert said == ["tool 'code_gen': timeout=900 capped at the policy's "
+                    "120s"], said
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="cordon"):
+        r = client.run(GENERAL, code, timeout=5)
+    assert r.ok and r.stderr == b"mine\n" and caplog.records == [], r
+
+
 def test_run_inside_loop_refused(cpkg, client):
     async def inner():
         with pytest.raises(RuntimeError):

@@ -55,6 +55,44 @@ def test_exception_and_preloaded(cordon, pool):
     assert "warm.py" not in r.err and "runpy" not in r.err, r.err
 
 
+# One snippet per way a run can fail, as an application feeding stderr
+# back to a model meets them: each must print, byte for byte, what a cold
+# run prints (the workdir's name aside: each run has its own).
+TRACEBACKS = {
+    "top_level": "x = 1\nraise ValueError('boom %d' % x)\n",
+    "in_function": "def f(a):\n    return a[3]\n\ndef g():\n"
+                   "    f([1])\n\ng()\n",
+    "syntax_error": "print('never')\ndef f(:\n    pass\n",
+    "indentation_error": "if True:\nprint(1)\n",
+    "from_preload": "import pandas as pd\n"
+                    "pd.DataFrame({'a': [1]})['missing']\n",
+    "chained": "try:\n    {}['k']\nexcept KeyError as e:\n"
+               "    raise RuntimeError('again') from e\n",
+    "keyboard_interrupt": "raise KeyboardInterrupt\n",
+    "system_exit_code": "import sys\nsys.stderr.write('bye\\n')\n"
+                        "sys.exit(3)\n",
+    "system_exit_text": "raise SystemExit('no input given')\n",
+    "excepthook": "import sys\nsys.excepthook = lambda t, v, tb: "
+                  "print('hook', t.__name__, tb.tb_frame.f_code.co_name, "
+                  "file=sys.stderr)\nraise OSError(2, 'gone')\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRACEBACKS))
+def test_traceback_same_as_cold(cordon, pool, code_gen, name):
+    code = TRACEBACKS[name]
+    cold = cordon(code_gen, code)
+    warm = cordon(code_gen, code, warm=pool)
+    assert cold.status and warm.status, (cold, warm)
+    errs = [r.err.replace(r.status["workdir"], "WORKDIR")
+            for r in (cold, warm)]
+    assert errs[0], cold          # every snippet here says something
+    assert errs[1] == errs[0], (cold, warm)
+    assert warm.rc == cold.rc, (cold, warm)
+    for k in ("outcome", "exit_code", "signal"):
+        assert warm.status[k] == cold.status[k], (k, cold, warm)
+
+
 def test_files_not_shared(cordon, pool, tmp_path):
     a = cordon(None, "import os\nopen('mark','w').write('x')\n"
                "open('/tmp/mark','w').write('x')\nprint(os.getcwd())\n",

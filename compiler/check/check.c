@@ -102,11 +102,10 @@ static unsigned int limit_resource(struct check_ctx *c,
 
 static enum value_unit limit_unit(unsigned int r)
 {
-	switch (r) {
-	case CPOL_RLIM_CPU:
+	switch (cpol_rlim_unit(r)) {
+	case CPOL_UNIT_TIME:
 		return VALUE_TIME;
-	case CPOL_RLIM_NPROC: case CPOL_RLIM_NOFILE: case CPOL_RLIM_PIDS:
-	case CPOL_RLIM_FILES: case CPOL_RLIM_SIGPENDING:
+	case CPOL_UNIT_COUNT:
 		return VALUE_COUNT;
 	default:
 		return VALUE_SIZE;

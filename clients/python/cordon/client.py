@@ -271,7 +271,8 @@ class Client:
                   cordon.inputs for the formats).
         args:     extra command-line words for the snippet.
         timeout:  wall-clock seconds (cordon --timeout); the policy's own
-                  timeout applies when None.
+                  timeout applies when None, and caps a larger one (said
+                  as a warning on the "cordon" logger).
         output_dir: collect outputs from this folder inside the workdir
                   (created empty before the run) instead of the workdir.
         save_outputs_to: write accepted outputs to this existing folder
@@ -296,6 +297,11 @@ class Client:
                 info = await self.policies.acheck(tool)
             else:
                 info = await self._in_io(self.policies.load, tool)
+            # cordon runs --quiet (stderr is the snippet's alone): its
+            # note on an option looser than the policy is said here.
+            if timeout is not None and timeout * 1000 > info.timeout_ms:
+                log.warning("tool %r: timeout=%g capped at the policy's "
+                            "%gs", tool, timeout, info.timeout_ms / 1000)
             base, cancelled = await complete(self._in_io(
                 _fs.make_private_dir, self.work_root, f"cordon-{tool}-"))
             if cancelled:
