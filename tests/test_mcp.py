@@ -157,6 +157,11 @@ def test_bad_lines_answered_and_server_goes_on(raw):
                         -32602),
                        (b'{"jsonrpc":"2.0","id":10,"method":"tools/call",'
                         b'"params":{"name":"nope","arguments":{}}}', -32602),
+                       (b"[" * 4000, -32700),
+                       (b'{"jsonrpc":"2.0","id":11,"method":"tools/call",'
+                        b'"params":{"name":"run_code","arguments":{"tool":'
+                        b'"code_gen","code":"print(1) # \\ud800"}}}',
+                        -32602),
                        (b'{"jsonrpc":"2.0","id":"' + b"x" * 10000 + b'"}',
                         -32600)):
         s.send(line)

@@ -105,9 +105,10 @@ class Channel:
         return await self._in.get()
 
     def send(self, msg: dict[str, Any]) -> None:
-        line = json.dumps(msg, ensure_ascii=False, separators=(",", ":"),
-                          allow_nan=False)
-        self._out.put(line.encode("utf-8") + b"\n")
+        # ASCII: a name that is not UTF-8 (a lone surrogate) is escaped,
+        # never a failure to encode the answer.
+        line = json.dumps(msg, separators=(",", ":"), allow_nan=False)
+        self._out.put(line.encode("ascii") + b"\n")
 
     def close(self, timeout: float = 10.0) -> None:
         """Flush what is queued, then stop the writer."""
@@ -150,6 +151,9 @@ def parse(line: bytes) -> tuple[Any, dict[str, Any] | None]:
         msg = json.loads(line)
     except (ValueError, UnicodeDecodeError) as e:
         raise _Bad(None, RpcError(PARSE_ERROR, f"parse error: {e}"))
+    except RecursionError:
+        raise _Bad(None, RpcError(PARSE_ERROR, "parse error: nested too "
+                                  "deeply")) from None
     if isinstance(msg, list):
         raise _Bad(None, RpcError(INVALID_REQUEST,
                                   "batches are not supported"))

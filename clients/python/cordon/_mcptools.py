@@ -177,7 +177,7 @@ def run_args(args: Mapping[str, Any], exposed: Mapping[str, Any],
     code = args.get("code")
     if not isinstance(code, str):
         raise bad("code: a string is required")
-    if len(code.encode("utf-8", "surrogatepass")) > MAX_CODE:
+    if len(_utf8("code", code)) > MAX_CODE:
         raise bad(f"code: longer than {MAX_CODE} bytes")
     timeout = args.get("timeout")
     if timeout is not None:
@@ -188,6 +188,14 @@ def run_args(args: Mapping[str, Any], exposed: Mapping[str, Any],
             raise bad(f"timeout: must be > 0 and <= {max_timeout:g} s")
         timeout = float(timeout)
     return tool, code, timeout, _files(args.get("files"), max_input)
+
+
+def _utf8(what: str, s: str) -> bytes:
+    try:
+        return s.encode("utf-8")
+    except UnicodeEncodeError:
+        raise bad(f"{what}: not valid Unicode text (a lone surrogate)") \
+            from None
 
 
 def _files(raw: Any, max_input: int) -> dict[str, bytes]:
@@ -206,7 +214,7 @@ def _files(raw: Any, max_input: int) -> dict[str, bytes]:
                       "{\"base64\": ...} is required")
         (kind, s), = val.items()
         if kind == "text":
-            data = s.encode("utf-8", "surrogatepass")
+            data = _utf8(f"files[{name!r}]", s)
         elif kind == "base64":
             try:
                 data = base64.b64decode(s, validate=True)

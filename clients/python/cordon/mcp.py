@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import signal
+import subprocess
 import sys
 import time
 from typing import Any, Sequence
@@ -260,8 +261,13 @@ class Server:
             if self.cordonc is None:
                 return tools.failure(tool, "no cordonc found: explain_policy "
                                      "needs it (--cordonc)", self.version)
-            view = await asyncio.get_running_loop().run_in_executor(
-                None, tools.explain, self.cordonc, self.infos[tool].path)
+            try:
+                view = await asyncio.get_running_loop().run_in_executor(
+                    None, tools.explain, self.cordonc, self.infos[tool].path)
+            except (OSError, RuntimeError, ValueError, KeyError,
+                    subprocess.TimeoutExpired) as e:
+                return tools.failure(tool, f"explain_policy: {e}",
+                                     self.version)
             return tools.explain_result(view, self.version)
         raise tools.bad(f"unknown tool: {name!r}")
 
