@@ -23,8 +23,9 @@ def has_matplotlib():
 def server_env(src_dir, build_dir):
     env = {"PATH": "%s:/usr/bin:/bin" % build_dir, "LANG": "C.UTF-8",
            "PYTHONPATH": str(src_dir / "clients" / "python")}
-    if "HOME" in os.environ:
-        env["HOME"] = os.environ["HOME"]
+    for k in ("HOME", "TMPDIR"):
+        if k in os.environ:
+            env[k] = os.environ[k]
     return env
 
 
@@ -355,3 +356,60 @@ def test_readme_pydantic_ai_toolset(src_dir, build_dir, tmp_path):
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert "run_code" in p.stdout, p.stdout
+
+
+def children_of(pid):
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                stat = open("/proc/%s/stat" % d).read()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(d))
+    return out
+
+
+def cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def test_sigterm_ends_calls_in_flight(raw, tmp_path, monkeypatch):
+    """SIGTERM with a run in flight (what an MCP client sends a server
+    that does not exit): the run is ended, its folder removed, the server
+    exits 0 without answering it."""
+    import signal
+    import time
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setenv("TMPDIR", str(work))     # the server's run folders
+    s = raw("--tool", "code_gen")
+    s.init()
+    s.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "run_code", "arguments": {
+                           "tool": "code_gen", "timeout": 300,
+                           "code": "import time\ntime.sleep(600)"}}}))
+    deadline = time.monotonic() + 120      # a bound on a wait, not a speed
+    tree = set()
+    while len(tree) < 2 or not os.listdir(work):
+        assert time.monotonic() < deadline, "the run did not start"
+        time.sleep(0.05)
+        # cordon running the snippet, and the run's processes below it
+        tree = {c for c in children_of(s.p.pid)
+                if b"snippet.py" in cmdline(c)}
+        while tree:
+            more = {g for p in tree for g in children_of(p)} - tree
+            if not more:
+                break
+            tree |= more
+    s.p.send_signal(signal.SIGTERM)
+    assert s.p.wait(120) == 0
+    assert s.p.stdout.read() == b""        # no answer to the ended call
+    # Nothing of the run was left to init: cordon and its tree are gone.
+    assert [p for p in tree if os.path.exists("/proc/%d" % p)] == []
+    assert os.listdir(work) == []
