@@ -14,7 +14,6 @@ from .result import Outcome, RunResult
 
 MAX_CODE = 1 << 20          # bytes of one snippet
 MAX_FILES = 64              # input files of one call
-MAX_FILE_NAME = 255
 EXPLAIN_TIMEOUT = 30.0      # seconds for cordonc explain --json
 IMAGE_TYPES = ((".png", "image/png", (b"\x89PNG\r\n\x1a\n",)),
                (".jpg", "image/jpeg", (b"\xff\xd8\xff",)),
@@ -115,7 +114,9 @@ def tool_list(infos: Mapping[str, BlobInfo], max_timeout: float,
                                             "the policy's)"},
                  "files": {"type": "object", "additionalProperties":
                            file_val, "description": "input files placed in "
-                           "the working folder: name -> {text} or {base64}"},
+                           "the working folder: name (as the Python "
+                           "client's inputs= takes it) -> {text} or "
+                           "{base64}"},
              },
              "required": ["code", "tool"], "additionalProperties": False},
          "outputSchema": RUN_OUTPUT_SCHEMA,
