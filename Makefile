@@ -84,6 +84,12 @@ deps:
 		npm install --no-save --no-audit --no-fund --prefix tools/node \
 			typescript@5.9.3 @types/sarif@2.1.7; \
 	else echo "deps: no npm: the SARIF schema test will skip"; fi
+	# The official MCP TypeScript SDK, from tests/mcp/package-lock.json
+	# into tests/mcp/node_modules (ignored by git): tests/test_mcp.py
+	# drives cordon-mcp with its Client, and skips without it.
+	if command -v npm >/dev/null; then \
+		npm ci --no-audit --no-fund --prefix tests/mcp; \
+	else echo "deps: no npm: the MCP client tests will skip"; fi
 
 clean:
 	rm -rf $(BUILD) build-san build-fuzz $(CLEAN)
@@ -126,6 +132,13 @@ PYTHON_SITE ?= $(shell $(PYTHON) -c 'import sysconfig as s; p = "$(PREFIX)"; \
 install-python:
 	$(PYTHON) -m pip install --no-build-isolation --no-index --no-deps \
 		--upgrade --target=$(DESTDIR)$(PYTHON_SITE) clients/python
+	# cordon-mcp on PATH (pip --target leaves console scripts in its bin/).
+	rm -f $(DESTDIR)$(PYTHON_SITE)/bin/cordon-mcp
+	rmdir $(DESTDIR)$(PYTHON_SITE)/bin 2>/dev/null || true
+	install -d $(DESTDIR)$(PREFIX)/bin
+	printf '#!/bin/sh\nexec %s -m cordon.mcp "$$@"\n' '$(PYTHON)' \
+		>$(DESTDIR)$(PREFIX)/bin/cordon-mcp
+	chmod 0755 $(DESTDIR)$(PREFIX)/bin/cordon-mcp
 
 # Debian packages (debian/): cordon and python3-cordon, built in a copy of
 # the tree (no .git, no build folders) so they land in $(DEB_DIR), not ../

@@ -111,6 +111,7 @@ def test_deb_install_run_remove(debs, src_dir, tmp_path):
               "/usr/share/cordon/policies/code_gen.cpol",
               "/usr/share/cordon/policies/base/python.policy",
               "/usr/share/man/man1/cordon.1.gz",
+              "/usr/share/man/man1/cordon-mcp.1.gz", "/usr/bin/cordon-mcp",
               "/usr/share/bash-completion/completions/cordon"):
         assert os.path.exists(f), f
     assert not os.path.exists("/usr/bin/cordon-static")
@@ -134,3 +135,9 @@ def test_deb_install_run_remove(debs, src_dir, tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout == ("/usr/lib/python3/dist-packages/cordon/__init__.py"
                         " True 42\n")
+    # The MCP server's console script (python3-cordon) starts and says
+    # its version.
+    r = subprocess.run(["cordon-mcp", "--version"], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout) == (0, "cordon-mcp %s\n"
+                                        % version_of(src_dir)), r.stderr

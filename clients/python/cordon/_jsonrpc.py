@@ -1,0 +1,197 @@
+"""JSON-RPC 2.0 over newline-delimited stdio, for cordon-mcp.
+
+One thread reads the input descriptor in chunks and hands whole lines to
+the event loop (a line longer than the bound is dropped while it is read,
+never held, and answered with an error once its end is seen); one thread
+writes the replies, one line each, in the order they are queued.  The loop
+never blocks on either descriptor.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import queue
+import threading
+from typing import Any
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+READ_CHUNK = 1 << 16
+
+# What the reader hands the loop: a line, a line over the bound, or EOF.
+LINE, TOO_LONG, EOF = "line", "too_long", "eof"
+
+
+class RpcError(Exception):
+    """An error answered to a request: code, message, optional data."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_json(self) -> dict[str, Any]:
+        err: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            err["data"] = self.data
+        return err
+
+
+def _read_lines(fd: int, max_line: int, loop: asyncio.AbstractEventLoop,
+                q: "asyncio.Queue[tuple[str, bytes]]") -> None:
+    """(Thread.)  Split fd's bytes into lines of at most max_line bytes."""
+    def put(kind: str, data: bytes = b"") -> None:
+        loop.call_soon_threadsafe(q.put_nowait, (kind, data))
+    buf = bytearray()
+    dropping = False
+    while True:
+        try:
+            chunk = os.read(fd, READ_CHUNK)
+        except InterruptedError:
+            continue
+        except OSError:
+            chunk = b""
+        if not chunk:
+            if buf and not dropping:
+                put(LINE, bytes(buf))
+            put(TOO_LONG if dropping else EOF)
+            if dropping:
+                put(EOF)
+            return
+        start = 0
+        while True:
+            nl = chunk.find(b"\n", start)
+            if nl < 0:
+                break
+            if dropping:
+                put(TOO_LONG)
+                dropping = False
+            elif len(buf) + nl - start > max_line:
+                put(TOO_LONG)
+            else:
+                buf += chunk[start:nl]
+                put(LINE, bytes(buf))
+            buf.clear()
+            start = nl + 1
+        if not dropping:
+            buf += chunk[start:]
+            if len(buf) > max_line:
+                buf.clear()
+                dropping = True
+
+
+class Channel:
+    """The server's two ends: lines in (await next()), messages out
+    (send(), thread-safe, never blocking the loop)."""
+
+    def __init__(self, rfd: int, wfd: int, max_line: int) -> None:
+        self._rfd, self._wfd, self.max_line = rfd, wfd, max_line
+        self._in: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+        self._out: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        loop = asyncio.get_running_loop()
+        threading.Thread(target=_read_lines, name="mcp-read", daemon=True,
+                         args=(rfd, max_line, loop, self._in)).start()
+        self._writer = threading.Thread(target=self._write_loop,
+                                        name="mcp-write", daemon=True)
+        self._writer.start()
+        self.broken = False
+
+    async def next(self) -> tuple[str, bytes]:
+        return await self._in.get()
+
+    def send(self, msg: dict[str, Any]) -> None:
+        # ASCII: a name that is not UTF-8 (a lone surrogate) is escaped,
+        # never a failure to encode the answer.
+        line = json.dumps(msg, separators=(",", ":"), allow_nan=False)
+        self._out.put(line.encode("ascii") + b"\n")
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Flush what is queued, then stop the writer."""
+        self._out.put(None)
+        self._writer.join(timeout)
+
+    def _write_loop(self) -> None:
+        while True:
+            data = self._out.get()
+            if data is None:
+                return
+            if self.broken:
+                continue
+            view = memoryview(data)
+            try:
+                while view:
+                    n = os.write(self._wfd, view)
+                    view = view[n:]
+            except OSError:
+                self.broken = True      # the client went away
+
+
+def response(req_id: Any, result: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": req_id, "result": result}
+
+
+def error(req_id: Any, err: RpcError) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": req_id, "error": err.to_json()}
+
+
+def notification(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "method": method, "params": params}
+
+
+def parse(line: bytes) -> tuple[Any, dict[str, Any] | None]:
+    """A line as (id, message): a request or notification with a method,
+    or None for a client's response (ignored: this server asks nothing).
+    Raises (id, RpcError) for what must be answered with an error."""
+    try:
+        msg = json.loads(line)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise _Bad(None, RpcError(PARSE_ERROR, f"parse error: {e}"))
+    except RecursionError:
+        raise _Bad(None, RpcError(PARSE_ERROR, "parse error: nested too "
+                                  "deeply")) from None
+    if isinstance(msg, list):
+        raise _Bad(None, RpcError(INVALID_REQUEST,
+                                  "batches are not supported"))
+    if not isinstance(msg, dict):
+        raise _Bad(None, RpcError(INVALID_REQUEST,
+                                  "a message must be a JSON object"))
+    req_id = msg.get("id")
+    has_id = "id" in msg
+    if has_id and not _valid_id(req_id):
+        raise _Bad(None, RpcError(INVALID_REQUEST,
+                                  "id must be a string or an integer"))
+    if msg.get("jsonrpc") != "2.0":
+        raise _Bad(req_id, RpcError(INVALID_REQUEST,
+                                    'jsonrpc must be "2.0"'))
+    if "method" not in msg:
+        if has_id and ("result" in msg or "error" in msg):
+            return req_id, None
+        raise _Bad(req_id, RpcError(INVALID_REQUEST, "no method"))
+    if not isinstance(msg["method"], str):
+        raise _Bad(req_id, RpcError(INVALID_REQUEST,
+                                    "method must be a string"))
+    params = msg.get("params", {})
+    if not isinstance(params, dict):
+        raise _Bad(req_id, RpcError(INVALID_PARAMS,
+                                    "params must be an object"))
+    return req_id, msg
+
+
+def _valid_id(v: Any) -> bool:
+    return isinstance(v, str) or (isinstance(v, int)
+                                  and not isinstance(v, bool))
+
+
+class _Bad(Exception):
+    def __init__(self, req_id: Any, err: RpcError) -> None:
+        super().__init__(err.message)
+        self.req_id = req_id
+        self.err = err
+
+
+BadMessage = _Bad
