@@ -68,6 +68,38 @@ void learn_put_path(FILE *out, const char *path);
 /* Any name inside a comment: printable ASCII, every other byte \xNN. */
 void learn_put_note(FILE *out, const char *s);
 
+/* learn_fold.c: the path rules a reviewer reads.  LEARN_FOLD_MIN or
+ * more entries of one folder used with the same read rights (read-file,
+ * read-dir, nothing else) become one rule on the folder; the system
+ * font, locale and time-zone trees one read rule each (cordonc(1)). */
+#define LEARN_FOLD_MIN 4
+struct learn_rule {
+	char *path;               /* the folder or tree */
+	uint64_t rights;          /* folded, and the folder's own */
+	uint64_t shown;           /* less a rule above it gives: 0, none */
+	uint64_t folded;          /* the read rights folded into it */
+	uint64_t uses;
+	unsigned int held;        /* learned paths folded into it */
+	unsigned int anchor;      /* written where this path is */
+	const char *tree;         /* what the tree holds, or NULL: a folder */
+	const char *sample, *example;
+};
+struct learn_fold {
+	uint64_t *need;           /* per path: beyond the base */
+	uint64_t *own;            /* per path: rights on its own line */
+	int *target;              /* per path: the rule on it, or -1 */
+	unsigned char *ok, *held; /* per path: learnable; folded */
+	struct learn_rule *rule;
+	unsigned int nrule;
+};
+/* 0, or -1 (ENOMEM). */
+int learn_fold(const struct learn *l, const struct cpol *base,
+    struct learn_fold *f);
+void learn_fold_free(struct learn_fold *f);
+/* Why path is not learned (too wide, another process's /proc entry,
+ * learn_name_problem), or NULL. */
+const char *learn_path_problem(const char *path);
+
 int learn_cmd(int argc, char **argv);
 
 #endif
