@@ -99,13 +99,17 @@ static struct learn_rule *rule_at(struct learn_fold *f, const char *path,
     const char *tree)
 {
 	unsigned int i;
+	char *copy;
 
 	for (i = 0; i < f->nrule; i++)
-		if (strcmp(f->rule[i].path, path) == 0)
+		if (f->rule[i].path && strcmp(f->rule[i].path, path) == 0)
 			return &f->rule[i];
-	f->rule[f->nrule] = (struct learn_rule){ .path = strdup(path),
-	    .tree = tree, .anchor = UINT32_MAX };
-	return f->rule[f->nrule].path ? &f->rule[f->nrule++] : NULL;
+	copy = strdup(path);
+	if (!copy)
+		return NULL;
+	f->rule[f->nrule] = (struct learn_rule){ .path = copy, .tree = tree,
+	    .anchor = UINT32_MAX };
+	return &f->rule[f->nrule++];
 }
 
 static void hold(struct learn_rule *r, const struct learn *l,
@@ -208,7 +212,8 @@ static void cover(const struct learn *l, struct learn_fold *f)
 
 	for (i = 0; i < f->nrule; i++) {
 		for (j = 0; j < l->npath; j++)
-			if (f->ok[j] && !strcmp(l->path[j].path, f->rule[i].path)) {
+			if (f->ok[j] && f->rule[i].path &&
+			    !strcmp(l->path[j].path, f->rule[i].path)) {
 				f->rule[i].rights |= f->need[j];
 				f->target[j] = (int)i;
 				if (j < f->rule[i].anchor)
@@ -220,7 +225,8 @@ static void cover(const struct learn *l, struct learn_fold *f)
 		if (!f->ok[i] || f->target[i] >= 0)
 			continue;
 		for (above = 0, j = 0; j < f->nrule; j++)
-			if (beneath(f->rule[j].path, l->path[i].path))
+			if (f->rule[j].path && beneath(f->rule[j].path,
+			    l->path[i].path))
 				above |= f->rule[j].rights;
 		for (j = 0; j < l->npath; j++)
 			if (j != i && f->ok[j] && beneath(l->path[j].path,
@@ -231,7 +237,8 @@ static void cover(const struct learn *l, struct learn_fold *f)
 	}
 	for (i = 0; i < f->nrule; i++) {
 		for (above = 0, j = 0; j < f->nrule; j++)
-			if (j != i && beneath(f->rule[j].path, f->rule[i].path))
+			if (j != i && f->rule[j].path && f->rule[i].path &&
+			    beneath(f->rule[j].path, f->rule[i].path))
 				above |= f->rule[j].rights;
 		f->rule[i].shown = f->rule[i].rights & ~above;
 	}

@@ -52,7 +52,7 @@ static int network_owned(const struct learn *l, const char *name)
 	for (i = 0; k >= 0 && i < l->nport; i++)
 		if (l->port[i].bind == k)
 			return 1;
-	return 0;
+	return k == 0 && l->nhost > 0;
 }
 
 static int field(char **s, char **out)
@@ -201,6 +201,34 @@ static int line_net(struct learn *l, char *s, const char *sample)
 	return 0;
 }
 
+/* "host NAME PORT COUNT": a host reached through the proxy. */
+static int line_host(struct learn *l, char *s, const char *sample)
+{
+	uint64_t port, count;
+	char *name;
+	unsigned int i;
+	enum cpol_host_kind k;
+
+	if (field(&s, &name) < 0 || num(&s, 10, &port) < 0 ||
+	    num(&s, 10, &count) < 0 || port == 0 || port > 65535)
+		return -1;
+	k = cpol_host_kind(name);
+	if (k != CPOL_HOST_NAME && k != CPOL_HOST_IPV4 && k != CPOL_HOST_IPV6)
+		return -1;
+	for (i = 0; i < l->nhost; i++)
+		if (l->host[i].port == port && !strcmp(l->host[i].host, name)) {
+			l->host[i].count += count;
+			return 0;
+		}
+	if (l->nhost == LEARN_MAX_HOSTS) {
+		l->dropped++;
+		return 0;
+	}
+	l->host[l->nhost] = (struct learn_host){ strdup(name),
+	    (unsigned int)port, count, sample };
+	return l->host[l->nhost++].host ? 0 : -1;
+}
+
 static void max_of(uint64_t *to, uint64_t v)
 {
 	if (v != UINT64_MAX && (v > *to || *to == UINT64_MAX))
@@ -261,6 +289,8 @@ int learn_read(FILE *f, const char *sample, struct learn *l, char *err,
 			rc = line_call(l, s, sample);
 		else if (!strcmp(kind, "net"))
 			rc = line_net(l, s, sample);
+		else if (!strcmp(kind, "host"))
+			rc = line_host(l, s, sample);
 		else if (!strcmp(kind, "usage"))
 			rc = line_usage(l, s);
 		else if (!strcmp(kind, "judged"))
@@ -283,11 +313,13 @@ void learn_free(struct learn *l)
 		free(l->path[i].path);
 	for (i = 0; i < l->ncall; i++)
 		free(l->call[i].call);
-	l->npath = l->ncall = 0;
+	for (i = 0; i < l->nhost; i++)
+		free(l->host[i].host);
+	l->npath = l->ncall = l->nhost = 0;
 }
 
 /* A comment's "first [CALL ]in SAMPLE", then end: names as notes. */
-static void first(FILE *out, const char *call, const char *sample,
+void learn_first(FILE *out, const char *call, const char *sample,
     const char *end)
 {
 	fputs("first ", out);
@@ -303,7 +335,7 @@ static void first(FILE *out, const char *call, const char *sample,
 static void uses(FILE *out, uint64_t n, const char *sample)
 {
 	fprintf(out, "%llu use%s, ", (unsigned long long)n, n == 1 ? "" : "s");
-	first(out, NULL, sample, "\n");
+	learn_first(out, NULL, sample, "\n");
 }
 
 /* A folder or tree rule: what it holds, said in its comment. */
@@ -439,7 +471,7 @@ static void write_calls(FILE *out, const struct learn *l,
 		if (network_owned(l, name)) {
 			fprintf(out, "# %s: the network statement decides it "
 			    "(%llu calls, ", name, (unsigned long long)c->count);
-			first(out, c->call, c->sample, ")\n");
+			learn_first(out, c->call, c->sample, ")\n");
 			continue;
 		}
 		if (!strcmp(name, "clone3")) {
@@ -447,13 +479,13 @@ static void write_calls(FILE *out, const struct learn *l,
 			    "its flags; on the base's ENOSYS glibc falls back to "
 			    "clone); %llu calls, ",
 			    (unsigned long long)c->count);
-			first(out, NULL, c->sample, "\n");
+			learn_first(out, NULL, c->sample, "\n");
 			continue;
 		}
 		if (!decided_arg(name, &arg)) {
 			fprintf(out, "allow %s;  # %llu calls, ", name,
 			    (unsigned long long)c->count);
-			first(out, c->call, c->sample, "\n");
+			learn_first(out, c->call, c->sample, "\n");
 			continue;
 		}
 		write_base_rules(out, b, c->nr, l, arg);
@@ -466,41 +498,8 @@ static void write_calls(FILE *out, const struct learn *l,
 			fprintf(out, "allow %s(%s == %s);  # %llu calls, ",
 			    name, explain_arg(name, arg, a, sizeof(a)), v,
 			    (unsigned long long)l->call[j].count);
-			first(out, l->call[j].call, l->call[j].sample, "\n");
+			learn_first(out, l->call[j].call, l->call[j].sample, "\n");
 		}
-	}
-}
-
-static void write_net(FILE *out, const struct learn *l)
-{
-	unsigned int i, k;
-
-	if (l->nport == 0)
-		return;
-	fprintf(out, "\n# Network: the TCP ports used (by the samples: "
-	    "Landlock bounds ports, not hosts).\n");
-	for (k = 0; k < 2; k++) {
-		const char *sep = "";
-		int any = 0;
-
-		for (i = 0; i < l->nport; i++)
-			any |= l->port[i].bind == (int)k;
-		if (!any)
-			continue;
-		fprintf(out, "network %s ", k ? "bind" : "connect");
-		for (i = 0; i < l->nport; i++)
-			if (l->port[i].bind == (int)k) {
-				fprintf(out, "%s%u", sep, l->port[i].port);
-				sep = ", ";
-			}
-		fprintf(out, ";  #");
-		for (i = 0; i < l->nport; i++)
-			if (l->port[i].bind == (int)k) {
-				fprintf(out, " %u: %llu, ", l->port[i].port,
-				    (unsigned long long)l->port[i].count);
-				first(out, NULL, l->port[i].sample, ";");
-			}
-		fprintf(out, "\n");
 	}
 }
 
@@ -574,7 +573,7 @@ int learn_write(FILE *out, const struct learn *l, const struct cpol *base,
 	learn_put_string(out, name);
 	fputs(";\n", out);
 	write_calls(out, l, base);
-	write_net(out, l);
+	learn_write_net(out, l);
 	if (write_paths(out, l, base) < 0)
 		return -1;
 	write_limits(out, l, base);
