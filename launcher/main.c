@@ -483,9 +483,11 @@ int main(int argc, char **argv)
 	else {
 		if (o.observe)
 			fprintf(stderr, "cordon: --observe: LEARN MODE: no "
-			    "Landlock, no network namespace, and every call the "
-			    "policy refuses is let through; for trusted code "
-			    "only\n");
+			    "Landlock, %s, and every call the policy refuses is "
+			    "let through; for trusted code only\n",
+			    o.observe_hosts || (pol.flags & CPOL_F_NET_HOSTS) ?
+			    "the egress proxy letting every host through" :
+			    "no network namespace");
 		rc = launch(&o, &pol, &r, err);
 	}
 	if (r.outcome == OUT_ERROR && rc != 0) {

@@ -314,8 +314,10 @@ int learn_cmd(int argc, char **argv)
 	memset(&l, 0, sizeof(l));
 	l.memory = l.files = UINT64_MAX;
 	fprintf(stderr, "cordonc learn: LEARN MODE: the samples run with "
-	    "enforcement relaxed (no Landlock, no network namespace, refused "
-	    "calls let through); use trusted samples only\n");
+	    "enforcement relaxed (no Landlock, %s, refused calls let "
+	    "through); use trusted samples only\n", j.hosts ? "cordon's "
+	    "egress proxy letting every host through" : "no network "
+	    "namespace");
 	if (self(&j, "compile", j.blob, j.base, 0) != 0) {
 		fprintf(stderr, "cordonc learn: the base %s does not compile\n",
 		    j.base);
