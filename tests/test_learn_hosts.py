@@ -82,3 +82,48 @@ def test_observe_hosts_only_in_learn_mode(tmp_path, launcher_blobs):
                        capture_output=True, text=True)
     assert r.returncode == 125 and "ran" not in r.stdout, r
     assert "only with --observe" in r.stderr, r.stderr
+
+
+def test_learn_csv_plot_host_reads_short(tmp_path, cert, ca):  # noqa: F811
+    """The issue's samples (read a CSV, plot with matplotlib) and a fetch
+    from a named host, learned together with --hosts: under 20 path
+    rules, the host named, every sample passing under the result."""
+    ns_or_skip()
+    r = subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
+                       capture_output=True)
+    if r.returncode:
+        pytest.skip("no matplotlib for /usr/bin/python3 here")
+    data = os.path.join(os.path.dirname(ca), "t.csv")
+    with open(data, "w") as f:
+        f.write("a,b\n1,2\n")
+    os.chmod(data, 0o644)
+    base = tmp_path / "base.policy"
+    base.write_text('include "base/python.policy";\npolicy "base";\n')
+    with Service(cert) as svc:
+        codes = {
+            "csv.py": "import csv\nprint(list(csv.reader(open(%r))))\n"
+                      % data,
+            "plot.py": "import matplotlib\nmatplotlib.use('Agg')\n"
+                       "import matplotlib.pyplot as plt\n"
+                       "plt.plot([1, 2], [3, 4])\nplt.savefig('p.png')\n",
+            "fetch.py": "import ssl, urllib.request\n"
+                        "ctx = ssl.create_default_context(cafile=%r)\n"
+                        "urllib.request.urlopen('https://%s:%d/x', "
+                        "context=ctx, timeout=10).read()\n"
+                        % (ca, NAME, svc.port)}
+        paths = []
+        for n, c in codes.items():
+            (tmp_path / n).write_text(c)
+            paths.append(str(tmp_path / n))
+        out = tmp_path / "learned.policy"
+        r = subprocess.run([CORDONC, "learn", "-I", str(SRC / "policies"),
+                            "--cordon", CORDON, "-o", str(out), "--hosts",
+                            "--resolve", "%s:127.0.0.1" % NAME, str(base),
+                            *paths], capture_output=True, text=True,
+                           timeout=300)
+    text = out.read_text() if out.exists() else None
+    assert r.returncode == 0, (r.stderr, text)
+    assert r.stderr.count("passes (exit 0)") == 3, r.stderr
+    npath = len([x for x in text.splitlines() if x.startswith("path ")])
+    assert npath < 20, (npath, text)
+    assert '    "%s":%d;' % (NAME, svc.port) in text, text
