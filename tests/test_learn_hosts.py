@@ -127,3 +127,30 @@ def test_learn_csv_plot_host_reads_short(tmp_path, cert, ca):  # noqa: F811
     npath = len([x for x in text.splitlines() if x.startswith("path ")])
     assert npath < 20, (npath, text)
     assert '    "%s":%d;' % (NAME, svc.port) in text, text
+
+
+def test_observe_named_host_base_keeps_its_namespace(tmp_path, cordonc_bin,
+                                                     src_dir):
+    """A base that names hosts, observed: its network stays the proxy in
+    the run's own namespace.  On 8fa1b0f learn mode dropped the network
+    namespace here too, and the run failed before the snippet (exit 125:
+    the proxy's listener could not be made in the host's namespace)."""
+    ns_or_skip()
+    blob = tmp_path / "idc.cpol"
+    c = subprocess.run([str(cordonc_bin), "compile", "-I",
+                        str(src_dir / "policies"), "-o", str(blob),
+                        str(src_dir / "policies" / "idc_query.policy")],
+                       capture_output=True, text=True)
+    assert c.returncode == 0, c.stderr
+    snip = tmp_path / "s.py"
+    snip.write_text("import os\nprint(os.readlink('/proc/self/ns/net'))\n"
+                    "print(os.environ.get('HTTPS_PROXY'))\n")
+    trace = tmp_path / "t.trace"
+    r = subprocess.run([CORDON, "--observe", str(trace), str(blob),
+                        str(snip)], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    ns, proxy = r.stdout.split()
+    assert ns != os.readlink("/proc/self/ns/net"), r.stdout
+    assert proxy == "http://127.0.0.1:3128", r.stdout
+    assert "egress proxy letting every host through" in r.stderr, r.stderr
