@@ -220,7 +220,7 @@ static int head_read(int fd, char *buf, size_t *len, struct proxyreq *rq,
 
 /* Learn mode: rq reached (its connection made), counted once a host
  * and port.  Two connections at once may each take a slot for the same
- * one: the trace's writer adds them up. */
+ * one: cordonc learn's reader of the trace adds them up. */
 static void seen(struct egress_shared *sh, const struct proxyreq *rq)
 {
 	uint32_t i, n = __atomic_load_n(&sh->nseen, __ATOMIC_ACQUIRE);
@@ -243,11 +243,9 @@ static void seen(struct egress_shared *sh, const struct proxyreq *rq)
 }
 
 /* The policy's rule for the request, if any: a name against names and
- * wildcards, an address literal against literals.  In learn mode every
- * request is let through (and what it reached recorded). */
-static int allowed(const struct egress_conf *c, const struct proxyreq *rq)
+ * wildcards, an address literal against literals. */
+static int allowed(const struct cpol *p, const struct proxyreq *rq)
 {
-	const struct cpol *p = c->pol;
 	char canon[INET6_ADDRSTRLEN];
 	int af = rq->literal == 6 ? AF_INET6 : AF_INET;
 	enum cpol_host_kind k;
@@ -392,7 +390,9 @@ static void serve(int fd, const struct egress_conf *c,
 		return;
 	snprintf(dest, sizeof(dest), rq.literal == 6 ? "[%s]:%u" : "%s:%u",
 	    rq.host, (unsigned int)rq.port);
-	if (!c->observe && !allowed(c, &rq)) {
+	/* Learn mode lets every request through, and records what it
+	 * reached once the connection is made. */
+	if (!c->observe && !allowed(c->pol, &rq)) {
 		answer(fd, "403 Forbidden");
 		refuse(sh, dest, EGRESS_NOT_ALLOWED);
 		return;
