@@ -105,7 +105,11 @@ static const struct subcommand {
 	    "  -o OUT.policy     write the learned policy there (default:\n"
 	    "                    learned.policy; its blob beside it)\n"
 	    "  --cordon PATH     the cordon to run (default: $CORDON, else the\n"
-	    "                    cordon next to cordonc)\n" HELP_I },
+	    "                    cordon next to cordonc)\n"
+	    "  --hosts           learn the hosts reached through cordon's\n"
+	    "                    egress proxy (the samples' only network)\n"
+	    "  --resolve NAME:ADDR  cordon --resolve, for every run (tests,\n"
+	    "                    local services; up to 16)\n" HELP_I },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -65,6 +65,7 @@ struct opts {
 	struct egress_map resolve[EGRESS_MAP_MAX];  /* --resolve NAME:ADDR */
 	int nresolve;
 	const char *observe;          /* --observe TRACE: learn mode */
+	int observe_hosts;            /* --observe-hosts: through the proxy */
 	const char *serve;            /* --serve @NAME: a warm pool */
 	int warm_ctl;                 /* a warm pool's spare: its socket to
 	                               * the template (warmhold.c), or -1 */
@@ -300,7 +301,7 @@ int landlock_build(const struct cpol *p, int abi, char *err,
 int landlock_workdir(int ruleset, const struct cpol *p, uint64_t handled,
     int workdir_fd, const char *snippet_name, char *err, size_t errlen);
 uint64_t landlock_fs_rights(int abi);
-int landlock_confine(const struct cpol *p);
+int landlock_confine(const struct cpol *p, int any_port);
 uint64_t landlock_tmp_rights(uint64_t handled);
 int landlock_add(int ruleset, int fd, uint64_t access);
 

@@ -54,7 +54,7 @@ int egress_prepare(struct egress_run *e, const struct cpol *p,
 {
 	void *sh, *dns;
 
-	if (!(p->flags & CPOL_F_NET_HOSTS))
+	if (!(p->flags & CPOL_F_NET_HOSTS) && !e->observe)
 		return 0;
 	e->on = 1;
 	e->conf = calloc(1, sizeof(*e->conf));
@@ -66,6 +66,7 @@ int egress_prepare(struct egress_run *e, const struct cpol *p,
 	e->conf->map = map;
 	e->conf->nmap = nmap;
 	e->conf->procs = procs_bound(p, cli);
+	e->conf->observe = e->observe;
 	if (egress_conf_load(e->conf, err, errlen) < 0)
 		return -1;
 	sh = mmap(NULL, sizeof(*e->sh), PROT_READ | PROT_WRITE, MAP_SHARED |

@@ -65,6 +65,8 @@ enum proxyreq_error proxyreq_parse(const char *buf, size_t len,
 #define EGRESS_DEST_MAX 96          /* bytes of a refused destination */
 #define EGRESS_MAP_MAX 16           /* --resolve NAME:ADDR entries */
 #define EGRESS_FILE_MAX 65536       /* /etc/hosts, /etc/resolv.conf read */
+#define EGRESS_SEEN_MAX 64          /* learn mode: hosts:ports recorded;
+                                     * more are counted */
 
 /* Why the proxy refused a request: the one table is in proxy.c. */
 enum egress_why {
@@ -82,11 +84,21 @@ struct egress_refusal {
 	char dest[EGRESS_DEST_MAX];
 	uint8_t why, ready;
 };
+/* Learn mode: a host and port the proxy connected to (a slot taken
+ * with an atomic add, ready set last; a repeat counts in its slot). */
+struct egress_seen {
+	char host[CPOL_MAX_HOSTNAME + 1];
+	uint16_t port;
+	uint8_t ready;
+	uint32_t count;
+};
 struct egress_shared {
 	uint32_t conns, refused;
 	uint32_t dns_queries;       /* sent, at most EGRESS_DNS_QUERIES */
 	uint64_t bytes;
 	struct egress_refusal r[EGRESS_REFUSED_MAX];
+	uint32_t nseen;             /* slots taken; past the last: dropped */
+	struct egress_seen seen[EGRESS_SEEN_MAX];
 };
 
 /* The DNS answers the run's connections share (MAP_SHARED, dns.c): a
@@ -118,6 +130,7 @@ struct egress_conf {
 	                             * included: EGRESS_MAX_OPEN + 1, or the
 	                             * run's pids or nproc bound if lower */
 	struct egress_dns *dns;     /* MAP_SHARED */
+	int observe;                /* learn mode: any host and port */
 	char hosts[EGRESS_FILE_MAX];    /* /etc/hosts, "" if none */
 	char resolv[EGRESS_FILE_MAX];   /* /etc/resolv.conf, "" if none */
 };
@@ -158,7 +171,9 @@ int netns_listen(int sock);
 /* egress.c: the run's side in launch.c.  One per run; sock[1] is the
  * child's (struct launch net_w). */
 struct egress_run {
-	int on;                     /* the policy names hosts */
+	int on;                     /* the policy names hosts, or observe */
+	int observe;                /* learn mode: every host let through,
+	                             * each reached one recorded */
 	int sock[2];                /* the listener's way from the child */
 	struct egress_shared *sh;   /* MAP_SHARED, or NULL */
 	struct egress_conf *conf;

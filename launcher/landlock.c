@@ -226,15 +226,15 @@ static int add_ports(int rs, const struct cpol *p, char *err, size_t errlen)
 /* A ruleset handling every right ABI abi knows: all file rights, TCP
  * bind and connect from 4, abstract-socket and signal scoping from 6.
  * *attr says what it handles.  Returns the fd, or -1 with errno set. */
-static int create_ruleset(int abi, struct cordon_ll_ruleset_attr *attr)
+static int ruleset(int abi, struct cordon_ll_ruleset_attr *attr, int net)
 {
 	size_t size = sizeof(attr->handled_access_fs);
 
 	memset(attr, 0, sizeof(*attr));
 	attr->handled_access_fs = landlock_fs_rights(abi);
 	if (abi >= 4) {
-		attr->handled_access_net = CORDON_LL_NET_BIND_TCP |
-		    CORDON_LL_NET_CONNECT_TCP;
+		attr->handled_access_net = net ? CORDON_LL_NET_BIND_TCP |
+		    CORDON_LL_NET_CONNECT_TCP : 0;
 		size = offsetof(struct cordon_ll_ruleset_attr, scoped);
 	}
 	if (abi >= 6) {
@@ -243,6 +243,11 @@ static int create_ruleset(int abi, struct cordon_ll_ruleset_attr *attr)
 		size = sizeof(*attr);
 	}
 	return (int)syscall(__NR_landlock_create_ruleset, attr, size, 0);
+}
+
+static int create_ruleset(int abi, struct cordon_ll_ruleset_attr *attr)
+{
+	return ruleset(abi, attr, 1);
 }
 
 /* Returns the ruleset fd (O_CLOEXEC), -1 on error, -2 when there is no
@@ -271,10 +276,10 @@ int landlock_build(const struct cpol *p, int abi, char *err,
 }
 
 /* The egress proxy's own sandbox: no file at all, TCP connect only to the
- * ports the policy's host rules name, no signal or abstract socket
- * outside.  Where the kernel has no Landlock (a best-effort policy), it
+ * ports the policy's host rules name (any_port, learn mode's proxy: any
+ * port), no signal or abstract socket outside.  Where the kernel has no Landlock (a best-effort policy), it
  * has none; a failure is an error. */
-int landlock_confine(const struct cpol *p)
+int landlock_confine(const struct cpol *p, int any_port)
 {
 	struct cordon_ll_ruleset_attr attr;
 	int errata, abi = landlock_probe(&errata), rs, rc = 0;
@@ -282,10 +287,10 @@ int landlock_confine(const struct cpol *p)
 
 	if (abi < 1)
 		return 0;
-	rs = create_ruleset(abi, &attr);
+	rs = ruleset(abi, &attr, !any_port);
 	if (rs < 0)
 		return -1;
-	for (i = 0; abi >= 4 && i < p->nhosts && rc == 0; i++) {
+	for (i = 0; abi >= 4 && !any_port && i < p->nhosts && rc == 0; i++) {
 		struct cordon_ll_net_port_attr np = {
 			.allowed_access = CORDON_LL_NET_CONNECT_TCP,
 			.port = p->hosts[i].port,

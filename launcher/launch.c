@@ -208,6 +208,19 @@ static int spare_pipes(const struct opts *o, struct res *s, char *err)
 	return 0;
 }
 
+/* Learn mode: the network is what is learned, so no network namespace;
+ * through the egress proxy (--observe-hosts, or a base that names
+ * hosts), the run's network is the proxy alone, as under named hosts. */
+static unsigned long observe_net(const struct opts *o, const struct cpol *p,
+    struct egress_run *e, unsigned long ns)
+{
+	e->observe = o->observe && (o->observe_hosts ||
+	    (p->flags & CPOL_F_NET_HOSTS));
+	if (o->observe && !e->observe)
+		return ns & ~(unsigned long)CLONE_NEWNET;
+	return e->observe && ns ? ns | CLONE_NEWNET : ns;
+}
+
 static int child_prepare(const struct opts *o, const struct cpol *p,
     struct res *s, char *err)
 {
@@ -231,8 +244,7 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	ln->envp = command_envp(p, s->workdir);
 	ln->nrlim = command_rlimits(p, o->limit, ln->rlim);
 	ln->ns_flags = o->no_namespaces ? 0 : run_ns_wanted(p, o->limit);
-	if (o->observe)       /* learn mode: the network is what is learned */
-		ln->ns_flags &= ~(unsigned long)CLONE_NEWNET;
+	ln->ns_flags = observe_net(o, p, &s->egress, ln->ns_flags);
 	ln->notify_w = -1;
 	if (spare_pipes(o, s, err) < 0)
 		return -1;

@@ -533,6 +533,26 @@ void learn_take(int listener, const struct sup *sp)
 	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
+/* The hosts and ports the proxy connected to (learn mode, egress.h):
+ * "host NAME PORT COUNT", a name as the proxy's parser took it (a host
+ * name or an address literal: no tab, no newline), and those past the
+ * proxy's table counted as dropped. */
+static void hosts_write(FILE *f, const struct report *r)
+{
+	const struct egress_shared *sh = &r->net;
+	uint32_t i, n = sh->nseen;
+
+	if (!r->egress)
+		return;
+	for (i = 0; i < n && i < EGRESS_SEEN_MAX; i++)
+		if (sh->seen[i].ready && sh->seen[i].host[0] &&
+		    !strpbrk(sh->seen[i].host, "\t\n"))
+			fprintf(f, "host\t%s\t%u\t%u\n", sh->seen[i].host,
+			    (unsigned int)sh->seen[i].port, sh->seen[i].count);
+	if (n > EGRESS_SEEN_MAX)
+		fprintf(f, "dropped\t%u\n", n - EGRESS_SEEN_MAX);
+}
+
 static void rights_str(unsigned int r, char *buf)
 {
 	unsigned int i;
@@ -582,9 +602,12 @@ int learn_write(const char *file, const struct report *r, char *err)
 		    (unsigned long long)lt.c[i].args[4],
 		    (unsigned long long)lt.c[i].args[5], lt.c[i].call);
 	for (i = 0; i < lt.nn; i++)
-		fprintf(f, "net\t%s\t%u\t%llu\n", lt.n[i].bind ? "bind" :
-		    "connect", lt.n[i].port,
-		    (unsigned long long)lt.n[i].count);
+		if (!r->egress || lt.n[i].bind || lt.n[i].port !=
+		    CPOL_PROXY_PORT)
+			fprintf(f, "net\t%s\t%u\t%llu\n", lt.n[i].bind ?
+			    "bind" : "connect", lt.n[i].port,
+			    (unsigned long long)lt.n[i].count);
+	hosts_write(f, r);
 	for (i = 0; i < lt.np; i++) {
 		rights_str(lt.p[i].rights, rs);
 		if (rs[0] && !strchr(lt.p[i].path, '\n') &&

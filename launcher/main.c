@@ -31,7 +31,7 @@ static const char usage_text[] =
     "              [--status-fd fd] [--status-file path] "
     "[--timeout seconds]\n"
     "              [--workdir dir] [--cgroup dir] [--resolve name:address]\n"
-    "              [--observe trace]\n"
+    "              [--observe trace [--observe-hosts]]\n"
     "              policy.cpol snippet | - [arg ...]\n"
     "       cordon --serve @name policy.cpol\n"
     "       cordon --submit @name [option ...] snippet | - [arg ...]\n";
@@ -64,6 +64,8 @@ static const char options_text[] =
     "                        (tests and local services; up to 16)\n"
     "  --observe trace       learn mode, trusted code only: let refused\n"
     "                        calls through and record them in trace\n"
+    "  --observe-hosts       with --observe: the run's network is the\n"
+    "                        egress proxy, which records every host\n"
     "  --serve @name         become a warm pool for policy.cpol on the\n"
     "                        abstract socket @name (cordon(1) WARM POOLS)\n"
     "  --submit @name        first option: run snippet in the warm pool\n"
@@ -198,6 +200,7 @@ const struct option cordon_options[] = {
 	{ "version", 0, NULL, 'V' }, { "help", 0, NULL, 'h' },
 	{ "cgroup", 1, NULL, 'C' }, { "resolve", 1, NULL, 'R' },
 	{ "observe", 1, NULL, 'L' }, { "serve", 1, NULL, 'S' },
+	{ "observe-hosts", 0, NULL, 'H' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -290,6 +293,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 				goto bad;
 			break;
 		case 'L': o->observe = optarg; break;
+		case 'H': o->observe_hosts = 1; break;
 		case 'S': o->serve = optarg; break;
 		case 'V': printf("cordon %s\n", CORDON_VERSION); return 0;
 		case 'h': return help(stdout, options_text);
@@ -405,6 +409,11 @@ static int prepare(const struct opts *o, struct cpol *pol,
 		    o->policy, msg);
 		return -1;
 	}
+	if (o->observe_hosts && !o->observe) {
+		snprintf(err, ERRLEN, "--observe-hosts is a part of learn "
+		    "mode: only with --observe");
+		return -1;
+	}
 	if (o->observe && o->no_namespaces) {
 		snprintf(err, ERRLEN, "--observe needs a PID namespace (its "
 		    "seccomp listener): not with --no-namespaces");
@@ -474,9 +483,11 @@ int main(int argc, char **argv)
 	else {
 		if (o.observe)
 			fprintf(stderr, "cordon: --observe: LEARN MODE: no "
-			    "Landlock, no network namespace, and every call the "
-			    "policy refuses is let through; for trusted code "
-			    "only\n");
+			    "Landlock, %s, and every call the policy refuses is "
+			    "let through; for trusted code only\n",
+			    o.observe_hosts || (pol.flags & CPOL_F_NET_HOSTS) ?
+			    "the egress proxy letting every host through" :
+			    "no network namespace");
 		rc = launch(&o, &pol, &r, err);
 	}
 	if (r.outcome == OUT_ERROR && rc != 0) {

@@ -10,6 +10,9 @@
  * addresses for a name found in DNS, connect, answer 200, relay bytes
  * both ways within the run's byte budget.  Everything refused is
  * recorded in the shared page that cordon reads into the status.
+ * In learn mode (cordon --observe with --observe-hosts, or a base that
+ * names hosts) every host and port is let through, and each one the
+ * proxy connected to is recorded there for the trace.
  *
  * The proxy opens no file: the hosts file and resolv.conf were read
  * before it started.  It drops every capability, takes no_new_privs, a
@@ -219,6 +222,30 @@ static int head_read(int fd, char *buf, size_t *len, struct proxyreq *rq,
 	return -1;
 }
 
+/* Learn mode: rq reached (its connection made), counted once a host
+ * and port.  Two connections at once may each take a slot for the same
+ * one: cordonc learn's reader of the trace adds them up. */
+static void seen(struct egress_shared *sh, const struct proxyreq *rq)
+{
+	uint32_t i, n = __atomic_load_n(&sh->nseen, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < n && i < EGRESS_SEEN_MAX; i++)
+		if (__atomic_load_n(&sh->seen[i].ready, __ATOMIC_ACQUIRE) &&
+		    sh->seen[i].port == rq->port &&
+		    strcmp(sh->seen[i].host, rq->host) == 0) {
+			__atomic_fetch_add(&sh->seen[i].count, 1,
+			    __ATOMIC_RELAXED);
+			return;
+		}
+	i = __atomic_fetch_add(&sh->nseen, 1, __ATOMIC_RELAXED);
+	if (i >= EGRESS_SEEN_MAX)
+		return;
+	snprintf(sh->seen[i].host, sizeof(sh->seen[i].host), "%s", rq->host);
+	sh->seen[i].port = rq->port;
+	sh->seen[i].count = 1;
+	__atomic_store_n(&sh->seen[i].ready, 1, __ATOMIC_RELEASE);
+}
+
 /* The policy's rule for the request, if any: a name against names and
  * wildcards, an address literal against literals. */
 static int allowed(const struct cpol *p, const struct proxyreq *rq)
@@ -367,7 +394,9 @@ static void serve(int fd, const struct egress_conf *c,
 		return;
 	snprintf(dest, sizeof(dest), rq.literal == 6 ? "[%s]:%u" : "%s:%u",
 	    rq.host, (unsigned int)rq.port);
-	if (!allowed(c->pol, &rq)) {
+	/* Learn mode lets every request through, and records what it
+	 * reached once the connection is made. */
+	if (!c->observe && !allowed(c->pol, &rq)) {
 		answer(fd, "403 Forbidden");
 		refuse(sh, dest, EGRESS_NOT_ALLOWED);
 		return;
@@ -379,6 +408,8 @@ static void serve(int fd, const struct egress_conf *c,
 		refuse(sh, dest, n > 0 ? EGRESS_UNREACHABLE : why);
 		return;
 	}
+	if (c->observe)
+		seen(sh, &rq);
 	if (write(fd, ok, sizeof(ok) - 1) == (ssize_t)sizeof(ok) - 1 &&
 	    (len <= rq.head_len || write(out, buf + rq.head_len, len -
 	    rq.head_len) == (ssize_t)(len - rq.head_len)))
@@ -479,7 +510,7 @@ pid_t egress_start(int lfd, const struct egress_conf *c,
 		_exit(EXIT_CORDON);
 	/* It parses what the run sends: no capability, no file, TCP out to
 	 * the policy's ports only, should that parsing ever go wrong. */
-	if (run_caps_drop() < 0 || landlock_confine(c->pol) < 0)
+	if (run_caps_drop() < 0 || landlock_confine(c->pol, c->observe) < 0)
 		_exit(EXIT_CORDON);
 	signal(SIGPIPE, SIG_IGN);
 	accept_loop(3, c, sh);

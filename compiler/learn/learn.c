@@ -21,12 +21,15 @@
 
 #define LEARN_MAX_SAMPLES 32
 #define LEARN_MAX_ARGS 64
+#define LEARN_MAX_RESOLVE 16  /* cordon's --resolve takes as many */
 
 struct job {
 	char self[PATH_MAX], cordon[PATH_MAX];
 	const char *out, *base;
 	char *inc[LEARN_MAX_ARGS];
 	int ninc;
+	char *resolve[LEARN_MAX_RESOLVE];
+	int nresolve, hosts;
 	char **samples;
 	int nsamples;
 	char blob[PATH_MAX], learned[PATH_MAX], trace[PATH_MAX];
@@ -82,15 +85,21 @@ static int self(struct job *j, const char *sub, const char *o,
 static int cordon(struct job *j, const char *blob, const char *sample,
     const char *trace)
 {
-	char *argv[8];
-	int n = 0;
+	char *argv[LEARN_MAX_RESOLVE * 2 + 10];
+	int n = 0, i;
 
 	argv[n++] = j->cordon;
 	argv[n++] = "--quiet";
+	for (i = 0; i < j->nresolve; i++) {
+		argv[n++] = "--resolve";
+		argv[n++] = j->resolve[i];
+	}
 	if (trace) {
 		argv[n++] = "--observe";
 		argv[n++] = (char *)trace;
 	}
+	if (trace && j->hosts)
+		argv[n++] = "--observe-hosts";
 	argv[n++] = (char *)blob;
 	argv[n++] = (char *)sample;
 	argv[n] = NULL;
@@ -133,7 +142,8 @@ static void name_of(const char *out, char *name, size_t len)
 static int options(int argc, char **argv, struct job *j)
 {
 	static const struct option lo[] = {
-		{ "cordon", 1, NULL, 'c' }, { NULL, 0, NULL, 0 },
+		{ "cordon", 1, NULL, 'c' }, { "hosts", 0, NULL, 'H' },
+		{ "resolve", 1, NULL, 'R' }, { NULL, 0, NULL, 0 },
 	};
 	const char *c = getenv("CORDON");
 	int ch;
@@ -148,6 +158,10 @@ static int options(int argc, char **argv, struct job *j)
 			j->inc[j->ninc++] = optarg;
 		else if (ch == 'c')
 			c = optarg;
+		else if (ch == 'H')
+			j->hosts = 1;
+		else if (ch == 'R' && j->nresolve < LEARN_MAX_RESOLVE)
+			j->resolve[j->nresolve++] = optarg;
 		else
 			return -1;
 	}
@@ -300,8 +314,10 @@ int learn_cmd(int argc, char **argv)
 	memset(&l, 0, sizeof(l));
 	l.memory = l.files = UINT64_MAX;
 	fprintf(stderr, "cordonc learn: LEARN MODE: the samples run with "
-	    "enforcement relaxed (no Landlock, no network namespace, refused "
-	    "calls let through); use trusted samples only\n");
+	    "enforcement relaxed (no Landlock, %s, refused calls let "
+	    "through); use trusted samples only\n", j.hosts ? "cordon's "
+	    "egress proxy letting every host through" : "no network "
+	    "namespace");
 	if (self(&j, "compile", j.blob, j.base, 0) != 0) {
 		fprintf(stderr, "cordonc learn: the base %s does not compile\n",
 		    j.base);

@@ -14,10 +14,11 @@
 #include "cpol.h"
 
 #define LEARN_USAGE "learn [-o OUT.policy] [--cordon PATH] [-I DIR]... " \
-	"BASE.policy SAMPLE.py..."
+	"[--hosts] [--resolve NAME:ADDR]... BASE.policy SAMPLE.py..."
 #define LEARN_MAX_PATHS 2048
 #define LEARN_MAX_CALLS 512
 #define LEARN_MAX_PORTS 64
+#define LEARN_MAX_HOSTS 64    /* CPOL_MAX_HOSTS or fewer */
 
 struct learn_path {
 	char *path;               /* absolute, or "$WORKDIR..." */
@@ -38,11 +39,18 @@ struct learn_port {
 	uint64_t count;
 	const char *sample;
 };
+struct learn_host {          /* reached through the proxy */
+	char *host;               /* a name or an address literal */
+	unsigned int port;
+	uint64_t count;
+	const char *sample;
+};
 struct learn {
 	struct learn_path path[LEARN_MAX_PATHS];
 	struct learn_call call[LEARN_MAX_CALLS];
 	struct learn_port port[LEARN_MAX_PORTS];
-	unsigned int npath, ncall, nport;
+	struct learn_host host[LEARN_MAX_HOSTS];
+	unsigned int npath, ncall, nport, nhost;
 	uint64_t wall_ms, cpu_ms, rss_kb, memory, procs, disk, files;
 	uint64_t dropped;
 	uint64_t failed, unsure;  /* path calls that failed, or unseen */
@@ -55,6 +63,11 @@ int learn_read(FILE *f, const char *sample, struct learn *l, char *err,
 int learn_write(FILE *out, const struct learn *l, const struct cpol *base,
     const char *include, const char *name, char **samples, int nsamples);
 void learn_free(struct learn *l);
+/* A comment's "first [CALL ]in SAMPLE", then end. */
+void learn_first(FILE *out, const char *call, const char *sample,
+    const char *end);
+/* learn_net.c: the network statements, with what used each. */
+void learn_write_net(FILE *out, const struct learn *l);
 
 /* learn_name.c: why a policy string cannot hold s as written, or NULL;
  * learn_name_problem also wants a rule's path (cpol_path_ok).  A path
@@ -67,6 +80,38 @@ void learn_put_string(FILE *out, const char *s);
 void learn_put_path(FILE *out, const char *path);
 /* Any name inside a comment: printable ASCII, every other byte \xNN. */
 void learn_put_note(FILE *out, const char *s);
+
+/* learn_fold.c: the path rules a reviewer reads.  LEARN_FOLD_MIN or
+ * more entries of one folder used with the same read rights (read-file,
+ * read-dir, nothing else) become one rule on the folder; the system
+ * font, locale and time-zone trees one read rule each (cordonc(1)). */
+#define LEARN_FOLD_MIN 4
+struct learn_rule {
+	char *path;               /* the folder or tree */
+	uint64_t rights;          /* folded, and the folder's own */
+	uint64_t shown;           /* less a rule above it gives: 0, none */
+	uint64_t folded;          /* the read rights folded into it */
+	uint64_t uses;
+	unsigned int held;        /* learned paths folded into it */
+	unsigned int anchor;      /* written where this path is */
+	const char *tree;         /* what the tree holds, or NULL: a folder */
+	const char *sample, *example;
+};
+struct learn_fold {
+	uint64_t *need;           /* per path: beyond the base */
+	uint64_t *own;            /* per path: rights on its own line */
+	int *target;              /* per path: the rule on it, or -1 */
+	unsigned char *ok, *held; /* per path: learnable; folded */
+	struct learn_rule *rule;
+	unsigned int nrule;
+};
+/* 0, or -1 (ENOMEM). */
+int learn_fold(const struct learn *l, const struct cpol *base,
+    struct learn_fold *f);
+void learn_fold_free(struct learn_fold *f);
+/* Why path is not learned (too wide, another process's /proc entry,
+ * learn_name_problem), or NULL. */
+const char *learn_path_problem(const char *path);
 
 int learn_cmd(int argc, char **argv);
 

@@ -25,12 +25,6 @@ static const struct { char c; uint64_t r; } letters[] = {
 	{ 't', CORDON_LL_FS_TRUNCATE }, { 's', CORDON_LL_FS_MAKE_SYM },
 };
 
-/* Never granted as a whole directory (issue 15): too wide to learn. */
-static const char *const too_wide[] = {
-	"/", "/etc", "/home", "/root", "/proc", "/sys", "/dev", "/tmp",
-	"/usr", "/var",
-};
-
 /* Arguments that decide a call, as the base conditions them. */
 static const struct { const char *name; unsigned int arg; } decides[] = {
 	{ "ioctl", 1 }, { "fcntl", 1 }, { "prctl", 0 }, { "clone", 0 },
@@ -58,7 +52,7 @@ static int network_owned(const struct learn *l, const char *name)
 	for (i = 0; k >= 0 && i < l->nport; i++)
 		if (l->port[i].bind == k)
 			return 1;
-	return 0;
+	return k == 0 && l->nhost > 0;
 }
 
 static int field(char **s, char **out)
@@ -207,6 +201,34 @@ static int line_net(struct learn *l, char *s, const char *sample)
 	return 0;
 }
 
+/* "host NAME PORT COUNT": a host reached through the proxy. */
+static int line_host(struct learn *l, char *s, const char *sample)
+{
+	uint64_t port, count;
+	char *name;
+	unsigned int i;
+	enum cpol_host_kind k;
+
+	if (field(&s, &name) < 0 || num(&s, 10, &port) < 0 ||
+	    num(&s, 10, &count) < 0 || port == 0 || port > 65535)
+		return -1;
+	k = cpol_host_kind(name);
+	if (k != CPOL_HOST_NAME && k != CPOL_HOST_IPV4 && k != CPOL_HOST_IPV6)
+		return -1;
+	for (i = 0; i < l->nhost; i++)
+		if (l->host[i].port == port && !strcmp(l->host[i].host, name)) {
+			l->host[i].count += count;
+			return 0;
+		}
+	if (l->nhost == LEARN_MAX_HOSTS) {
+		l->dropped++;
+		return 0;
+	}
+	l->host[l->nhost] = (struct learn_host){ strdup(name),
+	    (unsigned int)port, count, sample };
+	return l->host[l->nhost++].host ? 0 : -1;
+}
+
 static void max_of(uint64_t *to, uint64_t v)
 {
 	if (v != UINT64_MAX && (v > *to || *to == UINT64_MAX))
@@ -267,6 +289,8 @@ int learn_read(FILE *f, const char *sample, struct learn *l, char *err,
 			rc = line_call(l, s, sample);
 		else if (!strcmp(kind, "net"))
 			rc = line_net(l, s, sample);
+		else if (!strcmp(kind, "host"))
+			rc = line_host(l, s, sample);
 		else if (!strcmp(kind, "usage"))
 			rc = line_usage(l, s);
 		else if (!strcmp(kind, "judged"))
@@ -289,41 +313,13 @@ void learn_free(struct learn *l)
 		free(l->path[i].path);
 	for (i = 0; i < l->ncall; i++)
 		free(l->call[i].call);
-	l->npath = l->ncall = 0;
-}
-
-/* Does a base rule on dir hold path (path itself, or beneath)? */
-static int beneath(const char *dir, const char *path)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return path[0] == '/';
-	return strncmp(dir, path, n) == 0 && (!path[n] || path[n] == '/');
-}
-
-/* Rights the base already gives path (private /tmp and /dev/shm: what
- * cordon's run tmpfs gives, files and directories). */
-static uint64_t base_rights(const struct cpol *b, const char *path)
-{
-	uint64_t have = 0;
-	uint32_t i;
-
-	for (i = 0; i < b->nfs; i++)
-		if (beneath(b->fs[i].path, path))
-			have |= b->fs[i].access;
-	if (((b->flags & CPOL_F_PRIVATE_TMP) && beneath("/tmp", path) &&
-	    strcmp(path, "/tmp")) || ((b->flags & CPOL_F_PRIVATE_SHM) &&
-	    beneath("/dev/shm", path) && strcmp(path, "/dev/shm")))
-		have |= CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR |
-		    CORDON_LL_FS_WRITE_FILE | CORDON_LL_FS_TRUNCATE |
-		    CORDON_LL_FS_MAKE_REG | CORDON_LL_FS_MAKE_DIR |
-		    CORDON_LL_FS_REMOVE_FILE | CORDON_LL_FS_REMOVE_DIR;
-	return have;
+	for (i = 0; i < l->nhost; i++)
+		free(l->host[i].host);
+	l->npath = l->ncall = l->nhost = 0;
 }
 
 /* A comment's "first [CALL ]in SAMPLE", then end: names as notes. */
-static void first(FILE *out, const char *call, const char *sample,
+void learn_first(FILE *out, const char *call, const char *sample,
     const char *end)
 {
 	fputs("first ", out);
@@ -336,19 +332,45 @@ static void first(FILE *out, const char *call, const char *sample,
 	fputs(end, out);
 }
 
-static int proc_pid(const char *p)
+static void uses(FILE *out, uint64_t n, const char *sample)
 {
-	return strncmp(p, "/proc/", 6) == 0 && isdigit((unsigned char)p[6]);
+	fprintf(out, "%llu use%s, ", (unsigned long long)n, n == 1 ? "" : "s");
+	learn_first(out, NULL, sample, "\n");
 }
 
-static void write_paths(FILE *out, const struct learn *l,
+/* A folder or tree rule: what it holds, said in its comment. */
+static void write_rule(FILE *out, const struct learn_rule *r)
+{
+	char rs[256], fr[256];
+
+	explain_rights(r->shown, rs, sizeof(rs));
+	explain_rights(r->folded, fr, sizeof(fr));
+	fprintf(out, "path ");
+	learn_put_path(out, r->path);
+	fprintf(out, " %s;  # ", rs);
+	if (r->tree)
+		fprintf(out, "%s, a system tree: one rule for %u path%s "
+		    "used %s beneath it", r->tree, r->held, r->held == 1 ?
+		    "" : "s", fr);
+	else
+		fprintf(out, "folded: %u entries used %s in it (%d or more "
+		    "fold)", r->held, fr, LEARN_FOLD_MIN);
+	fputs(", e.g. ", out);
+	learn_put_note(out, r->example ? r->example : "-");
+	fputs("; ", out);
+	uses(out, r->uses, r->sample);
+}
+
+static int write_paths(FILE *out, const struct learn *l,
     const struct cpol *b)
 {
+	struct learn_fold f;
 	char r[256];
 	const char *why;
-	unsigned int i, j;
-	size_t k;
+	unsigned int i, k;
 
+	if (learn_fold(l, b, &f) < 0)
+		return -1;
 	fprintf(out, "\n# Paths: the rights each was used with, beyond the "
 	    "base's.\n");
 	if (l->failed || l->unsure)
@@ -358,38 +380,29 @@ static void write_paths(FILE *out, const struct learn *l,
 		    (unsigned long long)l->unsure);
 	for (i = 0; i < l->npath; i++) {
 		const struct learn_path *p = &l->path[i];
-		uint64_t need = p->access & ~base_rights(b, p->path);
-		int merged = 0, wide = 0;
 
-		/* Held by a learned rule on a directory above it. */
-		for (j = 0; j < l->npath && need; j++)
-			if (j != i && beneath(l->path[j].path, p->path) &&
-			    (l->path[j].access & need) == need &&
-			    strcmp(l->path[j].path, p->path))
-				merged = 1;
-		for (k = 0; k < sizeof(too_wide) / sizeof(too_wide[0]); k++)
-			wide |= !strcmp(p->path, too_wide[k]);
-		if (!need || merged)
-			continue;
-		explain_rights(need, r, sizeof(r));
-		why = wide ? "too wide: a whole system directory" :
-		    proc_pid(p->path) ? "another process's /proc entry" :
-		    learn_name_problem(p->path);
+		for (k = 0; k < f.nrule; k++)
+			if (f.rule[k].anchor == i && f.rule[k].shown)
+				write_rule(out, &f.rule[k]);
+		why = f.need[i] ? learn_path_problem(p->path) : NULL;
 		if (why) {
+			explain_rights(f.need[i], r, sizeof(r));
 			fprintf(out, "# not learned: %s on ", r);
 			learn_put_note(out, p->path);
-			fprintf(out, " (%s); %llu use%s, ", why,
-			    (unsigned long long)p->count, p->count == 1 ?
-			    "" : "s");
-			first(out, NULL, p->sample, "\n");
+			fprintf(out, " (%s); ", why);
+			uses(out, p->count, p->sample);
 			continue;
 		}
+		if (!f.own[i])
+			continue;
+		explain_rights(f.own[i], r, sizeof(r));
 		fprintf(out, "path ");
 		learn_put_path(out, p->path);
-		fprintf(out, " %s;  # %llu use%s, ", r,
-		    (unsigned long long)p->count, p->count == 1 ? "" : "s");
-		first(out, NULL, p->sample, "\n");
+		fprintf(out, " %s;  # ", r);
+		uses(out, p->count, p->sample);
 	}
+	learn_fold_free(&f);
+	return 0;
 }
 
 static int decided_arg(const char *name, unsigned int *arg)
@@ -458,7 +471,7 @@ static void write_calls(FILE *out, const struct learn *l,
 		if (network_owned(l, name)) {
 			fprintf(out, "# %s: the network statement decides it "
 			    "(%llu calls, ", name, (unsigned long long)c->count);
-			first(out, c->call, c->sample, ")\n");
+			learn_first(out, c->call, c->sample, ")\n");
 			continue;
 		}
 		if (!strcmp(name, "clone3")) {
@@ -466,13 +479,13 @@ static void write_calls(FILE *out, const struct learn *l,
 			    "its flags; on the base's ENOSYS glibc falls back to "
 			    "clone); %llu calls, ",
 			    (unsigned long long)c->count);
-			first(out, NULL, c->sample, "\n");
+			learn_first(out, NULL, c->sample, "\n");
 			continue;
 		}
 		if (!decided_arg(name, &arg)) {
 			fprintf(out, "allow %s;  # %llu calls, ", name,
 			    (unsigned long long)c->count);
-			first(out, c->call, c->sample, "\n");
+			learn_first(out, c->call, c->sample, "\n");
 			continue;
 		}
 		write_base_rules(out, b, c->nr, l, arg);
@@ -485,41 +498,8 @@ static void write_calls(FILE *out, const struct learn *l,
 			fprintf(out, "allow %s(%s == %s);  # %llu calls, ",
 			    name, explain_arg(name, arg, a, sizeof(a)), v,
 			    (unsigned long long)l->call[j].count);
-			first(out, l->call[j].call, l->call[j].sample, "\n");
+			learn_first(out, l->call[j].call, l->call[j].sample, "\n");
 		}
-	}
-}
-
-static void write_net(FILE *out, const struct learn *l)
-{
-	unsigned int i, k;
-
-	if (l->nport == 0)
-		return;
-	fprintf(out, "\n# Network: the TCP ports used (by the samples: "
-	    "Landlock bounds ports, not hosts).\n");
-	for (k = 0; k < 2; k++) {
-		const char *sep = "";
-		int any = 0;
-
-		for (i = 0; i < l->nport; i++)
-			any |= l->port[i].bind == (int)k;
-		if (!any)
-			continue;
-		fprintf(out, "network %s ", k ? "bind" : "connect");
-		for (i = 0; i < l->nport; i++)
-			if (l->port[i].bind == (int)k) {
-				fprintf(out, "%s%u", sep, l->port[i].port);
-				sep = ", ";
-			}
-		fprintf(out, ";  #");
-		for (i = 0; i < l->nport; i++)
-			if (l->port[i].bind == (int)k) {
-				fprintf(out, " %u: %llu, ", l->port[i].port,
-				    (unsigned long long)l->port[i].count);
-				first(out, NULL, l->port[i].sample, ";");
-			}
-		fprintf(out, "\n");
 	}
 }
 
@@ -593,8 +573,9 @@ int learn_write(FILE *out, const struct learn *l, const struct cpol *base,
 	learn_put_string(out, name);
 	fputs(";\n", out);
 	write_calls(out, l, base);
-	write_net(out, l);
-	write_paths(out, l, base);
+	learn_write_net(out, l);
+	if (write_paths(out, l, base) < 0)
+		return -1;
 	write_limits(out, l, base);
 	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }
