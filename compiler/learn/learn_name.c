@@ -113,3 +113,17 @@ void learn_put_note(FILE *out, const char *s)
 			fprintf(out, "\\x%02x", *p);
 	}
 }
+
+/* A comment's "first [CALL ]in SAMPLE", then end: names as notes. */
+void learn_first(FILE *out, const char *call, const char *sample,
+    const char *end)
+{
+	fputs("first ", out);
+	if (call) {
+		learn_put_note(out, call);
+		fputc(' ', out);
+	}
+	fputs("in ", out);
+	learn_put_note(out, sample);
+	fputs(end, out);
+}

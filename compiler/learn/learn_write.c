@@ -318,20 +318,6 @@ void learn_free(struct learn *l)
 	l->npath = l->ncall = l->nhost = 0;
 }
 
-/* A comment's "first [CALL ]in SAMPLE", then end: names as notes. */
-void learn_first(FILE *out, const char *call, const char *sample,
-    const char *end)
-{
-	fputs("first ", out);
-	if (call) {
-		learn_put_note(out, call);
-		fputc(' ', out);
-	}
-	fputs("in ", out);
-	learn_put_note(out, sample);
-	fputs(end, out);
-}
-
 static void uses(FILE *out, uint64_t n, const char *sample)
 {
 	fprintf(out, "%llu use%s, ", (unsigned long long)n, n == 1 ? "" : "s");
