@@ -103,13 +103,14 @@ struct audit *audit_open(int landlock_abi, int landlock_on)
 	a->fd = fd;
 	if ((on = enabled()) < 0)
 		return nope(a, errno == EPERM ? "reading the kernel's audit "
-		    "records needs root (CAP_AUDIT_CONTROL, CAP_AUDIT_READ); "
-		    "without them cordon has no other way to see Landlock's "
-		    "refusals" : "the kernel did not answer AUDIT_GET");
+		    "records needs root (CAP_AUDIT_CONTROL and "
+		    "CAP_AUDIT_READ); cordon has no other way to see "
+		    "Landlock's refusals or a kill's call" : "the kernel did not answer AUDIT_GET");
 	if (on == 0)
-		return nope(a, "the kernel's audit is off (audit_enabled 0), "
-		    "so it records no Landlock denial; cordon does not turn "
-		    "it on (a host setting: auditctl -e 1)");
+		return nope(a, "the kernel's audit is off (audit_enabled 0): "
+		    "it writes no record of Landlock's refusals or seccomp's "
+		    "kills; cordon does not turn it on (a host setting: "
+		    "auditctl -e 1)");
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return nope(a, "joining the audit multicast group was "
 		    "refused (it needs CAP_AUDIT_READ)");

@@ -210,6 +210,7 @@ static void bounds(struct out *o, const struct bounds *b)
 static void denials(struct out *o, const struct denials *d,
     const struct audit *a)
 {
+	char why[512];
 	unsigned int i;
 	const char *sep = "";
 
@@ -241,6 +242,12 @@ static void denials(struct out *o, const struct denials *d,
 	if (!a || !a->by || !a->landlock)
 		add(o, "%s\"landlock\"", sep);
 	add(o, "],");
+	if (d && !d->observed && a && !a->by) {
+		snprintf(why, sizeof(why), "%s; a kill's call is not named "
+		    "either: %s", d->why, a->why);
+		str(o, "denials_reason", why);
+		return;
+	}
 	str(o, "denials_reason", !d ? "the snippet did not run" :
 	    !d->observed ? d->why : NULL);
 }
