@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <linux/audit.h>
 #include <linux/netlink.h>
+#include <linux/seccomp.h>
 
 #include "audit.h"
 #include "cordon.h"
@@ -52,8 +53,9 @@ static struct audit *nope(struct audit *a, const char *why)
 }
 
 /* The kernel's audit_enabled (AUDIT_GET, on a socket of its own: the
- * multicast one must not be bound by a send first), or -1 with errno. */
-static int enabled(void)
+ * multicast one must not be bound by a send first), or -1 with errno;
+ * *lost: the records the kernel dropped so far (its backlog full). */
+static int enabled(uint32_t *lost)
 {
 	struct {
 		struct nlmsghdr h;
@@ -80,6 +82,8 @@ static int enabled(void)
 		errno = EPROTO;
 		return -1;
 	}
+	*lost = n >= (ssize_t)(NLMSG_HDRLEN + 7 * sizeof(uint32_t)) ?
+	    ans.s.lost : 0;
 	return (int)ans.s.enabled;
 }
 
@@ -101,7 +105,7 @@ struct audit *audit_open(int landlock_abi, int landlock_on)
 		return nope(a, "no audit in this kernel (a NETLINK_AUDIT "
 		    "socket is refused)");
 	a->fd = fd;
-	if ((on = enabled()) < 0)
+	if ((on = enabled(&a->lost_before)) < 0)
 		return nope(a, errno == EPERM ? "reading the kernel's audit "
 		    "records needs root (CAP_AUDIT_CONTROL and "
 		    "CAP_AUDIT_READ); cordon has no other way to see "
@@ -212,6 +216,9 @@ static void syscall_rec(struct audit *a, const struct auditrec *r)
 		}
 }
 
+/* One record: the end mark, the run's Landlock records, the SYSCALL
+ * record of an event, or the run's first process killed by the filter
+ * (KILL_PROCESS: a thread's kill does not say what ended the process). */
 static void record(struct audit *a, int type, const char *text, size_t n)
 {
 	struct auditrec r;
@@ -228,7 +235,7 @@ static void record(struct audit *a, int type, const char *text, size_t n)
 		syscall_rec(a, &r);
 	else if (type == AUDITREC_SECCOMP && r.pid == a->pid &&
 	    r.sig == SIGSYS && a->seccomp_nr < 0 &&
-	    ((r.code & 0xffff0000u) == 0x80000000u || r.code == 0))
+	    (r.code & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_KILL_PROCESS)
 		a->seccomp_nr = r.syscall;
 }
 
@@ -286,6 +293,7 @@ void audit_finish(struct audit *a, int sigsys)
 {
 	uint64_t until = supervise_now_ms() + AUDIT_DRAIN_MS, now;
 	struct pollfd pf;
+	uint32_t lost;
 	int st;
 
 	if (!a->by)
@@ -306,6 +314,8 @@ void audit_finish(struct audit *a, int sigsys)
 	}
 	a->incomplete = (a->landlock && !a->probe_seen) ||
 	    a->records > AUDIT_RECORDS_MAX;
+	if (enabled(&lost) >= 0 && lost != a->lost_before)
+		a->lost = 1;
 	if (a->fd >= 0)
 		close(a->fd);
 	a->fd = -1;

@@ -78,7 +78,9 @@ struct audit {
 	unsigned int n;
 	uint64_t dropped;             /* denials past the table */
 	uint64_t records;
-	int lost;                     /* the socket overflowed */
+	int lost;                     /* the socket overflowed, or the
+	                               * kernel dropped records (backlog) */
+	uint32_t lost_before;         /* the kernel's count at the start */
 	int incomplete;               /* the end mark did not come */
 	long seccomp_nr;              /* a kill of pid; -1: none seen */
 	pid_t probe;                  /* the end mark's process */

@@ -286,7 +286,9 @@ static void landlock_denials(struct out *o, const struct audit *a)
 	str(o, "landlock_denials_reason", a->incomplete ? "the audit "
 	    "records may be incomplete: cordon's end mark did not come "
 	    "back, or more records came than cordon reads" : a->lost ?
-	    "the audit socket overflowed: some records were lost" : NULL);
+	    "audit records were lost during the run (cordon's socket "
+	    "overflowed, or the kernel's backlog was full): the list may "
+	    "be incomplete" : NULL);
 }
 
 static void render(struct out *o, const struct report *r)
