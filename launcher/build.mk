@@ -6,7 +6,8 @@ LAUNCHER_SRCS := launcher/main.c launcher/launch.c launcher/run.c \
 	launcher/cgown.c launcher/cgstale.c \
 	launcher/fdpass.c launcher/egress.c launcher/proxy.c \
 	launcher/proxyreq.c launcher/dns.c launcher/netns.c \
-	launcher/denials.c launcher/learn.c launcher/learnjudge.c \
+	launcher/denials.c launcher/audit.c launcher/auditrec.c \
+	launcher/auditsay.c launcher/learn.c launcher/learnjudge.c \
 	launcher/serve.c \
 	launcher/warmhold.c launcher/warmdir.c \
 	launcher/submit.c launcher/notes.c

@@ -151,6 +151,7 @@ struct denials {
 	int rules;                /* 0: not read, 1: read, < 0: unusable */
 };
 struct bpf_input;
+struct audit;
 struct denials *denials_init(const char *policy, const struct cpol *p,
     int observed, const char *why);
 void denials_add(struct denials *d, const struct bpf_input *in,
@@ -189,6 +190,7 @@ struct report {
 	int egress;                   /* named hosts: the proxy's counts */
 	struct egress_shared net;
 	const struct denials *denials; /* NULL: no run */
+	const struct audit *audit;    /* NULL: no run */
 	int warm;                     /* run from a warm pool's template */
 	int copied_back;              /* copyback holds a copy-back's counts */
 	struct runfs_budget copyback;
@@ -235,6 +237,9 @@ struct launch {
 	                               * request) and fd 3 ("warm"), or -1 */
 	int go_w, ready_r;            /* their other ends: cordon's only */
 	char uid_map[32], gid_map[32]; /* "ID ID 1\n": our ids, mapped */
+	int audit_fd;                 /* cordon's audit socket (audit.c),
+	                               * closed in the child, or -1 */
+	unsigned int ll_log;          /* landlock_restrict_self's flags */
 };
 
 /* run.c: set by cordon --serve's template (its Python extension); NULL
@@ -417,6 +422,7 @@ struct sup {
 	const struct cpol_insn *prog; /* the blob's program, to tell what */
 	size_t nprog;                 /*   a notified call was refused */
 	struct denials *den;
+	struct audit *audit;          /* the kernel's audit records */
 	int learn;                    /* record and let through (learn.c) */
 };
 /* How long cordon waits, after the run, for the caller to take the

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "bpf.h"
+#include "audit.h"
 #include "cordon.h"
 #include "landlock_compat.h"
 
@@ -372,6 +373,18 @@ static void bounds_arm(const struct opts *o, const struct cpol *p,
 	cpu_limits(&s->ln, sp);
 }
 
+/* The kernel's audit records of the run (audit.c): the group joined
+ * before the clone, so that none of the run's records is missed. */
+static void audit_start(struct res *s)
+{
+	int errata, abi = landlock_probe(&errata);
+
+	s->sup.audit = audit_open(abi, s->ln.ruleset_fd >= 0);
+	s->sup.audit->named = s->ln.net_w >= 0;
+	s->ln.audit_fd = s->sup.audit->fd;
+	s->ln.ll_log = audit_restrict_flags(s->sup.audit);
+}
+
 /* Start the child and supervise it; returns cordon's exit status. */
 /* The workdir cordon made, once its files are in the run tmpfs and the
  * run sees it below its private /tmp (run_workdir_private): removed
@@ -400,7 +413,12 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 		snprintf(err, ERRLEN, "supervisor set-up: %s", strerror(errno));
 		return EXIT_CORDON;
 	}
+	audit_start(s);
 	sp->pid = run_start(&s->ln, &sp->pidfd, err, ERRLEN);
+	sp->audit->pid = sp->pid;
+	sp->audit->private_tmp = s->ln.private_tmp;
+	sp->audit->private_shm = s->ln.private_shm;
+	r->audit = sp->audit;
 	/* The clone may have fallen back to no namespace: no listener. */
 	sp->den = denials_init(o->policy, p, (s->ln.ns_flags &
 	    CLONE_NEWPID) && !s->ln.notify_skipped, s->ln.notify_skipped ?
@@ -533,6 +551,7 @@ int launch(struct opts *o, const struct cpol *p, struct report *r,
 	s.notify[0] = s.notify[1] = s.sup.notify_r = -1;
 	s.go[0] = s.go[1] = s.ready[0] = s.ready[1] = -1;
 	s.ln.net_w = -1;
+	s.ln.audit_fd = -1;
 	egress_init(&s.egress);
 	if (files_make(o, &s, err) < 0)
 		goto cleanup;

@@ -21,6 +21,7 @@
 #include <linux/audit.h>
 
 #include "bpf.h"
+#include "audit.h"
 #include "cordon.h"
 #include "outfile.h"
 
@@ -512,6 +513,9 @@ int main(int argc, char **argv)
 	if (r.denials && !o.quiet && (r.outcome != OUT_EXITED ||
 	    r.exit_code != 0))
 		denials_say(r.denials);
+	if (r.audit && !o.quiet && (r.outcome != OUT_EXITED ||
+	    r.exit_code != 0))
+		audit_say(r.audit);
 	/* A warm run's caller hears its status now, not after this
 	 * process (a fork of the template) has unmapped its memory. */
 	if (o.warm_ctl >= 0)

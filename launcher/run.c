@@ -529,7 +529,8 @@ static void child(const struct launch *ln)
 	/* The parent may have died before that: its pipe end is gone. */
 	if (poll(&pf, 1, 0) < 0 || (pf.revents & POLLERR))
 		_exit(EXIT_CORDON);
-	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0 ||
+	    (ln->audit_fd >= 0 && close(ln->audit_fd) < 0))
 		fail(ln, "close_range");
 	/* cordon's ends of a warm spare's pipes: the run sees EOF. */
 	if (ln->go_w >= 0 && (close(ln->go_w) < 0 || close(ln->ready_r) < 0))
@@ -552,7 +553,7 @@ static void child(const struct launch *ln)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		fail(ln, "PR_SET_NO_NEW_PRIVS");
 	if (ln->ruleset_fd >= 0 && syscall(__NR_landlock_restrict_self,
-	    ln->ruleset_fd, 0) < 0)
+	    ln->ruleset_fd, ln->ll_log) < 0)
 		fail(ln, "landlock_restrict_self");
 	if (ln->ns_flags & CLONE_NEWPID)
 		init(ln);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "cordon.h"
 #include "jsonesc.h"
 
@@ -36,9 +37,11 @@ const char *status_bound_by(enum bound_by by)
 }
 
 /* The report without denials fits in 8 KiB; each of DENIALS_MAX entries
- * takes at most about 420 bytes (escaping included). */
+ * takes at most about 420 bytes (escaping included), each of
+ * AUDIT_DENIALS_MAX Landlock ones under 8 KiB (its path twice, each byte
+ * escaped as \u00XX at worst). */
 struct out {
-	char buf[8192 + DENIALS_MAX * 448];
+	char buf[8192 + DENIALS_MAX * 448 + AUDIT_DENIALS_MAX * 8192];
 	size_t len;
 };
 
@@ -212,8 +215,10 @@ static void bounds(struct out *o, const struct bounds *b)
 
 /* "denials": what the filter refused, or null when cordon could not see
  * it; "denials_unobserved": what kinds of refusal it cannot see. */
-static void denials(struct out *o, const struct denials *d)
+static void denials(struct out *o, const struct denials *d,
+    const struct audit *a)
 {
+	char why[512];
 	unsigned int i;
 	const char *sep = "";
 
@@ -242,9 +247,56 @@ static void denials(struct out *o, const struct denials *d)
 		add(o, "\"seccomp-trap\"");
 		sep = ",";
 	}
-	add(o, "%s\"landlock\"],", sep);
+	if (!a || !a->by || !a->landlock)
+		add(o, "%s\"landlock\"", sep);
+	add(o, "],");
+	if (d && !d->observed && a && !a->by) {
+		snprintf(why, sizeof(why), "%s; a kill's call is not named "
+		    "either: %s", d->why, a->why);
+		str(o, "denials_reason", why);
+		return;
+	}
 	str(o, "denials_reason", !d ? "the snippet did not run" :
 	    !d->observed ? d->why : NULL);
+}
+
+/* "landlock_denials": what Landlock refused the run, from the kernel's
+ * audit records (audit.c), or null with landlock_denials_reason. */
+static void landlock_denials(struct out *o, const struct audit *a)
+{
+	char adv[AUDITREC_OBJ_LEN + 160];
+	unsigned int i;
+
+	if (!a || !a->by || !a->landlock) {
+		add(o, "\"landlock_denials\":null,"
+		    "\"landlock_denials_dropped\":null,"
+		    "\"landlock_denials_by\":null,");
+		str(o, "landlock_denials_reason", !a ?
+		    "the snippet did not run" : a->why);
+		return;
+	}
+	add(o, "\"landlock_denials\":[");
+	for (i = 0; i < a->n; i++) {
+		add(o, "%s{", i ? "," : "");
+		str(o, "access", a->d[i].access);
+		str(o, a->d[i].net ? "dest" : "path", a->d[i].object);
+		if (a->d[i].pid >= 0)
+			add(o, "\"pid\":%ld,", a->d[i].pid);
+		else
+			add(o, "\"pid\":null,");
+		str(o, "comm", a->d[i].pid >= 0 ? a->d[i].comm : NULL);
+		str(o, "add", audit_advice(a, &a->d[i], adv, sizeof(adv)));
+		add(o, "\"count\":%llu}", (unsigned long long)a->d[i].count);
+	}
+	add(o, "],\"landlock_denials_dropped\":%llu,", (unsigned long long)
+	    a->dropped);
+	str(o, "landlock_denials_by", a->by);
+	str(o, "landlock_denials_reason", a->incomplete ? "the audit "
+	    "records may be incomplete: cordon's end mark did not come "
+	    "back, or more records came than cordon reads" : a->lost ?
+	    "audit records were lost during the run (cordon's socket "
+	    "overflowed, or the kernel's backlog was full): the list may "
+	    "be incomplete" : NULL);
 }
 
 static void render(struct out *o, const struct report *r)
@@ -277,7 +329,8 @@ static void render(struct out *o, const struct report *r)
 	copyback(o, r);
 	egress(o, r);
 	bounds(o, &r->bounds);
-	denials(o, r->denials);
+	denials(o, r->denials, r->audit);
+	landlock_denials(o, r->audit);
 	layers(o, &r->layers);
 }
 

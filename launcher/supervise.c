@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "bpf.h"
 #include "cordon.h"
 #include "sysdecode.h"
@@ -428,7 +429,7 @@ static uint64_t look_at(const struct sup *sp, int *blind)
 static struct end wait_loop(struct relay *rl, const struct sup *sp,
     struct notify *nt)
 {
-	struct pollfd pf[8];
+	struct pollfd pf[9];
 	struct signalfd_siginfo si;
 	struct end e;
 	uint64_t now, until, look = 0, next;
@@ -452,11 +453,12 @@ static struct end wait_loop(struct relay *rl, const struct sup *sp,
 		pf[5].fd = sp->sigfd;
 		pf[6].fd = nt->sock;
 		pf[7].fd = notify_arm(nt, sp, now, &until);
-		for (e.nr = 4; e.nr < 8; e.nr++) {
+		pf[8].fd = sp->audit ? sp->audit->fd : -1;
+		for (e.nr = 4; e.nr < 9; e.nr++) {
 			pf[e.nr].events = POLLIN;
 			pf[e.nr].revents = 0;
 		}
-		if (poll(pf, 8, until - now > 60000 ? 60000 :
+		if (poll(pf, 9, until - now > 60000 ? 60000 :
 		    (int)(until - now)) < 0 && errno != EINTR)
 			return (struct end){ .kind = END_FAILED, .err = errno };
 		if ((pf[5].revents & POLLIN) &&
@@ -470,6 +472,8 @@ static struct end wait_loop(struct relay *rl, const struct sup *sp,
 			return e;
 		if (pf[6].revents)
 			notify_recv(nt);
+		if (pf[8].revents)
+			audit_read(sp->audit);
 		relay_step(rl, pf, 0);
 		if (pf[4].revents & POLLIN)
 			return (struct end){ .kind = END_EXITED };
@@ -506,6 +510,17 @@ static int oom_killed(const struct sup *sp, uint64_t *kills)
 	peak = cgroup_tasks_peak(sp->cg);
 	return peak != UINT64_MAX && peak <= (sp->st_r >= 0 ? 2u : 1u) ?
 	    1 : -1;
+}
+
+/* A kill the kernel's audit record names (audit.c): the run's first
+ * process died of SIGSYS at that call. */
+static void seccomp_named(struct report *r, long nr)
+{
+	const char *name = sysdecode_name((uint32_t)nr);
+
+	snprintf(r->reason, sizeof(r->reason), "killed by the policy: "
+	    "system call %ld (%s), from the kernel's audit record", nr,
+	    name ? name : "unknown");
 }
 
 /* The run ended on its own: how its main process died, from facts. */
@@ -548,6 +563,9 @@ static void died(struct report *r, const struct fate *f,
 		snprintf(r->reason, sizeof(r->reason), "killed by SIG%s after "
 		    "%llu ms of CPU time: not the CPU limit", sigabbrev_np(sig),
 		    (unsigned long long)ms);
+	} else if (sig == SIGSYS && sp->audit && sp->audit->seccomp_nr >= 0) {
+		r->outcome = OUT_SECCOMP;
+		seccomp_named(r, sp->audit->seccomp_nr);
 	} else if (sig == SIGSYS || sig == SIGXFSZ) {
 		snprintf(r->reason, sizeof(r->reason), "killed by SIG%s: %s, "
 		    "or the snippet itself (cordon cannot tell which)",
@@ -648,6 +666,9 @@ void supervise(const struct sup *sp, struct report *r)
 	if (sp->st_r >= 0 && read(sp->st_r, &st, sizeof(st)) ==
 	    (ssize_t)sizeof(st))
 		f = st;
+	if (sp->audit)
+		audit_finish(sp->audit, e.kind == END_EXITED &&
+		    WIFSIGNALED(f.status) && WTERMSIG(f.status) == SIGSYS);
 	classify(r, e, &f, sp);
 	if (getrusage(RUSAGE_CHILDREN, &ru) == 0) {
 		r->user_ms = usec(&ru.ru_utime) / 1000;

@@ -22,7 +22,9 @@ KEYS = ["cordon", "policy", "blob", "outcome", "exit_code", "signal",
         "workdir", "kept_workdir", "kept_reason", "copyback", "egress",
         "network_refused",
         "network_refused_dropped", "bounds", "denials", "denials_dropped",
-        "denials_rate_limited", "denials_unobserved", "denials_reason", "layers"]
+        "denials_rate_limited", "denials_unobserved", "denials_reason",
+        "landlock_denials", "landlock_denials_dropped", "landlock_denials_by",
+        "landlock_denials_reason", "layers"]
 LAYER_KEYS = ["no_new_privs", "seccomp", "landlock_abi", "landlock_errata",
               "landlock_fs", "landlock_net", "scope_abstract_unix",
               "scope_signal", "caps_dropped", "rlimits", "env",

@@ -1,0 +1,98 @@
+/*
+ * audit.h - the kernel's audit records of a run's own refusals: Landlock's
+ * (AUDIT_LANDLOCK_ACCESS, named by the run's domain) and the seccomp
+ * filter's kills (AUDIT_SECCOMP, named by the run's first process).
+ * auditrec.c parses one record's text (no system calls, fuzzed);
+ * audit.c reads the multicast group and keeps the run's.
+ */
+#ifndef CORDON_AUDIT_H
+#define CORDON_AUDIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Record types (linux/audit.h; Debian's 6.1 headers lack Landlock's). */
+#define AUDITREC_SYSCALL 1300
+#define AUDITREC_EOE 1320
+#define AUDITREC_SECCOMP 1326
+#define AUDITREC_LL_ACCESS 1423
+#define AUDITREC_LL_DOMAIN 1424
+
+#define AUDITREC_OBJ_LEN 512          /* a path or address, cut there */
+#define AUDITREC_ACCESS_LEN 96        /* "fs.read_file,fs.read_dir" */
+
+/* One record, the fields cordon reads; -1 or "" where absent. */
+struct auditrec {
+	int type;
+	uint64_t serial;              /* the event: records sharing it */
+	uint64_t domain;              /* Landlock's domain id; 0: none */
+	char access[AUDITREC_ACCESS_LEN];  /* blockers= */
+	char object[AUDITREC_OBJ_LEN];     /* path, or address:port */
+	int net;                      /* object is address:port */
+	int allocated;                /* a domain record: status=allocated */
+	long pid, syscall, sig;       /* -1: absent */
+	uint32_t code;                /* seccomp's action */
+	char comm[32];
+};
+
+int auditrec_parse(int type, const char *text, size_t len,
+    struct auditrec *r);
+
+/* Bounds of the reader (audit.c).  Distinct Landlock denials kept;
+ * records of one read of the socket; records read in all (the host's
+ * records come too); events waiting for their SYSCALL record; how long
+ * cordon waits after the run for its end mark. */
+#define AUDIT_DENIALS_MAX 32
+#define AUDIT_BATCH 256
+#define AUDIT_RECORDS_MAX 200000
+#define AUDIT_OPEN 8
+#define AUDIT_DRAIN_MS 2000
+
+struct audit_denial {
+	char access[AUDITREC_ACCESS_LEN];
+	char object[AUDITREC_OBJ_LEN];
+	int net;
+	long pid;                     /* -1: not known */
+	char comm[32];
+	uint64_t count;
+	uint64_t serial;              /* of its event, until the SYSCALL */
+};
+
+struct audit_event {
+	uint64_t serial;              /* 0: free */
+	int waiting;                  /* wait holds an access of a domain */
+	struct auditrec wait;         /*   not known yet */
+};
+
+struct audit {
+	int fd;                       /* the multicast socket; -1: none */
+	int landlock;                 /* Landlock's records are read */
+	const char *by;               /* "audit", or NULL: not observed */
+	char why[240];                /* NULL by: why not */
+	pid_t pid;                    /* the run's first process */
+	uint64_t domain;              /* the run's domain; 0: not seen */
+	int named, private_tmp, private_shm;
+	struct audit_event ev[AUDIT_OPEN];
+	struct audit_denial d[AUDIT_DENIALS_MAX];
+	unsigned int n;
+	uint64_t dropped;             /* denials past the table */
+	uint64_t records;
+	int lost;                     /* the socket overflowed, or the
+	                               * kernel dropped records (backlog) */
+	uint32_t lost_before;         /* the kernel's count at the start */
+	int incomplete;               /* the end mark did not come */
+	long seccomp_nr;              /* a kill of pid; -1: none seen */
+	pid_t probe;                  /* the end mark's process */
+	int probe_seen;
+};
+
+struct audit *audit_open(int landlock_abi, int landlock_on);
+unsigned int audit_restrict_flags(const struct audit *a);
+void audit_read(struct audit *a);
+void audit_finish(struct audit *a, int sigsys);
+void audit_say(const struct audit *a);
+const char *audit_advice(const struct audit *a,
+    const struct audit_denial *d, char *buf, size_t len);
+
+#endif
