@@ -64,17 +64,12 @@ static void held_add(struct held *h, const struct stat *st)
  * closed or being closed: nothing it holds stays. */
 static int gone(pid_t pid)
 {
-	char path[64];
-	unsigned long size = 1;
-	FILE *f;
+	char path[64], buf[32];
 
 	snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
-	if (!(f = fopen(path, "re")))
+	if (file_get(path, buf, sizeof(buf)) < 0)
 		return errno == ENOENT || errno == ESRCH;
-	if (fscanf(f, "%lu", &size) != 1)
-		size = 1;
-	fclose(f);
-	return size == 0;
+	return buf[0] == '0' && buf[1] == ' ';   /* size 0: no memory */
 }
 
 /* The files behind /proc/PID/fd.  A process the watch may not look
