@@ -19,6 +19,21 @@ const char *input_file_path(const struct input *in, const char *name)
 	return name;
 }
 
+const char *input_file_shown(const struct input *in, const char *name)
+{
+	if (in->map.nfiles && strcmp(in->map.file_names[0], name) == 0)
+		return in->path;
+	return name;
+}
+
+int input_file_included(const struct input *in, const char *name)
+{
+	for (unsigned int i = 1; i < in->map.nfiles; i++)
+		if (strcmp(in->map.file_names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
 const char *input_where(const struct input *in, int kind, const char *key,
     unsigned int *line)
 {

@@ -41,4 +41,15 @@ const char *input_where(const struct input *in, int kind, const char *key,
  * origins and locations); name itself when unknown. */
 const char *input_file_path(const struct input *in, const char *name);
 
+/* How reports show a source file (display name): the policy itself as
+ * named on the command line, an included file by its name as the
+ * include wrote it (relative to the including policy's directory or to
+ * the -I directory it was found in), never the path it was opened by
+ * (an -I or installed directory would make it absolute). */
+const char *input_file_shown(const struct input *in, const char *name);
+
+/* 1 when display name is one of the files the policy included (not
+ * the policy's own file). */
+int input_file_included(const struct input *in, const char *name);
+
 #endif

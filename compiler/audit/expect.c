@@ -279,7 +279,7 @@ int expect_run(const struct input *in, struct expect_result **out)
 
 static const char *loc_file(const struct input *in, const struct ast_loc *l)
 {
-	return input_file_path(in, l->file ? l->file : in->path);
+	return input_file_shown(in, l->file ? l->file : in->path);
 }
 
 void expect_print_text(FILE *f, const struct input *in,
