@@ -34,8 +34,8 @@ int input_file_included(const struct input *in, const char *name)
 	return 0;
 }
 
-const char *input_where(const struct input *in, int kind, const char *key,
-    unsigned int *line)
+const struct input_stmt *input_stmt_find(const struct input *in, int kind,
+    const char *key)
 {
 	const struct input_stmt *hit = NULL;
 
@@ -46,6 +46,14 @@ const char *input_where(const struct input *in, int kind, const char *key,
 		    strcmp(s->key, key) == 0)))
 			hit = s;   /* the last one wins, as in merging */
 	}
+	return hit;
+}
+
+const char *input_where(const struct input *in, int kind, const char *key,
+    unsigned int *line)
+{
+	const struct input_stmt *hit = input_stmt_find(in, kind, key);
+
 	for (unsigned int i = 0; !hit && i < in->map.nstmts; i++)
 		if (in->map.stmts[i].kind == INPUT_POLICY)
 			hit = &in->map.stmts[i];

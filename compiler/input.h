@@ -31,6 +31,11 @@ int input_load(const char *path, const struct compile_opts *o,
     struct input *in);
 void input_free(struct input *in);
 
+/* The statement (kind, key) that decides (the last one, as merging
+ * reads them); key NULL matches any.  NULL when none (or a blob). */
+const struct input_stmt *input_stmt_find(const struct input *in, int kind,
+    const char *key);
+
 /* input_where: file and line of the statement (kind, key); key NULL
  * matches any.  Falls back to the `policy` statement, then to in->path
  * with line 0 (unknown).  Never NULL. */

@@ -51,34 +51,6 @@ struct denials *denials_init(const char *policy, const struct cpol *p,
 	return &table;
 }
 
-/* Does the call match a rule's conditions (each compared on its
- * width, as the filter compares them)? */
-static int matches(const struct cpol_rule *r, const uint64_t *args)
-{
-	uint8_t i;
-
-	for (i = 0; i < r->ncond; i++) {
-		const struct cpol_cond *c = &r->cond[i];
-		uint64_t w = c->width == 32 ? 0xffffffffu : ~(uint64_t)0;
-		uint64_t a = args[c->arg] & w, v = c->value & w;
-		int ok;
-
-		switch (c->op) {
-		case CPOL_OP_EQ: ok = a == v; break;
-		case CPOL_OP_NE: ok = a != v; break;
-		case CPOL_OP_LT: ok = a < v; break;
-		case CPOL_OP_LE: ok = a <= v; break;
-		case CPOL_OP_GT: ok = a > v; break;
-		case CPOL_OP_GE: ok = a >= v; break;
-		case CPOL_OP_MASKED_EQ: ok = (a & c->mask) == v; break;
-		default: ok = 0; break;
-		}
-		if (!ok)
-			return 0;
-	}
-	return 1;
-}
-
 /* The rule's origin ("file:line"), "default", or why it is unknown. */
 static const char *rule_of(struct denials *d, uint32_t nr,
     const uint64_t *args, uint32_t action)
@@ -102,7 +74,8 @@ static const char *rule_of(struct denials *d, uint32_t nr,
 	for (i = 0; i < d->full.nrules; i++) {
 		const struct cpol_rule *r = &d->full.rules[i];
 
-		if (r->nr == nr && r->action == action && matches(r, args))
+		if (r->nr == nr && r->action == action &&
+		    cpol_rule_matches(r, args))
 			return r->origin;
 	}
 	return "default";

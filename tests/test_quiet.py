@@ -120,3 +120,76 @@ def test_learn_prints_no_stale_cl000(tmp_path):
     assert r.returncode == 0, r
     assert "CL000" not in r.stdout + r.stderr, r
     assert POLICIES not in r.stdout + r.stderr, r
+
+
+def write(d, name, body):
+    p = d / name
+    p.write_text('include "base/python.policy";\npolicy "t";\n' + body)
+    return p
+
+
+def test_diff_names_units_and_lines(tmp_path):
+    old = write(tmp_path, "old.policy", "timeout 2m;\n")
+    new = write(tmp_path, "new.policy",
+                "timeout 10m;\n"                                # 3
+                "limit memory 8G;\n"                            # 4
+                "output 4M;\n"                                  # 5
+                "allow sendto(flags == MSG_FASTOPEN);\n"        # 6
+                "errno(EPERM) ioctl(request == TIOCGWINSZ);\n"  # 7
+                "allow ioctl(fd == 0, request == TIOCSWINSZ);\n")  # 8
+    out = cc("diff", "-I", POLICIES, "old.policy", "new.policy",
+             cwd=tmp_path, rc=1).splitlines()
+    want = [
+        "+ syscall ioctl: conditions widened: ioctl(fd=0, "
+        "request=TIOCSWINSZ) is now allowed (new.policy:8)",
+        "- syscall ioctl: conditions narrowed: ioctl(fd=0, "
+        "request=TIOCGWINSZ) is no longer allowed (new.policy:7)",
+        "~ syscall ioctl: ioctl(fd=0, request=TIOCSTI): errno(EPERM) -> "
+        "errno(ENOSYS) (base/python.policy:121)",
+        "+ syscall sendto: newly allowed with conditions (e.g. sendto(fd=0, "
+        "buf=0, len=0, flags=MSG_FASTOPEN)) (new.policy:6)",
+        "+ limit memory: 4G -> 8G (raised) (new.policy:4)",
+        "+ timeout: 2m -> 10m (raised) (new.policy:3)",
+        "+ output: 1M -> 4M (raised) (new.policy:5)",
+    ]
+    assert out[:-1] == want, out
+    js = json.loads(cc("diff", "--json", "-I", POLICIES, "old.policy",
+                       "new.policy", cwd=tmp_path, rc=1))
+    t = [c for c in js["changes"] if c["kind"] == "timeout"]
+    assert t == [{"direction": "wider", "kind": "timeout",
+                  "subject": "timeout", "detail": "2m -> 10m (raised)",
+                  "origin": "new.policy:3"}], js
+    # Backwards the origins are the statements that decide in the new
+    # side (the base's), or the rule removed.
+    back = cc("diff", "-I", POLICIES, "new.policy", "old.policy",
+              cwd=tmp_path, rc=1)
+    assert "- limit memory: 8G -> 4G (lowered) (base/python.policy:" \
+        in back, back
+    assert "- syscall sendto: no longer allowed (new.policy:6)" in back
+
+
+def test_diff_rule_appended_to_the_base_at_its_line(tmp_path):
+    old = write(tmp_path, "old.policy", "")
+    new = write(tmp_path, "new.policy", "\n\n# appended\n"
+                "allow also ioctl(fd == 1, request == TIOCSWINSZ);\n")
+    out = cc("diff", "-I", POLICIES, old.name, new.name, cwd=tmp_path,
+             rc=1)
+    assert out.splitlines()[0] == (
+        "+ syscall ioctl: conditions widened: ioctl(fd=1, "
+        "request=TIOCSWINSZ) is now allowed (new.policy:6)"), out
+
+
+def test_diff_names_from_the_compilers_vocabulary(tmp_path):
+    """Requests and flags come back by the names the parser reads (the
+    compiler's tables), whichever one the author used."""
+    old = write(tmp_path, "old.policy", "")
+    for call, arg, name in [("ioctl", "request", "TIOCSCTTY"),
+                            ("ioctl", "request", "TIOCNOTTY"),
+                            ("ioctl", "request", "FIOASYNC"),
+                            ("sendto", "flags", "MSG_NOSIGNAL")]:
+        new = write(tmp_path, "new.policy",
+                    "allow also %s(%s == %s);\n" % (call, arg, name))
+        out = cc("diff", "-I", POLICIES, old.name, new.name,
+                 cwd=tmp_path, rc=1)
+        assert "%s=%s" % (arg, name) in out and "(new.policy:3)" in out, \
+            (name, out)
