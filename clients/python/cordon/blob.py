@@ -29,7 +29,8 @@ MAX_STR = 4096
 MAX_INCLUDE_DEPTH = 16      # loops in includes end here, not in a crash
 MAX_SOURCE_BYTES = 1 << 20  # a policy file is a few KiB
 
-S_META, S_LAYERS, S_LIMITS = 1, 2, 6
+S_META, S_LAYERS, S_LIMITS, S_ENV = 1, 2, 6, 7
+ENV_SET = 2
 F_BEST_EFFORT_LANDLOCK = 0x01
 F_NET_OFF = 0x02
 F_NET_TCP = 0x04
@@ -52,6 +53,10 @@ class BlobInfo:
     flags: int
     timeout_ms: int         # the policy's wall-clock timeout
     output_cap: int         # the policy's stdout+stderr cap in bytes
+    # Folders directly in the workdir that the policy's environment
+    # points libraries at (MPLCONFIGDIR = "$WORKDIR/.config/matplotlib"
+    # gives ".config"): their state, never an output (outputs.py).
+    workdir_state: tuple[str, ...] = ()
 
     @property
     def network(self) -> str:
@@ -156,12 +161,30 @@ def parse_blob(buf: bytes, path: str = "") -> BlobInfo:
         elif stype == S_LIMITS:
             fields["timeout_ms"] = body.u64()
             fields["output_cap"] = body.u64()
+        elif stype == S_ENV:
+            fields["workdir_state"] = _workdir_state(body)
     if c.pos != len(buf):
         raise BlobFormatError("trailing bytes after the last section")
     for key in ("name", "landlock_abi_min", "timeout_ms"):
         if key not in fields:
             raise BlobFormatError(f"missing section for {key}")
     return BlobInfo(path=path, blob_digest=total.hex(), **fields)
+
+
+def _workdir_state(body: _Cursor) -> tuple[str, ...]:
+    """The first folder below $WORKDIR of each value the ENV section sets
+    (u32 count; u8 kind, str name, str value each)."""
+    dirs: list[str] = []
+    for _ in range(body.u32()):
+        kind = body.take(1)[0]
+        body.str()
+        value = body.str()
+        if kind != ENV_SET or not value.startswith("$WORKDIR/"):
+            continue
+        top = value[len("$WORKDIR/"):].split("/", 1)[0]
+        if top not in ("", ".", "..") and top not in dirs:
+            dirs.append(top)
+    return tuple(dirs)
 
 
 def load_blob(path: str) -> BlobInfo:

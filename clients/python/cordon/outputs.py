@@ -53,6 +53,10 @@ class OutputLimits:
 class RefusedOutput:
     name: str
     reason: str
+    # True for a folder the policy's own environment gives a library
+    # (BlobInfo.workdir_state: matplotlib's .config): the policy working
+    # as meant, nothing to fix.
+    expected: bool = False
 
 
 def kind_of(name: str) -> str:
@@ -240,9 +244,18 @@ def _check_one(dir_fd: int, name: str, limits: OutputLimits,
 MAX_REFUSED = 100   # refusals listed one by one; the rest are counted
 
 
-def _refuse(refused: list[RefusedOutput], name: str, reason: str) -> None:
+def _is_dir(dir_fd: int, name: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.stat(name, dir_fd=dir_fd,
+                                    follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _refuse(refused: list[RefusedOutput], name: str, reason: str,
+            expected: bool = False) -> None:
     if len(refused) < MAX_REFUSED:
-        refused.append(RefusedOutput(name, reason))
+        refused.append(RefusedOutput(name, reason, expected))
     elif len(refused) == MAX_REFUSED:
         refused.append(RefusedOutput("*", "more refusals not listed"))
 
@@ -252,6 +265,7 @@ def collect_outputs(workdir: str, *, subdir: str | None = None,
                     limits: OutputLimits = OutputLimits(),
                     save_dir: str | None = None,
                     skip: Callable[[str, bytes], bool] | None = None,
+                    state: frozenset[str] = frozenset(),
                     ) -> tuple[dict[str, OutputFile], list[RefusedOutput]]:
     """Collect the output files of a finished run (blocking).
 
@@ -259,7 +273,8 @@ def collect_outputs(workdir: str, *, subdir: str | None = None,
     collect from instead; exclude: names not to collect (the inputs);
     save_dir: write accepted files there and return paths, not bytes;
     skip(name, data): True drops an accepted file silently (the launcher's
-    copy of the snippet).
+    copy of the snippet); state: folders the policy's environment points
+    libraries at, refused as expected.
     """
     outputs: dict[str, OutputFile] = {}
     refused: list[RefusedOutput] = []
@@ -295,6 +310,12 @@ def collect_outputs(workdir: str, *, subdir: str | None = None,
                         f"count cap of {limits.max_files} files reached")
                 continue
             data, reason = _check_one(top, name, limits, budget)
+            if data is None and name in state and subdir is None and \
+                    _is_dir(top, name):
+                _refuse(refused, name, "a folder the policy's environment "
+                        "gives a library for its state: not an output",
+                        expected=True)
+                continue
             if data is None:
                 _refuse(refused, name, reason or "refused")
                 continue
