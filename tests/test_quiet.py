@@ -193,3 +193,15 @@ def test_diff_names_from_the_compilers_vocabulary(tmp_path):
                  cwd=tmp_path, rc=1)
         assert "%s=%s" % (arg, name) in out and "(new.policy:3)" in out, \
             (name, out)
+
+
+def test_test_names_included_expectations_relative(tmp_path):
+    p = tmp_path / "e.policy"
+    p.write_text('include "base/python.policy";\n'
+                 'include "base/expect.policy";\npolicy "e";\n')
+    js = json.loads(cc("test", "--json", "-I", POLICIES, "e.policy",
+                       cwd=tmp_path, rc=0))
+    files = {e.get("file") for pol in js["policies"]
+             for e in pol["expectations"]}
+    assert "base/expect.policy" in files, files
+    assert not [f for f in files if f and os.path.isabs(f)], files
