@@ -247,6 +247,10 @@ struct cpol_rule {
 	char *origin;
 };
 
+/* 1 when args meet every condition of r, each compared on its width as
+ * the filter compares it (cpolrule.c). */
+int cpol_rule_matches(const struct cpol_rule *r, const uint64_t args[6]);
+
 /* A rule's origin, in origin.c (the one owner of its syntax): "file:line",
  * or CPOL_ORIGIN_BUILTIN for a rule no statement wrote.  format returns
  * a heap string (NULL when out of memory); split returns a heap copy of

@@ -25,7 +25,7 @@ COMPILER_SRCS += $(addprefix compiler/oci/,oci_report.c oci_export.c \
 COMPILER_SRCS += compiler/compile.c compiler/input.c
 COMPILER_SRCS += $(addprefix compiler/query/,pathq.c sysq.c)
 COMPILER_SRCS += $(addprefix compiler/audit/,finding.c lint.c expect.c \
-	diff.c difflist.c diffsys.c diffnet.c difffmt.c reach.c verify.c audit.c auditfmt.c sarif.c auditcmd.c)
+	diff.c difflist.c diffloc.c diffsys.c diffnet.c difffmt.c reach.c verify.c audit.c auditfmt.c sarif.c auditcmd.c)
 COMPILER_SRCS += $(addprefix compiler/learn/,learn.c learn_write.c learn_name.c \
     learn_fold.c learn_net.c)
 GRAMMAR_OBJS := $(BUILD)/grammar/parser.o $(BUILD)/grammar/lexer.o

@@ -19,8 +19,23 @@ const char *input_file_path(const struct input *in, const char *name)
 	return name;
 }
 
-const char *input_where(const struct input *in, int kind, const char *key,
-    unsigned int *line)
+const char *input_file_shown(const struct input *in, const char *name)
+{
+	if (in->map.nfiles && strcmp(in->map.file_names[0], name) == 0)
+		return in->path;
+	return name;
+}
+
+int input_file_included(const struct input *in, const char *name)
+{
+	for (unsigned int i = 1; i < in->map.nfiles; i++)
+		if (strcmp(in->map.file_names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+const struct input_stmt *input_stmt_find(const struct input *in, int kind,
+    const char *key)
 {
 	const struct input_stmt *hit = NULL;
 
@@ -31,6 +46,14 @@ const char *input_where(const struct input *in, int kind, const char *key,
 		    strcmp(s->key, key) == 0)))
 			hit = s;   /* the last one wins, as in merging */
 	}
+	return hit;
+}
+
+const char *input_where(const struct input *in, int kind, const char *key,
+    unsigned int *line)
+{
+	const struct input_stmt *hit = input_stmt_find(in, kind, key);
+
 	for (unsigned int i = 0; !hit && i < in->map.nstmts; i++)
 		if (in->map.stmts[i].kind == INPUT_POLICY)
 			hit = &in->map.stmts[i];

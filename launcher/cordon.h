@@ -134,6 +134,7 @@ struct denial {
 	char call[DENIAL_CALL_LEN];
 	char action[32];          /* errno(EPERM), kill */
 	char rule[96];            /* "file:line", "default", ... */
+	int expected;             /* the policy's intent: denials.c */
 };
 struct denials {
 	int observed;             /* 0: why says why not */

@@ -11,6 +11,13 @@
  * when the first denial happens (launches read the blob without it) and
  * only when the file is still the blob that was launched.
  *
+ * A denial is expected when a rule of the policy names the call and
+ * answers it errno(ENOSYS): "not implemented here", which callers are
+ * written to meet by falling back (glibc's clone3 -> clone, liburing);
+ * the default action, the architecture check, a compiler-made rule
+ * ("builtin") and any other errno, trap or kill are denials to fix.
+ * The status marks each; the stderr summary leaves the expected out.
+ *
  * Identical denials (call, action, rule) are counted once.  Past
  * DENIALS_MAX distinct ones the table keeps the most telling: a new one
  * takes the place of the least telling entry when it is more telling
@@ -51,37 +58,10 @@ struct denials *denials_init(const char *policy, const struct cpol *p,
 	return &table;
 }
 
-/* Does the call match a rule's conditions (each compared on its
- * width, as the filter compares them)? */
-static int matches(const struct cpol_rule *r, const uint64_t *args)
-{
-	uint8_t i;
-
-	for (i = 0; i < r->ncond; i++) {
-		const struct cpol_cond *c = &r->cond[i];
-		uint64_t w = c->width == 32 ? 0xffffffffu : ~(uint64_t)0;
-		uint64_t a = args[c->arg] & w, v = c->value & w;
-		int ok;
-
-		switch (c->op) {
-		case CPOL_OP_EQ: ok = a == v; break;
-		case CPOL_OP_NE: ok = a != v; break;
-		case CPOL_OP_LT: ok = a < v; break;
-		case CPOL_OP_LE: ok = a <= v; break;
-		case CPOL_OP_GT: ok = a > v; break;
-		case CPOL_OP_GE: ok = a >= v; break;
-		case CPOL_OP_MASKED_EQ: ok = (a & c->mask) == v; break;
-		default: ok = 0; break;
-		}
-		if (!ok)
-			return 0;
-	}
-	return 1;
-}
-
-/* The rule's origin ("file:line"), "default", or why it is unknown. */
+/* The rule's origin ("file:line"), "default", or why it is unknown;
+ * *named: a rule of the policy's statements decided it. */
 static const char *rule_of(struct denials *d, uint32_t nr,
-    const uint64_t *args, uint32_t action)
+    const uint64_t *args, uint32_t action, int *named)
 {
 	char err[ERRLEN];
 	uint32_t i;
@@ -102,8 +82,12 @@ static const char *rule_of(struct denials *d, uint32_t nr,
 	for (i = 0; i < d->full.nrules; i++) {
 		const struct cpol_rule *r = &d->full.rules[i];
 
-		if (r->nr == nr && r->action == action && matches(r, args))
+		if (r->nr == nr && r->action == action &&
+		    cpol_rule_matches(r, args)) {
+			*named = r->origin &&
+			    strcmp(r->origin, CPOL_ORIGIN_BUILTIN) != 0;
 			return r->origin;
+		}
 	}
 	return "default";
 }
@@ -180,7 +164,7 @@ void denials_add(struct denials *d, const struct bpf_input *in,
 	const char *rule;
 	struct denial *e;
 	unsigned int i;
-	int room;
+	int room, named = 0;
 
 	if (in->arch != AUDIT_ARCH_X86_64) {
 		snprintf(call, sizeof(call), "syscall %u of architecture "
@@ -192,7 +176,7 @@ void denials_add(struct denials *d, const struct bpf_input *in,
 		rule = "the architecture check";
 	} else {
 		sysdecode_call(in->nr, in->args, call, sizeof(call));
-		rule = rule_of(d, in->nr, in->args, action);
+		rule = rule_of(d, in->nr, in->args, action, &named);
 	}
 	denials_action(action, act, sizeof(act));
 	for (i = 0; i < d->n; i++) {
@@ -216,27 +200,32 @@ void denials_add(struct denials *d, const struct bpf_input *in,
 	snprintf(e->call, sizeof(e->call), "%s", call);
 	snprintf(e->action, sizeof(e->action), "%s", act);
 	snprintf(e->rule, sizeof(e->rule), "%s", rule);
+	e->expected = named && action == (BPF_ACT_ERRNO | ENOSYS);
 	snprintf(e->name, sizeof(e->name), "%s",
 	    in->arch == AUDIT_ARCH_X86_64 && sysdecode_name(in->nr) ?
 	    sysdecode_name(in->nr) : "?");
 }
 
-/* The short summary on cordon's stderr after a run that failed. */
+/* The short summary on cordon's stderr after a run that failed: the
+ * denials to fix (the expected ones are in the status only). */
 void denials_say(const struct denials *d)
 {
-	unsigned int i;
+	unsigned int i, fix = 0;
 
 	if (!d || !d->observed || (d->n == 0 && d->dropped == 0))
 		return;
-	for (i = 0; i < d->n && i < DENIALS_SAY; i++)
+	for (i = 0; i < d->n; i++) {
+		if (d->d[i].expected || fix++ >= DENIALS_SAY)
+			continue;
 		sink_say("cordon: denied %s: %s, %llu time%s, rule %s",
 		    d->d[i].call, d->d[i].action,
 		    (unsigned long long)d->d[i].count,
 		    d->d[i].count == 1 ? "" : "s", d->d[i].rule);
-	if (d->n > DENIALS_SAY || d->dropped)
+	}
+	if (fix > DENIALS_SAY || d->dropped)
 		sink_say("cordon: and %u more kinds of denied call, %llu "
 		    "calls past the table (see the status report)",
-		    d->n > DENIALS_SAY ? d->n - DENIALS_SAY : 0,
+		    fix > DENIALS_SAY ? fix - DENIALS_SAY : 0,
 		    (unsigned long long)d->dropped);
 }
 

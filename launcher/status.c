@@ -233,7 +233,8 @@ static void denials(struct out *o, const struct denials *d,
 			str(o, "call", d->d[i].call);
 			str(o, "action", d->d[i].action);
 			str(o, "rule", d->d[i].rule);
-			add(o, "\"count\":%llu}",
+			add(o, "\"expected\":%s,\"count\":%llu}",
+			    tf(d->d[i].expected),
 			    (unsigned long long)d->d[i].count);
 		}
 		add(o, "],\"denials_dropped\":%llu,\"denials_rate_limited\":%s,",

@@ -14,7 +14,7 @@ WIDER_PAIRS = {
     "CL006": ("path", "/etc"),
     "CL007": ("env", "API_TOKEN"),
     "CL008": ("network", "8080"),
-    "CL009": ("timeout", "timeout_ms"),
+    "CL009": ("timeout", "timeout"),
     "CL010": ("limit", "nproc"),
     "CL011": ("layers", "best-effort"),
     "CL013": ("limit", "disk"),

@@ -1295,3 +1295,33 @@ def test_warm_cancel_ends_the_run(warm_client):
             break
         time.sleep(0.05)
     assert [p for p in victims if live(p)] == []
+
+
+def test_matplotlib_state_folder_is_expected(cpkg, client):
+    """Issue 26, item 7: matplotlib makes $WORKDIR/.config (the base sets
+    MPLCONFIGDIR there); that folder is the policy working as meant:
+    refused as expected, with the reason, and nothing in it collected.
+    A folder the snippet makes is an output tree like any (issue 28); a
+    clone3 answered ENOSYS by the base's own rule is an expected
+    denial."""
+    pytest.importorskip("matplotlib")
+    r = client.run(GENERAL, "import os, threading\n"
+                   "os.makedirs(os.path.join(os.environ['MPLCONFIGDIR'], "
+                   "'x'), exist_ok=True)\n"
+                   "open(os.path.join(os.environ['MPLCONFIGDIR'], 'x', "
+                   "'state'), 'w').write('s')\n"
+                   "os.mkdir('mine')\n"
+                   "open('mine/b.txt', 'w').write('b')\n"
+                   "t = threading.Thread(target=print); t.start(); t.join()\n"
+                   "open('a.txt', 'w').write('a')\n")
+    assert r.ok, (r.outcome, r.reason, r.stderr)
+    why = {x.name: x for x in r.refused}
+    assert why[".config"].expected is True, r.refused
+    assert "environment" in why[".config"].reason
+    assert not [x for x in r.refused if x.expected and x.name != ".config"]
+    assert set(r.outputs) == {"a.txt", "mine/b.txt"}, r.outputs
+    info = client.policies.load(GENERAL)
+    assert ".config" in info.workdir_state
+    if r.denials is not None:
+        assert all(d.expected for d in r.denials
+                   if d.syscall == "clone3"), r.denials

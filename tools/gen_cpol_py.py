@@ -14,7 +14,7 @@ import sys
 HEADER = pathlib.Path(__file__).resolve().parent.parent / "common" / "cpol.h"
 
 DEFINE = re.compile(r"^#define (CPOL_[A-Z0-9_]+) +(.+?)\s*(?:/\*.*)?$")
-ENUMERATOR = re.compile(r"^\s*(CPOL_[A-Z0-9_]+) = ([0-9]+),")
+ENUMERATOR = re.compile(r"\b(CPOL_[A-Z0-9_]+) = ([0-9]+)\b")
 NUMBER = re.compile(r"^\(?(0x[0-9a-fA-F]+|[0-9]+)u?(?: << ([0-9]+))?\)?$")
 
 
@@ -37,13 +37,15 @@ def main():
            'checks it against the header)."""', ""]
     seen = set()
     for line in HEADER.read_text().splitlines():
-        m = DEFINE.match(line) or ENUMERATOR.match(line)
-        if not m or m.group(1) in seen or m.group(1) == "CORDON_CPOL_H":
-            continue
-        v = value(m.group(2).strip())
-        if v is not None:
-            seen.add(m.group(1))
-            out.append("%s = %s" % (m.group(1), v))
+        m = DEFINE.match(line)
+        found = [(m.group(1), m.group(2))] if m else \
+            ENUMERATOR.findall(line.split("/*")[0])
+        for name, text in found:
+            v = value(text.strip())
+            if v is None or name in seen or name == "CORDON_CPOL_H":
+                continue
+            seen.add(name)
+            out.append("%s = %s" % (name, v))
     sys.stdout.write("\n".join(out) + "\n")
     return 0
 

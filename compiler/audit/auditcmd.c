@@ -264,7 +264,7 @@ int auditcmd_diff(int argc, char **argv)
 		input_free(&a);
 		return 2;
 	}
-	if (diff_run(&a.pol, &b.pol, &l) < 0) {
+	if (diff_run(&a.pol, &b.pol, &l) < 0 || diff_locate(&l, &a, &b) < 0) {
 		fprintf(stderr, "cordonc diff: cannot compare %s with %s\n",
 		    a.path, b.path);
 		ret = 2;

@@ -26,6 +26,42 @@ int audit_print(FILE *f, const struct audit_policy *v, unsigned int n,
 	return 0;
 }
 
+/* A finding suppressed inside an included file (a base) is the base's,
+ * the same for every policy that includes it: reported once after the
+ * policies (base_next), not in each policy's list. */
+static int own(const struct finding *x)
+{
+	return !(x->included && x->suppressed);
+}
+
+static int same_finding(const struct finding *a, const struct finding *b)
+{
+	return a->id == b->id && a->line == b->line &&
+	    !strcmp(a->file, b->file) && !strcmp(a->message, b->message);
+}
+
+/* The next base finding after (*i, *k) not reported before it: 1 and
+ * *i, *k set, or 0 at the end.  Start with *i = 0, *k = -1. */
+static int base_next(const struct audit_policy *v, unsigned int n,
+    unsigned int *i, int *k)
+{
+	for (; *i < n; (*i)++, *k = -1) {
+		while (++*k < (int)v[*i].findings.n) {
+			const struct finding *x = &v[*i].findings.v[*k];
+			int dup = own(x);
+
+			for (unsigned int j = 0; !dup && j <= *i; j++)
+				for (int m = 0; !dup && m < (j < *i ? (int)
+				    v[j].findings.n : *k); m++)
+					dup = !own(&v[j].findings.v[m]) &&
+					    same_finding(&v[j].findings.v[m], x);
+			if (!dup)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 static void text_one(FILE *f, const struct audit_policy *a)
 {
 	fprintf(f, "%s (%s): exposure %.1f/10 %s\n", pname(a), a->in->path,
@@ -46,6 +82,8 @@ static void text_one(FILE *f, const struct audit_policy *a)
 		    x->human[0] ? x->human : x->detail);
 	}
 	for (unsigned int i = 0; i < a->findings.n; i++) {
+		if (!own(&a->findings.v[i]))
+			continue;
 		fputs("  ", f);
 		finding_print(f, &a->findings.v[i]);
 	}
@@ -65,8 +103,19 @@ static void text_cell(FILE *f, const char *s, int width)
 
 void audit_print_text(FILE *f, const struct audit_policy *v, unsigned int n)
 {
+	unsigned int bi = 0, nb = 0;
+	int bk = -1;
+
 	for (unsigned int i = 0; i < n; i++)
 		text_one(f, &v[i]);
+	while (base_next(v, n, &bi, &bk)) {
+		if (!nb++)
+			fputs("Suppressed in included files\n", f);
+		fputs("  ", f);
+		finding_print(f, &v[bi].findings.v[bk]);
+	}
+	if (nb)
+		fputc('\n', f);
 	fputs("Capability matrix\n", f);
 	fprintf(f, "%-20s %5s  %-24s %-24s %-24s %-24s %s\n", "TOOL", "SCORE",
 	    "NETWORK", "WRITABLE", "EXEC", "DANGEROUS SYSCALLS", "LIMITS");
@@ -117,6 +166,20 @@ static void json_matrix(FILE *f, const struct audit_policy *a)
 	fputs("},", f);
 }
 
+/* "],"included_suppressed":[...]": the base findings, once. */
+static void json_base(FILE *f, const struct audit_policy *v, unsigned int n)
+{
+	unsigned int bi = 0;
+	int bk = -1, first = 1;
+
+	fputs("],\"included_suppressed\":[", f);
+	while (base_next(v, n, &bi, &bk)) {
+		json_sep(f, &first);
+		finding_json(f, &v[bi].findings.v[bk]);
+	}
+	fputc(']', f);
+}
+
 void audit_print_json(FILE *f, const struct audit_policy *v, unsigned int n)
 {
 	int first = 1;
@@ -139,12 +202,15 @@ void audit_print_json(FILE *f, const struct audit_policy *v, unsigned int n)
 		json_matrix(f, a);
 		fputs("\"findings\":[", f);
 		for (unsigned int k = 0; k < a->findings.n; k++) {
+			if (!own(&a->findings.v[k]))
+				continue;
 			json_sep(f, &ff);
 			finding_json(f, &a->findings.v[k]);
 		}
 		fputs("]}", f);
 	}
-	fputs("]}\n", f);
+	json_base(f, v, n);
+	fputs("}\n", f);
 }
 
 /* A Markdown table cell: '|' and newlines would break the row. */
@@ -157,6 +223,17 @@ static void md_cell(FILE *f, const char *s)
 		else
 			fputc(*s == '\n' ? ' ' : *s, f);
 	fputs(" |", f);
+}
+
+static void md_finding(FILE *f, const struct finding *x, int first)
+{
+	if (first)
+		fputc('\n', f);
+	fprintf(f, "- **%s** %s `%s:%u`: %s", x->id,
+	    finding_severity_name(x->severity), x->file, x->line, x->message);
+	if (x->suppressed)
+		fprintf(f, " (suppressed: %s)", x->suppressed);
+	fputc('\n', f);
 }
 
 static void md_policy(FILE *f, const struct audit_policy *a)
@@ -182,23 +259,17 @@ static void md_policy(FILE *f, const struct audit_policy *a)
 		md_cell(f, x->human[0] ? x->human : x->detail);
 		fputc('\n', f);
 	}
-	if (a->findings.n)
-		fputc('\n', f);
-	for (unsigned int k = 0; k < a->findings.n; k++) {
-		const struct finding *x = &a->findings.v[k];
-
-		fprintf(f, "- **%s** %s `%s:%u`: %s", x->id,
-		    finding_severity_name(x->severity), x->file, x->line,
-		    x->message);
-		if (x->suppressed)
-			fprintf(f, " (suppressed: %s)", x->suppressed);
-		fputc('\n', f);
-	}
+	for (unsigned int k = 0, nl = 0; k < a->findings.n; k++)
+		if (own(&a->findings.v[k]))
+			md_finding(f, &a->findings.v[k], nl++ == 0);
 }
 
 void audit_print_markdown(FILE *f, const struct audit_policy *v,
     unsigned int n)
 {
+	unsigned int bi = 0;
+	int bk = -1;
+
 	fputs("## Policy audit\n\n| Tool | Score | Rating | Network | "
 	    "Writable | Exec | Dangerous syscalls | Limits |\n"
 	    "|---|---:|---|---|---|---|---|---|\n", f);
@@ -217,4 +288,9 @@ void audit_print_markdown(FILE *f, const struct audit_policy *v,
 	}
 	for (unsigned int i = 0; i < n; i++)
 		md_policy(f, &v[i]);
+	for (unsigned int nb = 0; base_next(v, n, &bi, &bk); nb++) {
+		if (!nb)
+			fputs("\n### Suppressed in included files\n", f);
+		md_finding(f, &v[bi].findings.v[bk], nb == 0);
+	}
 }

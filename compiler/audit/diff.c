@@ -6,10 +6,12 @@
  * metadata.  Syscalls: diffsys.c; network and named hosts: diffnet.c;
  * the list: difflist.c; its renderings: difffmt.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diff.h"
+#include "explain_fmt.h"
 #include "pathq.h"
 
 static int paths_one_way(const struct cpol *from, const struct cpol *to,
@@ -72,24 +74,35 @@ static uint64_t limit_of(const struct cpol *p, unsigned int res)
 	return CPOL_RLIM_INFINITY;
 }
 
-static void fmt_limit(uint64_t v, char *buf, size_t len)
+/* How the author writes a value of subject: a limit with its unit
+ * (explain_limit: "4G", "2m", "64"), the timeout as a time, the output
+ * cap as a size. */
+static void fmt_value(const char *kind, unsigned int res, uint64_t v,
+    char *buf, size_t len)
 {
+	struct cpol_limit l = { (uint8_t)res, v };
+
 	if (v == CPOL_RLIM_INFINITY)
 		snprintf(buf, len, "unlimited");
+	else if (!strcmp(kind, "timeout"))
+		explain_ms(v, buf, len);
+	else if (!strcmp(kind, "output"))
+		explain_size(v, buf, len);
 	else
-		snprintf(buf, len, "%llu", (unsigned long long)v);
+		explain_limit(&l, buf, len);
 }
 
-/* One number that is wider when larger. */
+/* One number that is wider when larger (res: the limit's resource, 0
+ * for the timeout and the output cap). */
 static int num_diff(struct diff_list *out, const char *kind,
-    const char *subject, uint64_t a, uint64_t b)
+    const char *subject, unsigned int res, uint64_t a, uint64_t b)
 {
 	char x[32], y[32];
 
 	if (a == b)
 		return 0;
-	fmt_limit(a, x, sizeof(x));
-	fmt_limit(b, y, sizeof(y));
+	fmt_value(kind, res, a, x, sizeof(x));
+	fmt_value(kind, res, b, y, sizeof(y));
 	return diff_add(out, b > a ? DIFF_WIDER : DIFF_NARROWER, kind, subject,
 	    NULL, "%s -> %s (%s)", x, y, b == CPOL_RLIM_INFINITY ? "removed" :
 	    b > a ? "raised" : "lowered");
@@ -99,13 +112,14 @@ static int limits_diff(const struct cpol *old, const struct cpol *new,
     struct diff_list *out)
 {
 	for (unsigned int r = 1; r <= CPOL_RLIM_MAX; r++)
-		if (num_diff(out, "limit", cpol_rlim_name(r), limit_of(old, r),
-		    limit_of(new, r)) < 0)
+		if (num_diff(out, "limit", cpol_rlim_name(r), r,
+		    limit_of(old, r), limit_of(new, r)) < 0)
 			return -1;
-	if (num_diff(out, "timeout", "timeout_ms", old->timeout_ms,
+	/* subject = kind: the statement's own name (`timeout 10m;`) */
+	if (num_diff(out, "timeout", "timeout", 0, old->timeout_ms,
 	    new->timeout_ms) < 0)
 		return -1;
-	return num_diff(out, "output", "output_cap", old->output_cap,
+	return num_diff(out, "output", "output", 0, old->output_cap,
 	    new->output_cap);
 }
 

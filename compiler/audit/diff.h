@@ -82,6 +82,13 @@ int diff_network(const struct cpol *old, const struct cpol *new,
 int diff_hosts(const struct cpol *old, const struct cpol *new,
     struct diff_list *out);
 
+/* Origins, from the sources' statements, for the changes the blobs
+ * give none (diffloc.c; struct input is input.h's).  0, or -1 on
+ * ENOMEM. */
+struct input;
+int diff_locate(struct diff_list *l, const struct input *old,
+    const struct input *new);
+
 /* Print l for people ("+ syscall ptrace: newly allowed ..."), as one
  * JSON object with the two names, or as Markdown (a review comment). */
 void diff_print_text(FILE *f, const struct diff_list *l, const char *old,

@@ -2,6 +2,8 @@
  * difffmt.c - diff's change list for people (text), for machines (one
  * JSON object) and for a review comment (Markdown).
  */
+#include <string.h>
+
 #include "diff.h"
 #include "jsonout.h"
 
@@ -28,8 +30,13 @@ void diff_print_text(FILE *f, const struct diff_list *l, const char *old,
 	for (unsigned int i = 0; i < l->n; i++) {
 		const struct diff_change *c = &l->v[i];
 
-		fprintf(f, "%c %s %s: %s", mark[c->dir & 3], c->kind,
-		    c->subject, c->detail);
+		/* "+ timeout: 2m -> 10m", not "timeout timeout" */
+		if (strcmp(c->kind, c->subject) == 0)
+			fprintf(f, "%c %s: %s", mark[c->dir & 3], c->kind,
+			    c->detail);
+		else
+			fprintf(f, "%c %s %s: %s", mark[c->dir & 3], c->kind,
+			    c->subject, c->detail);
 		if (c->origin)
 			fprintf(f, " (%s)", c->origin);
 		fputc('\n', f);

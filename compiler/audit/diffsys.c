@@ -11,6 +11,7 @@
 
 #include "bpf.h"
 #include "diff.h"
+#include "explain_fmt.h"
 #include "sysq.h"
 #include "tables.h"
 
@@ -60,13 +61,42 @@ static const char *origin_of(const struct cpol *p, uint32_t nr)
 	return NULL;
 }
 
+/* The rule of p that gives answer to nr at args: the statement that
+ * made the change, wherever its file put it among the sorted rules (a
+ * rule appended to a base's is not the base's first one). */
+static const char *rule_at(const struct cpol *p, uint32_t nr,
+    const uint64_t args[6])
+{
+	uint32_t answer = sysq_run(p, nr, args);
+
+	for (uint32_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].nr == nr && p->rules[i].action == answer &&
+		    cpol_rule_matches(&p->rules[i], args))
+			return p->rules[i].origin;
+	return NULL;
+}
+
+/* Where a change at args comes from: NEW's deciding rule, else the rule
+ * OLD had (removed), else any rule on nr. */
+static const char *change_origin(const struct walk *w, const uint64_t
+    args[6])
+{
+	const char *o = rule_at(w->new, w->nr, args);
+
+	if (!o)
+		o = rule_at(w->old, w->nr, args);
+	if (!o)
+		o = origin_of(w->new, w->nr);
+	return o ? o : origin_of(w->old, w->nr);
+}
+
 static int report_wider(struct diff_list *out, const struct walk *w,
     const char *name)
 {
-	char ex[160];
-	const char *o = origin_of(w->new, w->nr);
+	char ex[EXPLAIN_LINE];
+	const char *o = change_origin(w, w->w_args);
 
-	sysq_format(w->nr, name, w->w_args, ex, sizeof(ex));
+	explain_call(name, w->w_args, ex, sizeof(ex));
 	if (!w->old_allowed)
 		return diff_add(out, DIFF_WIDER, "syscall", name, o,
 		    w->new_allowed == w->points ? "newly allowed" :
@@ -78,12 +108,10 @@ static int report_wider(struct diff_list *out, const struct walk *w,
 static int report_narrower(struct diff_list *out, const struct walk *w,
     const char *name)
 {
-	char ex[160];
-	const char *o = origin_of(w->new, w->nr);
+	char ex[EXPLAIN_LINE];
+	const char *o = change_origin(w, w->n_args);
 
-	if (!o)
-		o = origin_of(w->old, w->nr);
-	sysq_format(w->nr, name, w->n_args, ex, sizeof(ex));
+	explain_call(name, w->n_args, ex, sizeof(ex));
 	if (!w->new_allowed)
 		return diff_add(out, DIFF_NARROWER, "syscall", name, o,
 		    "no longer allowed");
@@ -93,9 +121,8 @@ static int report_narrower(struct diff_list *out, const struct walk *w,
 
 static int report(struct diff_list *out, const struct walk *w)
 {
-	char nb[32], ex[160], a[48], b[48];
+	char nb[32], ex[EXPLAIN_LINE], a[48], b[48];
 	const char *name = sysq_name(w->new, w->nr, nb, sizeof(nb));
-	const char *o = origin_of(w->new, w->nr);
 
 	if (w->nr & DIFFSYS_X32)
 		name = "x32";
@@ -105,10 +132,11 @@ static int report(struct diff_list *out, const struct walk *w)
 		return -1;
 	if (!w->changed)
 		return 0;
-	sysq_format(w->nr, name, w->c_args, ex, sizeof(ex));
-	return diff_add(out, DIFF_CHANGED, "syscall", name, o,
-	    "%s: %s -> %s", ex, bpf_action_str(w->c_old, a, sizeof(a)),
-	    bpf_action_str(w->c_new, b, sizeof(b)));
+	explain_call(name, w->c_args, ex, sizeof(ex));
+	return diff_add(out, DIFF_CHANGED, "syscall", name,
+	    change_origin(w, w->c_args), "%s: %s -> %s", ex,
+	    explain_action(w->c_old, a, sizeof(a)),
+	    explain_action(w->c_new, b, sizeof(b)));
 }
 
 static int named(const struct cpol *p, uint32_t nr)
@@ -142,8 +170,8 @@ static int report_unnamed(struct diff_list *out, const struct unnamed *u,
 		if (u->n[d] && diff_add(out, d, "syscall", "(default)", NULL,
 		    "%u syscalls not named by either policy %s (default %s "
 		    "-> %s): %s%s", u->n[d], what[d],
-		    bpf_action_str(old->default_action, a, sizeof(a)),
-		    bpf_action_str(new->default_action, b, sizeof(b)),
+		    explain_action(old->default_action, a, sizeof(a)),
+		    explain_action(new->default_action, b, sizeof(b)),
 		    u->names[d], u->n[d] > DIFFSYS_MAX_NAMES ? ", ..." : "") < 0)
 			return -1;
 	return 0;
@@ -189,8 +217,8 @@ int diff_default(const struct cpol *old, const struct cpol *new,
 		return 0;
 	return diff_add(out, dir_of(old->default_action, new->default_action),
 	    "default", "action", NULL, "%s -> %s",
-	    bpf_action_str(old->default_action, a, sizeof(a)),
-	    bpf_action_str(new->default_action, b, sizeof(b)));
+	    explain_action(old->default_action, a, sizeof(a)),
+	    explain_action(new->default_action, b, sizeof(b)));
 }
 
 int diff_syscalls(const struct cpol *old, const struct cpol *new,

@@ -80,24 +80,6 @@ static void sys_text(const struct check_expect *e, char *buf, size_t len)
 		snprintf(buf + used, len - used, ")");
 }
 
-/* The failing call with named arguments: ioctl(fd=0, request=TIOCSTI). */
-static void call_text(const char *syscall, const uint64_t args[6],
-    char *buf, size_t len)
-{
-	char n[32], v[96];
-	size_t used = (size_t)snprintf(buf, len, "%s(", syscall);
-	unsigned int last = 5;
-
-	while (last > 0 && args[last] == 0)
-		last--;
-	for (unsigned int i = 0; i <= last && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s=%s",
-		    i ? ", " : "", explain_arg(syscall, i, n, sizeof(n)),
-		    arg_str(syscall, i, args[i], v, sizeof(v)));
-	if (used < len)
-		snprintf(buf + used, len - used, ")");
-}
-
 static void check_sys(const struct cpol *p, struct expect_result *r)
 {
 	const struct check_expect *e = r->e;
@@ -122,7 +104,7 @@ static void check_sys(const struct cpol *p, struct expect_result *r)
 		    "combination%s checked", w.points, w.points == 1 ? "" : "s");
 		return;
 	}
-	call_text(e->syscall, w.args, ex, sizeof(ex));
+	explain_call(e->syscall, w.args, ex, sizeof(ex));
 	snprintf(r->detail, sizeof(r->detail), "%s -> %s", ex,
 	    explain_action(w.got, got, sizeof(got)));
 }
@@ -279,7 +261,7 @@ int expect_run(const struct input *in, struct expect_result **out)
 
 static const char *loc_file(const struct input *in, const struct ast_loc *l)
 {
-	return input_file_path(in, l->file ? l->file : in->path);
+	return input_file_shown(in, l->file ? l->file : in->path);
 }
 
 void expect_print_text(FILE *f, const struct input *in,

@@ -20,6 +20,7 @@ struct finding {
 	unsigned int line;       /* 0: unknown */
 	char *message;
 	char *suppressed;        /* the reason given, or NULL */
+	int included;            /* located in an included file (a base) */
 };
 
 struct finding_list {

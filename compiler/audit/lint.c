@@ -651,7 +651,10 @@ static int suppress(const struct input *in, struct finding_list *out)
 			if (!x->suppressed && !(x->suppressed = strdup(s->reason)))
 				return -1;
 		}
-		if (!used && finding_add(out, "CL000", FINDING_NOTE, s->file,
+		/* Whether an included file's (a base's) suppression is used
+		 * depends on its includer: not this policy's to report. */
+		if (!used && !input_file_included(in, s->file) &&
+		    finding_add(out, "CL000", FINDING_NOTE, s->file,
 		    s->line, "suppression of %s matches no finding", s->id) < 0)
 			return -1;
 	}
@@ -671,12 +674,13 @@ int lint_run(const struct input *in, struct finding_list *out)
 	if (suppress(in, out) < 0)
 		return -1;
 	for (unsigned int i = 0; i < out->n; i++) {
-		const char *path = input_file_path(in, out->v[i].file);
+		const char *shown = input_file_shown(in, out->v[i].file);
 		char *copy;
 
-		if (path == out->v[i].file)
+		out->v[i].included = input_file_included(in, out->v[i].file);
+		if (shown == out->v[i].file)
 			continue;
-		if (!(copy = strdup(path)))
+		if (!(copy = strdup(shown)))
 			return -1;
 		free(out->v[i].file);
 		out->v[i].file = copy;

@@ -51,36 +51,6 @@ static uint64_t low32(uint64_t v)
 	return v & 0xffffffffu;
 }
 
-static int cond_holds(const struct cpol_cond *c, const uint64_t *args)
-{
-	uint64_t a = args[c->arg], v = c->value, m = c->mask;
-
-	if (c->width == 32) {
-		a = low32(a);
-		v = low32(v);
-		m = low32(m);
-	}
-	switch (c->op) {
-	case CPOL_OP_EQ: return a == v;
-	case CPOL_OP_NE: return a != v;
-	case CPOL_OP_LT: return a < v;
-	case CPOL_OP_LE: return a <= v;
-	case CPOL_OP_GT: return a > v;
-	case CPOL_OP_GE: return a >= v;
-	default: return (a & m) == v; /* CPOL_OP_MASKED_EQ */
-	}
-}
-
-static int rule_holds(const struct cpol_rule *r, const uint64_t *args)
-{
-	unsigned int i;
-
-	for (i = 0; i < r->ncond; i++)
-		if (!cond_holds(&r->cond[i], args))
-			return 0;
-	return 1;
-}
-
 /* What the rules say for in; *why is the deciding rule (or NULL), and
  * *clash a second matching rule with another action (or NULL). */
 static uint32_t expect(const struct vctx *v, const struct bpf_input *in,
@@ -99,7 +69,7 @@ static uint32_t expect(const struct vctx *v, const struct bpf_input *in,
 	if (i == NO_RULE)
 		return tables_fixed_action(p, in->nr, &a) ? a : p->default_action;
 	for (; i < p->nrules && p->rules[i].nr == in->nr; i++) {
-		if (!rule_holds(&p->rules[i], in->args))
+		if (!cpol_rule_matches(&p->rules[i], in->args))
 			continue;
 		if (!*why)
 			*why = &p->rules[i];

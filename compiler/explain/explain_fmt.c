@@ -157,6 +157,27 @@ const char *explain_value(const char *syscall, unsigned int arg,
 	return buf;
 }
 
+const char *explain_call(const char *syscall, const uint64_t args[6],
+    char *buf, size_t len)
+{
+	char n[32], v[256];
+	unsigned int last = 5;
+
+	snprintf(buf, len, "%s(", syscall);
+	while (last > 0 && args[last] == 0)
+		last--;
+	for (unsigned int i = 0; i <= last; i++) {
+		unsigned int width = tables_arg_width(syscall, i);
+
+		sysdecode_add(buf, len, "%s%s=%s", i ? ", " : "",
+		    explain_arg(syscall, i, n, sizeof(n)),
+		    explain_value(syscall, i, width ? width : 64, args[i], v,
+		    sizeof(v)));
+	}
+	sysdecode_add(buf, len, ")");
+	return buf;
+}
+
 const char *explain_cond(const char *syscall, const struct cpol_cond *c,
     char *buf, size_t len)
 {
@@ -270,6 +291,8 @@ const char *explain_limit(const struct cpol_limit *l, char *buf,
 	case CPOL_RLIM_NPROC:
 	case CPOL_RLIM_NOFILE:
 	case CPOL_RLIM_SIGPENDING:
+	case CPOL_RLIM_PIDS:
+	case CPOL_RLIM_FILES:
 		break;
 	default:
 		return explain_size(l->value, buf, len);

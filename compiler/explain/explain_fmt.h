@@ -26,6 +26,10 @@ const char *explain_symbol(const char *syscall, unsigned int arg,
 /* A value as its symbol, else decimal (small) or hex. */
 const char *explain_value(const char *syscall, unsigned int arg,
     unsigned int width, uint64_t value, char *buf, size_t len);
+/* A call with named arguments as the author would write them, the
+ * trailing zero ones left out: "ioctl(fd=0, request=TIOCSTI)". */
+const char *explain_call(const char *syscall, const uint64_t args[6],
+    char *buf, size_t len);
 /* "domain == AF_UNIX", "prot & PROT_EXEC == 0". */
 const char *explain_cond(const char *syscall, const struct cpol_cond *c,
     char *buf, size_t len);

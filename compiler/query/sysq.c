@@ -141,41 +141,6 @@ int sysq_walk(struct sysq_space *s,
 	}
 }
 
-static int fmt_num(char *buf, unsigned int len, uint64_t v)
-{
-	if (v == UINT64_MAX)
-		return snprintf(buf, len, "-1");
-	if (v < 10)
-		return snprintf(buf, len, "%llu", (unsigned long long)v);
-	return snprintf(buf, len, "0x%llx", (unsigned long long)v);
-}
-
-void sysq_format(uint32_t nr, const char *name, const uint64_t args[6],
-    char *buf, unsigned int len)
-{
-	unsigned int used;
-	int n, last = 5;
-
-	n = name ? snprintf(buf, len, "%s(", name) :
-	    snprintf(buf, len, "#%u(", (unsigned int)nr);
-	if (n < 0 || (unsigned int)n >= len)
-		return;
-	used = (unsigned int)n;
-	while (last > 0 && args[last] == 0)
-		last--;
-	for (int i = 0; i <= last && used < len; i++) {
-		if (i && used + 2 < len) {
-			buf[used++] = ',';
-			buf[used++] = ' ';
-		}
-		n = fmt_num(buf + used, len - used, args[i]);
-		if (n < 0 || (unsigned int)n >= len - used)
-			return;
-		used += (unsigned int)n;
-	}
-	snprintf(buf + used, len - used, ")");
-}
-
 const char *sysq_name(const struct cpol *p, uint32_t nr, char *buf,
     unsigned int len)
 {

@@ -43,10 +43,6 @@ void sysq_space_fix(struct sysq_space *s, unsigned int arg, uint64_t value);
 int sysq_walk(struct sysq_space *s,
     int (*fn)(const uint64_t args[6], void *ctx), void *ctx);
 
-/* Write nr's name and args as "socket(0x1, 0x1, 0)" into buf. */
-void sysq_format(uint32_t nr, const char *name, const uint64_t args[6],
-    char *buf, unsigned int len);
-
 /* The syscall's name for nr: from p's rules, then the compiler's table;
  * "#nr" in buf when neither knows it. */
 const char *sysq_name(const struct cpol *p, uint32_t nr, char *buf,

@@ -19,18 +19,20 @@ import stat
 import struct
 from typing import Any
 
-from ._cpol import (CPOL_F_BEST_EFFORT_LANDLOCK, CPOL_F_NET_OFF,
-                    CPOL_F_NET_TCP, CPOL_HEADER_LEN, CPOL_MAGIC,
-                    CPOL_MAX_SECTIONS, CPOL_MAX_SIZE, CPOL_MAX_STR,
-                    CPOL_S_LAYERS, CPOL_S_LIMITS, CPOL_S_META, CPOL_SUM_OFF,
-                    CPOL_VERSION)
+from ._cpol import (CPOL_ENV_SET, CPOL_F_BEST_EFFORT_LANDLOCK,
+                    CPOL_F_NET_OFF, CPOL_F_NET_TCP, CPOL_HEADER_LEN,
+                    CPOL_MAGIC, CPOL_MAX_SECTIONS, CPOL_MAX_SIZE,
+                    CPOL_MAX_STR, CPOL_S_ENV, CPOL_S_LAYERS, CPOL_S_LIMITS,
+                    CPOL_S_META, CPOL_SUM_OFF, CPOL_VERSION)
 
 # The format's constants come from common/cpol.h (_cpol.py, generated).
 MAGIC, VERSION, HEADER_LEN, SUM_OFF = (CPOL_MAGIC, CPOL_VERSION,
                                        CPOL_HEADER_LEN, CPOL_SUM_OFF)
 MAX_SIZE, MAX_SECTIONS, MAX_STR = (CPOL_MAX_SIZE, CPOL_MAX_SECTIONS,
                                    CPOL_MAX_STR)
-S_META, S_LAYERS, S_LIMITS = CPOL_S_META, CPOL_S_LAYERS, CPOL_S_LIMITS
+S_META, S_LAYERS, S_LIMITS, S_ENV = (CPOL_S_META, CPOL_S_LAYERS,
+                                     CPOL_S_LIMITS, CPOL_S_ENV)
+ENV_SET = CPOL_ENV_SET
 F_BEST_EFFORT_LANDLOCK, F_NET_OFF, F_NET_TCP = (
     CPOL_F_BEST_EFFORT_LANDLOCK, CPOL_F_NET_OFF, CPOL_F_NET_TCP)
 MAX_INCLUDE_DEPTH = 16      # loops in includes end here, not in a crash
@@ -54,6 +56,10 @@ class BlobInfo:
     flags: int
     timeout_ms: int         # the policy's wall-clock timeout
     output_cap: int         # the policy's stdout+stderr cap in bytes
+    # Folders directly in the workdir that the policy's environment
+    # points libraries at (MPLCONFIGDIR = "$WORKDIR/.config/matplotlib"
+    # gives ".config"): their state, never an output (outputs.py).
+    workdir_state: tuple[str, ...] = ()
 
     @property
     def network(self) -> str:
@@ -158,12 +164,30 @@ def parse_blob(buf: bytes, path: str = "") -> BlobInfo:
         elif stype == S_LIMITS:
             fields["timeout_ms"] = body.u64()
             fields["output_cap"] = body.u64()
+        elif stype == S_ENV:
+            fields["workdir_state"] = _workdir_state(body)
     if c.pos != len(buf):
         raise BlobFormatError("trailing bytes after the last section")
     for key in ("name", "landlock_abi_min", "timeout_ms"):
         if key not in fields:
             raise BlobFormatError(f"missing section for {key}")
     return BlobInfo(path=path, blob_digest=total.hex(), **fields)
+
+
+def _workdir_state(body: _Cursor) -> tuple[str, ...]:
+    """The first folder below $WORKDIR of each value the ENV section sets
+    (u32 count; u8 kind, str name, str value each)."""
+    dirs: list[str] = []
+    for _ in range(body.u32()):
+        kind = body.take(1)[0]
+        body.str()
+        value = body.str()
+        if kind != ENV_SET or not value.startswith("$WORKDIR/"):
+            continue
+        top = value[len("$WORKDIR/"):].split("/", 1)[0]
+        if top not in ("", ".", "..") and top not in dirs:
+            dirs.append(top)
+    return tuple(dirs)
 
 
 def load_blob(path: str) -> BlobInfo:

@@ -406,7 +406,8 @@ class Client:
             collect_outputs, workdir, subdir=output_dir, exclude=exclude,
             limits=self.output_limits,
             save_dir=os.fspath(save_outputs_to) if save_outputs_to
-            else None, skip=_snippet_copy(code)))
+            else None, skip=_snippet_copy(code),
+            state=frozenset(info.workdir_state)))
         return self._result(tool, info, rc, status, out, err, outputs,
                             refused, t0)
 

@@ -56,6 +56,10 @@ class OutputLimits:
 class RefusedOutput:
     name: str
     reason: str
+    # True for a folder the policy's own environment gives a library
+    # (BlobInfo.workdir_state: matplotlib's .config): the policy working
+    # as meant, nothing to fix.
+    expected: bool = False
 
 
 def kind_of(name: str) -> str:
@@ -254,9 +258,10 @@ def _check_one(dir_fd: int, name: str, limits: OutputLimits,
 MAX_REFUSED = 100   # refusals listed one by one; the rest are counted
 
 
-def _refuse(refused: list[RefusedOutput], name: str, reason: str) -> None:
+def _refuse(refused: list[RefusedOutput], name: str, reason: str,
+            expected: bool = False) -> None:
     if len(refused) < MAX_REFUSED:
-        refused.append(RefusedOutput(name, reason))
+        refused.append(RefusedOutput(name, reason, expected))
     elif len(refused) == MAX_REFUSED:
         refused.append(RefusedOutput("*", "more refusals not listed"))
 
@@ -269,6 +274,7 @@ class _Walk:
     save_dir: str | None
     skip: Callable[[str, bytes], bool] | None
     budget: int = 0
+    state: frozenset[str] = frozenset()   # top-level folders: not outputs
     entries: int = 0
     outputs: dict[str, OutputFile] = dataclasses.field(default_factory=dict)
     refused: list[RefusedOutput] = dataclasses.field(default_factory=list)
@@ -334,6 +340,11 @@ def _walk(w: _Walk, fd: int, prefix: str, depth: int) -> None:
         if not stat.S_ISDIR(st.st_mode):
             _take(w, fd, name, rel)
             continue
+        if not prefix and name in w.state:
+            _refuse(w.refused, rel, "a folder the policy's environment "
+                    "gives a library for its state: not an output",
+                    expected=True)
+            continue
         if depth + 1 >= _fs.MAX_DEPTH:
             _refuse(w.refused, rel + "/", f"folder deeper than "
                     f"{_fs.MAX_DEPTH} levels: not entered")
@@ -367,6 +378,7 @@ def collect_outputs(workdir: str, *, subdir: str | None = None,
                     limits: OutputLimits = OutputLimits(),
                     save_dir: str | None = None,
                     skip: Callable[[str, bytes], bool] | None = None,
+                    state: frozenset[str] = frozenset(),
                     ) -> tuple[dict[str, OutputFile], list[RefusedOutput]]:
     """Collect the output files of a finished run (blocking).
 
@@ -375,7 +387,9 @@ def collect_outputs(workdir: str, *, subdir: str | None = None,
     inputs; a folder's name excludes what is below it); save_dir: write
     accepted files there (folders made as needed) and return paths, not
     bytes; skip(name, data): True drops an accepted file silently (the
-    launcher's copy of the snippet).  Names are relative paths.
+    launcher's copy of the snippet); state: folders of the workdir the
+    policy's environment points libraries at, refused as expected and
+    not entered.  Names are relative paths.
     """
     w = _Walk(limits, exclude, save_dir, skip, limits.max_total_bytes)
     top = os.open(workdir, _DIR_FLAGS)
@@ -391,6 +405,8 @@ def collect_outputs(workdir: str, *, subdir: str | None = None,
                     f"following links: {e.strerror}")]
             os.close(top)
             top = fd
+        else:
+            w.state = state
         _walk(w, top, "", 0)
         return w.outputs, w.refused
     finally:

@@ -76,12 +76,15 @@ class Denial:
     """One kind of system call the policy refused (the status report's
     ``denials``): ``call`` is decoded the way ``cordonc explain`` writes
     it, ``rule`` is the policy line that decided it ("file:line") or
-    "default"; ``count`` is how many times the run made it."""
+    "default"; ``count`` is how many times the run made it; ``expected``
+    is the policy's intent (a rule naming the call answers it ENOSYS so
+    that callers fall back, as glibc does from clone3: cordon(1))."""
     syscall: str
     call: str
     action: str              # "errno(EAFNOSUPPORT)", "kill"
     rule: str
     count: int
+    expected: bool = False
 
     @classmethod
     def from_status(cls, d: Any) -> "Denial | None":
@@ -92,7 +95,8 @@ class Denial:
                    call=str(d.get("call", "")),
                    action=str(d.get("action", "")),
                    rule=str(d.get("rule", "")),
-                   count=count if isinstance(count, int) else 0)
+                   count=count if isinstance(count, int) else 0,
+                   expected=d.get("expected") is True)
 
 
 def denials_from_status(status: Mapping[str, Any]
