@@ -31,7 +31,7 @@ static const char usage_text[] =
     "              [--status-fd fd] [--status-file path] "
     "[--timeout seconds]\n"
     "              [--workdir dir] [--cgroup dir] [--resolve name:address]\n"
-    "              [--observe trace]\n"
+    "              [--observe trace] [--stdin]\n"
     "              policy.cpol snippet | - [arg ...]\n"
     "       cordon --serve @name policy.cpol\n"
     "       cordon --submit @name [option ...] snippet | - [arg ...]\n";
@@ -68,6 +68,8 @@ static const char options_text[] =
     "                        abstract socket @name (cordon(1) WARM POOLS)\n"
     "  --submit @name        first option: run snippet in the warm pool\n"
     "                        @name (no policy operand)\n"
+    "  --stdin               the run reads cordon's standard input\n"
+    "                        (not /dev/null; a snippet file only)\n"
     "  --version             print the version\n"
     "  --help                print this help\n"
     "Exit status: the snippet's; 124 timeout, 125 cordon failed, 126 or\n"
@@ -198,6 +200,7 @@ const struct option cordon_options[] = {
 	{ "version", 0, NULL, 'V' }, { "help", 0, NULL, 'h' },
 	{ "cgroup", 1, NULL, 'C' }, { "resolve", 1, NULL, 'R' },
 	{ "observe", 1, NULL, 'L' }, { "serve", 1, NULL, 'S' },
+	{ "stdin", 0, NULL, 'i' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -254,7 +257,7 @@ static int serve_opts_ok(const struct opts *o, int operands)
 {
 	return operands == 1 && !o->observe && !o->no_namespaces &&
 	    !o->workdir && !o->keep_workdir && o->status_fd < 0 &&
-	    !o->status_file && !o->nresolve && !o->quiet;
+	    !o->status_file && !o->nresolve && !o->quiet && !o->keep_stdin;
 }
 
 /* Returns -1 to go on, or an exit status (help, version, bad usage). */
@@ -275,6 +278,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		case 'c': o->check = 1; break;
 		case 'n': o->no_namespaces = 1; break;
 		case 'q': o->quiet = 1; break;
+		case 'i': o->keep_stdin = 1; break;
 		case 'I': o->idle = 1; break;
 		case 'N':       /* an increment, 0..19: lower only */
 			if (parse_count(optarg, 19, &v) < 0)
@@ -329,6 +333,12 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	}
 	o->policy = argv[optind];
 	o->snippet = o->check ? NULL : argv[optind + 1];
+	/* --stdin: the run's; a snippet read from it would leave none. */
+	if (o->keep_stdin && (o->check || strcmp(o->snippet, "-") == 0)) {
+		fprintf(stderr, "cordon: --stdin needs a snippet file "
+		    "(not - or --check)\n");
+		return EXIT_CORDON;
+	}
 	o->args = argv + optind + 2;
 	o->nargs = o->check ? 0 : argc - optind - 2;
 	return -1;
