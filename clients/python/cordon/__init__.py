@@ -27,6 +27,8 @@ from .errors import (CleanupError, ConfigError, CordonError, InputError,
                      PolicyUnenforceable, UnsafeOutput)
 from .outputs import OutputFile, OutputLimits, RefusedOutput
 from .policy import PolicyStore
+from .session import (CellFile, CellResult, Session, SessionEnded,
+                      SessionError, SessionLimit)
 from .result import (Denial, Layers, Outcome, RunResult, SnippetFailed,
                      Timings)
 
@@ -38,6 +40,8 @@ __all__ = [
     "PolicyInvalid", "PolicyStale", "PolicyUnenforceable", "InputError",
     "LauncherError", "CleanupError", "UnsafeOutput", "SnippetFailed",
     "configure", "default_client", "arun", "run",
+    "Session", "CellResult", "CellFile", "SessionError", "SessionEnded",
+    "SessionLimit",
 ]
 __version__ = "0.1.0"
 
