@@ -54,6 +54,28 @@ def test_state_imports_and_value_kept(client):
     assert d.stdout == "out\n" and d.value == repr('[1]')
 
 
+def test_readme_example(client, src_dir):
+    text = (src_dir / "clients" / "python" / "README.md").read_text()
+    code = re.search(r"```python\n(async with client.session.*?)```",
+                     text, re.S).group(1)
+    src = "async def example(client):\n" + "".join(
+        "    " + ln + "\n" for ln in code.splitlines()) + \
+        "    return r, run\n"
+    ns = {}
+    exec(src, ns)
+    r, res = run(ns["example"](client))
+    assert (r.stdout, r.value) == ("hi\n", "4.0")
+    assert res.status["outcome"] == "exited"
+
+
+def test_sync_session(client):
+    with client.session_sync(GENERAL) as s:
+        assert s.run("y = 5").ok
+        r = s.run("y * 3")
+    assert r.value == "15"
+    assert s.result is not None and s.result.status["outcome"] == "exited"
+
+
 def test_files_persist_and_are_reported(client):
     async def go():
         async with client.session(GENERAL) as s:

@@ -27,8 +27,6 @@ from .errors import (CleanupError, ConfigError, CordonError, InputError,
                      PolicyUnenforceable, UnsafeOutput)
 from .outputs import OutputFile, OutputLimits, RefusedOutput
 from .policy import PolicyStore
-from .session import (CellFile, CellResult, Session, SessionEnded,
-                      SessionError, SessionLimit)
 from .result import (Denial, Layers, Outcome, RunResult, SnippetFailed,
                      Timings)
 
@@ -41,9 +39,22 @@ __all__ = [
     "LauncherError", "CleanupError", "UnsafeOutput", "SnippetFailed",
     "configure", "default_client", "arun", "run",
     "Session", "CellResult", "CellFile", "SessionError", "SessionEnded",
-    "SessionLimit",
+    "SessionLimit", "SyncSession",
 ]
 __version__ = "0.1.0"
+
+_SESSION_NAMES = ("Session", "CellResult", "CellFile", "SessionError",
+                  "SessionEnded", "SessionLimit", "SyncSession")
+
+
+def __getattr__(name: str) -> Any:
+    """cordon.session's names, imported on first use (so that
+    ``python3 -m cordon.session`` runs that module once, as __main__)."""
+    if name in _SESSION_NAMES:
+        from . import session
+        return getattr(session, name)
+    raise AttributeError(f"module 'cordon' has no attribute {name!r}")
+
 
 _default: Client | None = None
 _default_lock = threading.Lock()

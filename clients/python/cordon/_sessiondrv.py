@@ -129,7 +129,7 @@ def _error_text(e, tb):
     return "".join(traceback.format_exception(type(e), e, tb))
 
 
-def _run_cell(req, env, filename, frame_fd):
+def _run_cell(req, env, filename):
     code = req["code"]
     timeout = float(req["timeout"])
     out, err = io.StringIO(), io.StringIO()
@@ -192,7 +192,7 @@ def main():
         if req is None:
             return
         # Not a file on disk: tracebacks read the cell's own lines.
-        res = _run_cell(req, env, "<cell %d>" % int(req["seq"]), frame_fd)
+        res = _run_cell(req, env, "<cell %d>" % int(req["seq"]))
         files, before = _changed(root, before, skip)
         res["files"] = files
         res["seq"] = req["seq"]

@@ -621,6 +621,20 @@ class Client:
             idle_timeout=idle_timeout or _session.DEFAULT_IDLE_TIMEOUT,
             env=env)
 
+    def session_sync(self, tool: str, **kw: Any) -> Any:
+        """Blocking form of session() (its event loop in a thread of its
+        own): ``with client.session_sync(TOOL) as s: s.run(cell)``."""
+        from . import session as _session
+        if kw.get("timeout") is not None and not kw["timeout"] > 0:
+            raise ValueError("timeout must be > 0 seconds")
+        kw["cell_timeout"] = kw.get("cell_timeout") or \
+            _session.DEFAULT_CELL_TIMEOUT
+        kw["idle_timeout"] = kw.get("idle_timeout") or \
+            _session.DEFAULT_IDLE_TIMEOUT
+        kw.setdefault("timeout", None)
+        kw.setdefault("env", None)
+        return _session.SyncSession(self, tool, **kw)
+
     def _session_open(self, s: Any) -> None:
         from .session import SessionLimit
         with self._pool_lock:

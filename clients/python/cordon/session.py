@@ -26,6 +26,7 @@ import dataclasses
 import json
 import os
 import sys
+import threading
 import time
 from typing import Any, Mapping
 
@@ -352,6 +353,56 @@ class Session:
             (err, False), {}, [], self._t0)
         self.result = dataclasses.replace(
             res, stdout_truncated=status.get("output_truncated") is True)
+
+
+class SyncSession:
+    """Blocking form of Session (client.session_sync()): the session's
+    event loop runs in a thread of its own, so the idle timeout holds
+    between calls.  Use as ``with``."""
+
+    def __init__(self, client: Any, tool: str, **kw: Any) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever,
+                                        name="cordon-session", daemon=True)
+        self._thread.start()
+        self.session = Session(client, tool, **kw)
+
+    def _call(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    def start(self) -> None:
+        self._call(self.session.start())
+
+    def run(self, code: str, *, timeout: float | None = None
+            ) -> CellResult:
+        return self._call(self.session.run(code, timeout=timeout))
+
+    def close(self) -> RunResult | None:
+        try:
+            return self._call(self.session.close())
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join()
+            self._loop.close()
+
+    @property
+    def result(self) -> RunResult | None:
+        return self.session.result
+
+    @property
+    def end_reason(self) -> str:
+        return self.session.end_reason
+
+    def __enter__(self) -> "SyncSession":
+        try:
+            self.start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _read_status(fd: int) -> bytes:
