@@ -260,6 +260,17 @@ static int serve_opts_ok(const struct opts *o, int operands)
 	    !o->status_file && !o->nresolve && !o->quiet && !o->keep_stdin;
 }
 
+/* --stdin gives the run cordon's stdin: a snippet read from it would
+ * leave none, and --check runs nothing.  1 (said) when refused. */
+static int stdin_refused(const struct opts *o)
+{
+	if (!o->keep_stdin || (!o->check && strcmp(o->snippet, "-") != 0))
+		return 0;
+	fprintf(stderr, "cordon: --stdin needs a snippet file (not - or "
+	    "--check)\n");
+	return 1;
+}
+
 /* Returns -1 to go on, or an exit status (help, version, bad usage). */
 int opts_parse(int argc, char **argv, struct opts *o)
 {
@@ -333,12 +344,6 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	}
 	o->policy = argv[optind];
 	o->snippet = o->check ? NULL : argv[optind + 1];
-	/* --stdin: the run's; a snippet read from it would leave none. */
-	if (o->keep_stdin && (o->check || strcmp(o->snippet, "-") == 0)) {
-		fprintf(stderr, "cordon: --stdin needs a snippet file "
-		    "(not - or --check)\n");
-		return EXIT_CORDON;
-	}
 	o->args = argv + optind + 2;
 	o->nargs = o->check ? 0 : argc - optind - 2;
 	return -1;
@@ -465,7 +470,7 @@ int main(int argc, char **argv)
 	rc = opts_parse(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	if (outputs_ok(&o) < 0)
+	if (outputs_ok(&o) < 0 || stdin_refused(&o))
 		return EXIT_CORDON;
 	o.warm_ctl = warm_spare_ctl;
 	o.null_fd = fds_sane();
