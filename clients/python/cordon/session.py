@@ -129,7 +129,9 @@ def _files(raw: Any) -> tuple[CellFile, ...]:
 
 
 def _cell(d: Mapping[str, Any], seq: int) -> CellResult:
-    if d.get("seq") != seq or not isinstance(d.get("timed_out"), bool):
+    got = d.get("seq")
+    if type(got) is not int or got != seq or \
+            not isinstance(d.get("timed_out"), bool):
         raise _Bad("seq")
     return CellResult(seq=seq, stdout=_str(d, "stdout", 8 << 20),
                       stderr=_str(d, "stderr", 8 << 20),
