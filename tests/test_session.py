@@ -33,6 +33,7 @@ def client(cpkg, policies_dir, cordon_bin, tmp_path):
     c = cpkg.Client(policies_dir, cordon=cordon_bin, work_root=runs)
     yield c
     c.close()
+    assert os.listdir(runs) == [], "a session left its folder behind"
 
 
 def run(coro):
