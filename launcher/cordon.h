@@ -61,6 +61,7 @@ struct opts {
 	const char *status_file;
 	const char *cgroup;           /* --cgroup: a delegated v2 parent */
 	int check, no_namespaces, quiet;
+	int keep_stdin;               /* --stdin: the run's stdin is ours */
 	int nice, idle;               /* --nice (0..19), --idle: the run's */
 	struct egress_map resolve[EGRESS_MAP_MAX];  /* --resolve NAME:ADDR */
 	int nresolve;
@@ -220,7 +221,8 @@ struct launch {
 	int mnt_w;                    /* child -> cordon: the run tmpfs */
 	int net_w;                    /* child -> cordon: the proxy's
 	                               * listener (named hosts), or -1 */
-	int null_fd;                  /* /dev/null, the child's stdin */
+	int null_fd;                  /* the child's stdin: /dev/null, or
+	                               * cordon's own (--stdin): 0 */
 	int out_w, err_w, msg_w;      /* stdout, stderr, failure pipe */
 	int st_w;                     /* init -> cordon: the payload's status */
 	struct sock_filter *bpf;      /* the blob's seccomp program */

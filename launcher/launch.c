@@ -234,7 +234,7 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	ln->workdir = s->workdir;
 	ln->workdir_fd = s->wfd;
 	ln->snippet_name = s->snippet;
-	ln->null_fd = o->null_fd;
+	ln->null_fd = o->keep_stdin ? 0 : o->null_fd;
 	ln->nice = o->nice;
 	ln->idle = o->idle;
 	ln->tmp_access = landlock_tmp_rights(ln->ll_handled);

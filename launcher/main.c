@@ -32,7 +32,7 @@ static const char usage_text[] =
     "              [--status-fd fd] [--status-file path] "
     "[--timeout seconds]\n"
     "              [--workdir dir] [--cgroup dir] [--resolve name:address]\n"
-    "              [--observe trace [--observe-hosts]]\n"
+    "              [--observe trace [--observe-hosts]] [--stdin]\n"
     "              policy.cpol snippet | - [arg ...]\n"
     "       cordon --serve @name policy.cpol\n"
     "       cordon --submit @name [option ...] snippet | - [arg ...]\n";
@@ -71,6 +71,8 @@ static const char options_text[] =
     "                        abstract socket @name (cordon(1) WARM POOLS)\n"
     "  --submit @name        first option: run snippet in the warm pool\n"
     "                        @name (no policy operand)\n"
+    "  --stdin               the run reads cordon's standard input\n"
+    "                        (not /dev/null; a snippet file only)\n"
     "  --version             print the version\n"
     "  --help                print this help\n"
     "Exit status: the snippet's; 124 timeout, 125 cordon failed, 126 or\n"
@@ -201,7 +203,7 @@ const struct option cordon_options[] = {
 	{ "version", 0, NULL, 'V' }, { "help", 0, NULL, 'h' },
 	{ "cgroup", 1, NULL, 'C' }, { "resolve", 1, NULL, 'R' },
 	{ "observe", 1, NULL, 'L' }, { "serve", 1, NULL, 'S' },
-	{ "observe-hosts", 0, NULL, 'H' },
+	{ "observe-hosts", 0, NULL, 'H' }, { "stdin", 0, NULL, 'i' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -258,7 +260,18 @@ static int serve_opts_ok(const struct opts *o, int operands)
 {
 	return operands == 1 && !o->observe && !o->no_namespaces &&
 	    !o->workdir && !o->keep_workdir && o->status_fd < 0 &&
-	    !o->status_file && !o->nresolve && !o->quiet;
+	    !o->status_file && !o->nresolve && !o->quiet && !o->keep_stdin;
+}
+
+/* --stdin gives the run cordon's stdin: a snippet read from it would
+ * leave none, and --check runs nothing.  1 (said) when refused. */
+static int stdin_refused(const struct opts *o)
+{
+	if (!o->keep_stdin || (!o->check && strcmp(o->snippet, "-") != 0))
+		return 0;
+	fprintf(stderr, "cordon: --stdin needs a snippet file (not - or "
+	    "--check)\n");
+	return 1;
 }
 
 /* Returns -1 to go on, or an exit status (help, version, bad usage). */
@@ -279,6 +292,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		case 'c': o->check = 1; break;
 		case 'n': o->no_namespaces = 1; break;
 		case 'q': o->quiet = 1; break;
+		case 'i': o->keep_stdin = 1; break;
 		case 'I': o->idle = 1; break;
 		case 'N':       /* an increment, 0..19: lower only */
 			if (parse_count(optarg, 19, &v) < 0)
@@ -465,7 +479,7 @@ int main(int argc, char **argv)
 	rc = opts_parse(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	if (outputs_ok(&o) < 0)
+	if (outputs_ok(&o) < 0 || stdin_refused(&o))
 		return EXIT_CORDON;
 	o.warm_ctl = warm_spare_ctl;
 	o.null_fd = fds_sane();

@@ -38,8 +38,23 @@ __all__ = [
     "PolicyInvalid", "PolicyStale", "PolicyUnenforceable", "InputError",
     "LauncherError", "CleanupError", "UnsafeOutput", "SnippetFailed",
     "configure", "default_client", "arun", "run",
+    "Session", "CellResult", "CellFile", "SessionError", "SessionEnded",
+    "SessionLimit", "SyncSession",
 ]
 __version__ = "0.1.0"
+
+_SESSION_NAMES = ("Session", "CellResult", "CellFile", "SessionError",
+                  "SessionEnded", "SessionLimit", "SyncSession")
+
+
+def __getattr__(name: str) -> Any:
+    """cordon.session's names, imported on first use (so that
+    ``python3 -m cordon.session`` runs that module once, as __main__)."""
+    if name in _SESSION_NAMES:
+        from . import session
+        return getattr(session, name)
+    raise AttributeError(f"module 'cordon' has no attribute {name!r}")
+
 
 _default: Client | None = None
 _default_lock = threading.Lock()

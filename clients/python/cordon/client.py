@@ -604,3 +604,56 @@ class Client:
             denials=denials_from_status(status),
             denials_dropped=(status.get("denials_dropped") or 0)
             if isinstance(status.get("denials_dropped"), int) else 0)
+
+    # -- sessions (cordon.session) ----------------------------------------
+
+    # Live sessions at once per client; the next is refused (SessionLimit).
+    max_sessions = 8
+
+    def session(self, tool: str, *, timeout: float | None = None,
+                cell_timeout: float | None = None,
+                idle_timeout: float | None = None,
+                env: Mapping[str, str] | None = None) -> Any:
+        """A Session: successive cells in one sandboxed interpreter under
+        TOOL's policy (one cold run; see cordon.session).  timeout: the
+        session's maximum age (cordon --timeout; the policy's when None);
+        cell_timeout: each cell's default; idle_timeout: seconds without
+        a cell before the session is ended.  Use ``async with``."""
+        from . import session as _session
+        if timeout is not None and not timeout > 0:
+            raise ValueError("timeout must be > 0 seconds")
+        return _session.Session(
+            self, tool, timeout=timeout,
+            cell_timeout=cell_timeout or _session.DEFAULT_CELL_TIMEOUT,
+            idle_timeout=idle_timeout or _session.DEFAULT_IDLE_TIMEOUT,
+            env=env)
+
+    def session_sync(self, tool: str, **kw: Any) -> Any:
+        """Blocking form of session() (its event loop in a thread of its
+        own): ``with client.session_sync(TOOL) as s: s.run(cell)``."""
+        from . import session as _session
+        if kw.get("timeout") is not None and not kw["timeout"] > 0:
+            raise ValueError("timeout must be > 0 seconds")
+        kw["cell_timeout"] = kw.get("cell_timeout") or \
+            _session.DEFAULT_CELL_TIMEOUT
+        kw["idle_timeout"] = kw.get("idle_timeout") or \
+            _session.DEFAULT_IDLE_TIMEOUT
+        kw.setdefault("timeout", None)
+        kw.setdefault("env", None)
+        return _session.SyncSession(self, tool, **kw)
+
+    def _session_open(self, s: Any) -> None:
+        from .session import SessionLimit
+        with self._pool_lock:
+            live = self.__dict__.setdefault("_sessions", set())
+            if self._closed:
+                raise LauncherError("the client is closed", None)
+            if len(live) >= self.max_sessions:
+                raise SessionLimit(f"{len(live)} sessions live: the "
+                                   f"client's maximum is "
+                                   f"{self.max_sessions}")
+            live.add(s)
+
+    def _session_closed(self, s: Any) -> None:
+        with self._pool_lock:
+            self.__dict__.setdefault("_sessions", set()).discard(s)

@@ -1,0 +1,202 @@
+"""A session's driver: the snippet of one cordon run that executes cells.
+
+This file runs INSIDE the sandbox, as the run's snippet (cordon --stdin).
+It reads requests on its stdin and writes frames on its stdout; the cell
+shares its interpreter, so whatever it writes is untrusted to the client
+(cordon/session.py parses it strictly; outcome, denials and bounds come
+from cordon's status, never from here).
+
+Request: b"C" + 8 hex digits (length) + b"\\n" + JSON {"seq", "code",
+"timeout"}.  Frame: b"\\0CORDONSESSION" + 8 hex digits + b"\\n" + JSON.
+Standard library only; kept to one Python version's features (3.9+).
+"""
+import ast
+import base64
+import io
+import json
+import linecache
+import os
+import signal
+import sys
+import traceback
+
+FRAME = b"\0CORDONSESSION"
+REQ_MAX = 16 << 20          # one cell's source, at most
+FILE_BYTES = 64 << 10       # a changed file's content sent, at most
+FILES_MAX = 256             # changed files listed, at most
+FILES_BYTES = 1 << 20       # contents sent per cell, in all
+TEXT_MAX = 8 << 20          # a cell's stdout or stderr kept
+VALUE_MAX = 64 << 10        # a final expression's repr kept
+DEPTH_MAX = 16              # folders walked below the workdir
+
+
+class CellTimeout(BaseException):
+    """Raised in the cell by the driver's timer."""
+
+
+def _alarm(signum, frame):
+    raise CellTimeout("cell timed out")
+
+
+def _read_exact(fd, n):
+    buf = b""
+    while len(buf) < n:
+        chunk = os.read(fd, n - len(buf))
+        if not chunk:
+            return None
+        buf += chunk
+    return buf
+
+
+def _request(fd):
+    head = _read_exact(fd, 10)
+    if head is None or head[:1] != b"C" or head[9:] != b"\n":
+        return None
+    n = int(head[1:9], 16)
+    if n > REQ_MAX:
+        return None
+    body = _read_exact(fd, n)
+    return None if body is None else json.loads(body)
+
+
+def _send(fd, obj):
+    data = json.dumps(obj).encode()
+    msg = FRAME + b"%08x\n" % len(data) + data
+    while msg:
+        msg = msg[os.write(fd, msg):]
+
+
+def _tree(root):
+    """{relative name: (size, mtime_ns)} of the regular files below."""
+    seen = {}
+
+    def walk(path, rel, depth):
+        if depth > DEPTH_MAX:
+            return
+        try:
+            entries = list(os.scandir(path))
+        except OSError:
+            return
+        for e in entries:
+            name = rel + e.name
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    walk(e.path, name + "/", depth + 1)
+                elif e.is_file(follow_symlinks=False):
+                    st = e.stat(follow_symlinks=False)
+                    seen[name] = (st.st_size, st.st_mtime_ns)
+            except OSError:
+                pass
+    walk(root, "", 0)
+    return seen
+
+
+def _changed(root, before, skip):
+    after = _tree(root)
+    out, budget = [], FILES_BYTES
+    for name in sorted(after):
+        if name in skip or before.get(name) == after[name]:
+            continue
+        if len(out) == FILES_MAX:
+            break
+        size = after[name][0]
+        data = b""
+        try:
+            with open(os.path.join(root, name), "rb") as f:
+                data = f.read(min(FILE_BYTES, budget))
+        except OSError:
+            pass
+        budget -= len(data)
+        out.append({"name": name, "size": size,
+                    "data": base64.b64encode(data).decode()})
+    return out, after
+
+
+def _compile(code, filename):
+    """(exec code, eval code or None): a final expression is evaluated
+    apart, for its value, as a REPL does."""
+    tree = ast.parse(code, filename, "exec")
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    body = compile(tree, filename, "exec", dont_inherit=True)
+    return body, (compile(last, filename, "eval", dont_inherit=True)
+                  if last is not None else None)
+
+
+def _error_text(e, tb):
+    """The error as a cold run prints it: the cell's frames only."""
+    return "".join(traceback.format_exception(type(e), e, tb))
+
+
+def _run_cell(req, env, filename):
+    code = req["code"]
+    timeout = float(req["timeout"])
+    out, err = io.StringIO(), io.StringIO()
+    value = error = None
+    timed_out = False
+    # Tracebacks show the cell's source, as a cold run shows its file's.
+    linecache.cache[filename] = (len(code), None,
+                                 code.splitlines(True), filename)
+    sys.stdout, sys.stderr = out, err
+    try:
+        try:
+            body, last = _compile(code, filename)
+        except SyntaxError as e:
+            error = _error_text(e, None)
+        else:
+            signal.signal(signal.SIGALRM, _alarm)
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+            try:
+                exec(body, env)
+                if last is not None:
+                    v = eval(last, env)
+                    if v is not None:
+                        value = repr(v)[:VALUE_MAX]
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+    except CellTimeout:
+        timed_out = True
+        error = "CellTimeout: cell interrupted after %gs\n" % timeout
+    except SystemExit as e:
+        error = _error_text(e, e.__traceback__.tb_next)
+    except BaseException as e:
+        error = _error_text(e, e.__traceback__.tb_next)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+    return {"stdout": out.getvalue()[:TEXT_MAX],
+            "stderr": err.getvalue()[:TEXT_MAX],
+            "value": value, "error": error, "timed_out": timed_out}
+
+
+def main():
+    # Requests on a private descriptor; the cell's fd 0 reads nothing.
+    req_fd = os.dup(0)
+    frame_fd = os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    # A cell's raw writes to fd 1 go to the run's stderr, not the frames.
+    os.dup2(2, 1)
+    os.close(null)
+    sys.stdin = io.TextIOWrapper(io.BytesIO(b""))
+    me = os.path.abspath(sys.argv[0])
+    root = os.getcwd()
+    skip = {os.path.relpath(me, root)}
+    env = {"__name__": "__main__", "__builtins__": __builtins__}
+    signal.signal(signal.SIGALRM, _alarm)
+    before = _tree(root)
+    _send(frame_fd, {"ready": True})
+    while True:
+        req = _request(req_fd)
+        if req is None:
+            return
+        # Not a file on disk: tracebacks read the cell's own lines.
+        res = _run_cell(req, env, "<cell %d>" % int(req["seq"]))
+        files, before = _changed(root, before, skip)
+        res["files"] = files
+        res["seq"] = req["seq"]
+        _send(frame_fd, res)
+
+
+main()

@@ -1,0 +1,459 @@
+"""Sessions: successive cells in one sandboxed interpreter.
+
+A session is ONE ordinary cold cordon run (``cordon --stdin POLICY
+DRIVER``) whose snippet is _sessiondrv.py: every layer, bound, the
+timeout (the session's maximum age) and the status apply as to any run.
+Cells go in on the run's stdin; results come back as frames on its
+stdout.  Everything in a frame comes from inside the sandbox (a cell
+shares the driver's interpreter and can forge frames): frames are parsed
+strictly, with bounded sizes, and can only affect the session's own cell
+results; the facts (outcome, denials, bounds) come from cordon's status
+at the end (Session.result).
+
+    async with client.session("code_gen") as s:
+        r = await s.run("x = 1")
+        r = await s.run("x + 1")        # r.value == "2"
+
+    python3 -m cordon.session TOOL < cells   (cells separated by a line
+    "#%%"; one JSON object per cell on stdout, the status last)
+"""
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import dataclasses
+import json
+import os
+import sys
+import threading
+import time
+from typing import Any, Mapping
+
+from . import _fs
+from .errors import CordonError, LauncherError
+from .result import RunResult
+
+FRAME = b"\0CORDONSESSION"
+FRAME_MAX = 24 << 20            # one frame's JSON, at most
+DEFAULT_CELL_TIMEOUT = 30.0
+DEFAULT_IDLE_TIMEOUT = 300.0
+CELL_GRACE = 2.0                # past a cell's timeout: the session ends
+READY_TIMEOUT = 60.0            # the driver's first frame
+DEFAULT_MAX_SESSIONS = 8        # live sessions per client
+DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                      "_sessiondrv.py")
+
+
+class SessionError(CordonError):
+    """The session cannot take a cell (ended, too many live sessions)."""
+
+
+class SessionLimit(SessionError):
+    """The client already holds its maximum number of live sessions."""
+
+
+class SessionEnded(SessionError):
+    """The session has ended; ``reason`` says why, ``result`` is the run's
+    RunResult (cordon's status) when it is known."""
+
+    def __init__(self, reason: str, result: RunResult | None) -> None:
+        super().__init__(f"session ended: {reason}")
+        self.reason = reason
+        self.result = result
+
+
+@dataclasses.dataclass(frozen=True)
+class CellFile:
+    name: str
+    size: int
+    data: bytes                 # the first bytes only (bounded)
+
+    @property
+    def truncated(self) -> bool:
+        return len(self.data) < self.size
+
+
+@dataclasses.dataclass(frozen=True)
+class CellResult:
+    """One cell: as reported by the driver (inside the sandbox), except
+    session_ended/end_reason/run, which the client decided."""
+    seq: int
+    stdout: str
+    stderr: str
+    value: str | None           # repr of a final expression, None: none
+    error: str | None           # the traceback, as a cold run prints it
+    timed_out: bool
+    files: tuple[CellFile, ...]
+    session_ended: bool = False
+    end_reason: str = ""
+    run: RunResult | None = None    # the run's result once it ended
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.session_ended
+
+
+class _Bad(Exception):
+    """A frame broke the protocol."""
+
+
+def _str(d: Mapping[str, Any], key: str, cap: int) -> str:
+    v = d.get(key)
+    if not isinstance(v, str) or len(v) > cap:
+        raise _Bad(key)
+    return v
+
+
+def _opt_str(d: Mapping[str, Any], key: str, cap: int) -> str | None:
+    return None if d.get(key) is None else _str(d, key, cap)
+
+
+def _files(raw: Any) -> tuple[CellFile, ...]:
+    if not isinstance(raw, list) or len(raw) > 256:
+        raise _Bad("files")
+    out = []
+    for f in raw:
+        if not isinstance(f, dict) or set(f) != {"name", "size", "data"}:
+            raise _Bad("file")
+        size = f["size"]
+        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+            raise _Bad("size")
+        try:
+            data = base64.b64decode(_str(f, "data", 1 << 20),
+                                    validate=True)
+        except binascii.Error:
+            raise _Bad("data") from None
+        out.append(CellFile(_str(f, "name", 4096), size, data[:size]))
+    return tuple(out)
+
+
+def _cell(d: Mapping[str, Any], seq: int) -> CellResult:
+    got = d.get("seq")
+    if type(got) is not int or got != seq or \
+            not isinstance(d.get("timed_out"), bool):
+        raise _Bad("seq")
+    return CellResult(seq=seq, stdout=_str(d, "stdout", 8 << 20),
+                      stderr=_str(d, "stderr", 8 << 20),
+                      value=_opt_str(d, "value", 64 << 10),
+                      error=_opt_str(d, "error", 1 << 20),
+                      timed_out=d["timed_out"], files=_files(d.get("files")))
+
+
+class Session:
+    """Made by Client.session(); use as ``async with``."""
+
+    def __init__(self, client: Any, tool: str, *, timeout: float | None,
+                 cell_timeout: float, idle_timeout: float,
+                 env: Mapping[str, str] | None) -> None:
+        self.client = client
+        self.tool = tool
+        self.timeout = timeout
+        self.cell_timeout = cell_timeout
+        self.idle_timeout = idle_timeout
+        self.env = env
+        self.result: RunResult | None = None    # once ended
+        self.end_reason = ""
+        self._proc: asyncio.subprocess.Process | None = None
+        self._seq = 0
+        self._lock = asyncio.Lock()
+        self._idle: asyncio.TimerHandle | None = None
+        self._base: str | None = None
+        self._status_r = -1
+        self._err_task: asyncio.Task[bytes] | None = None
+        self._t0 = 0.0
+        self._ending: asyncio.Future[None] | None = None
+
+    async def __aenter__(self) -> "Session":
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def start(self) -> None:
+        c = self.client
+        c._session_open(self)
+        try:
+            await self._start()
+        except BaseException:
+            await self._finish("start failed")
+            raise
+
+    async def _start(self) -> None:
+        c = self.client
+        self._t0 = time.monotonic()
+        info = await (c.policies.acheck(self.tool) if c.check_kernel else
+                      c._in_io(c.policies.load, self.tool))
+        self._info = info
+        self._base = await c._in_io(_fs.make_private_dir, c.work_root,
+                                    f"cordon-session-{self.tool}-")
+        workdir = os.path.join(self._base, "work")
+        os.mkdir(workdir, 0o700)
+        self.workdir = workdir         # the run's (on the host)
+        with open(DRIVER, "rb") as f:
+            self._code = f.read()
+        snippet = os.path.join(self._base, "session.py")
+        with open(snippet, "wb") as f:
+            f.write(self._code)
+        rfd, wfd = os.pipe()
+        self._status_r = rfd
+        extra = ["--timeout", f"{self.timeout:g}"] if self.timeout else []
+        argv = [c.cordon, *c._priority_opts, "--stdin", "--status-fd",
+                str(wfd), "--workdir", workdir, "--quiet", *extra,
+                info.path, snippet]
+        try:
+            self._proc = await asyncio.create_subprocess_exec(
+                *argv, stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, pass_fds=(wfd,),
+                env=c._env(self.env), cwd=self._base, limit=FRAME_MAX)
+        finally:
+            os.close(wfd)
+        assert self._proc.stderr is not None
+        self._err_task = asyncio.ensure_future(
+            self._proc.stderr.read(c.stream_cap))
+        try:
+            ready = await asyncio.wait_for(self._frame(), READY_TIMEOUT)
+        except (asyncio.TimeoutError, _Bad):
+            ready = None
+        if ready != {"ready": True}:
+            await self._finish("the driver did not start")
+            raise SessionEnded(self.end_reason, self.result)
+        self._arm_idle()
+
+    def _arm_idle(self) -> None:
+        if self._idle is not None:
+            self._idle.cancel()
+        loop = asyncio.get_running_loop()
+        self._idle = loop.call_later(
+            self.idle_timeout, lambda: asyncio.ensure_future(
+                self._finish("idle timeout")))
+
+    async def _frame(self) -> dict[str, Any]:
+        """The next frame, parsed strictly; _Bad otherwise."""
+        assert self._proc is not None and self._proc.stdout is not None
+        rd = self._proc.stdout
+        try:
+            head = await rd.readexactly(len(FRAME) + 9)
+        except asyncio.IncompleteReadError:
+            raise _Bad("eof") from None
+        if head[:len(FRAME)] != FRAME or head[-1:] != b"\n":
+            raise _Bad("header")
+        hexlen = head[len(FRAME):-1]
+        if not all(ch in b"0123456789abcdef" for ch in hexlen):
+            raise _Bad("length")
+        n = int(hexlen, 16)
+        if n > FRAME_MAX:
+            raise _Bad("size")
+        try:
+            d = json.loads(await rd.readexactly(n))
+        except (asyncio.IncompleteReadError, ValueError):
+            raise _Bad("json") from None
+        if not isinstance(d, dict):
+            raise _Bad("json")
+        return d
+
+    async def run(self, code: str, *, timeout: float | None = None
+                  ) -> CellResult:
+        """Run one cell; its timeout (default cell_timeout) interrupts it
+        and keeps the session when the cell lets the driver's SIGALRM
+        through; when not, after CELL_GRACE s the session is ended and the
+        result says so.  Raises SessionEnded when it had ended before."""
+        async with self._lock:
+            if self._proc is None:
+                raise SessionEnded(self.end_reason or "not started",
+                                   self.result)
+            if self._idle is not None:
+                self._idle.cancel()
+            self._seq += 1
+            seq = self._seq
+            t = timeout if timeout is not None else self.cell_timeout
+            if not t > 0:
+                raise ValueError("timeout must be > 0 seconds")
+            body = json.dumps({"seq": seq, "code": code,
+                               "timeout": t}).encode()
+            assert self._proc.stdin is not None
+            try:
+                self._proc.stdin.write(b"C%08x\n" % len(body) + body)
+                await self._proc.stdin.drain()
+                d = await asyncio.wait_for(self._frame(), t + CELL_GRACE)
+                cell = _cell(d, seq)
+            except asyncio.TimeoutError:
+                why = (f"cell {seq} did not stop within its {t:g}s "
+                       f"timeout (+{CELL_GRACE:g}s grace)")
+                stuck = True
+            except (_Bad, OSError) as e:
+                why = (f"cell {seq}: the driver's frames broke off or were "
+                       f"malformed ({e}); see the run's status")
+                stuck = False
+            else:
+                self._arm_idle()
+                return cell
+            await self._finish(why, stuck=stuck)
+            return CellResult(seq, "", "", None, None, True, (), True,
+                              self.end_reason, self.result)
+
+    async def close(self) -> RunResult | None:
+        """End the session (EOF to the driver) and return the run's
+        RunResult (cordon's status); None if cordon gave none."""
+        await self._finish("closed")
+        return self.result
+
+    async def _finish(self, reason: str, stuck: bool = False) -> None:
+        """End the session once (the idle timer, a cell and close() may
+        all ask); every caller waits for the same end."""
+        if self._ending is None:
+            self._ending = asyncio.ensure_future(self._end(reason, stuck))
+        await asyncio.shield(self._ending)
+
+    async def _end(self, reason: str, stuck: bool) -> None:
+        proc, self._proc = self._proc, None
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
+        if proc is not None:
+            self.end_reason = reason
+            if proc.stdin is not None:
+                proc.stdin.close()
+            try:
+                if stuck:       # the driver cannot read the EOF
+                    raise asyncio.TimeoutError
+                await asyncio.wait_for(proc.wait(), self.client.grace)
+            except asyncio.TimeoutError:
+                proc.terminate()
+                try:
+                    await asyncio.wait_for(proc.wait(), self.client.grace)
+                except asyncio.TimeoutError:
+                    proc.kill()
+                    await proc.wait()
+            await self._collect(proc)
+        if self._status_r >= 0:
+            os.close(self._status_r)
+            self._status_r = -1
+        if self._base is not None:
+            base, self._base = self._base, None
+            await self.client._in_io(self.client._remove, base)
+        self.client._session_closed(self)
+
+    async def _collect(self, proc: asyncio.subprocess.Process) -> None:
+        from .client import _parse_status
+        err = await self._err_task if self._err_task else b""
+        rest = await proc.stdout.read() if proc.stdout else b""
+        raw = await self.client._in_io(_read_status, self._status_r)
+        status = _parse_status(raw)
+        if status is None or status.get("outcome") == "error":
+            self.result = None
+            if reason_launcher(status):
+                self.end_reason += f"; cordon: {reason_launcher(status)}"
+            return
+        assert proc.returncode is not None
+        # stdout carried the frames (the cells' output is in each
+        # CellResult): the run's stdout is what followed the last frame.
+        res = self.client._result(
+            self.tool, self._info, proc.returncode, status, (rest, False),
+            (err, False), {}, [], self._t0)
+        self.result = dataclasses.replace(
+            res, stdout_truncated=status.get("output_truncated") is True)
+
+
+class SyncSession:
+    """Blocking form of Session (client.session_sync()): the session's
+    event loop runs in a thread of its own, so the idle timeout holds
+    between calls.  Use as ``with``."""
+
+    def __init__(self, client: Any, tool: str, **kw: Any) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever,
+                                        name="cordon-session", daemon=True)
+        self._thread.start()
+        self.session = Session(client, tool, **kw)
+
+    def _call(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    def start(self) -> None:
+        self._call(self.session.start())
+
+    def run(self, code: str, *, timeout: float | None = None
+            ) -> CellResult:
+        return self._call(self.session.run(code, timeout=timeout))
+
+    def close(self) -> RunResult | None:
+        try:
+            return self._call(self.session.close())
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join()
+            self._loop.close()
+
+    @property
+    def result(self) -> RunResult | None:
+        return self.session.result
+
+    @property
+    def end_reason(self) -> str:
+        return self.session.end_reason
+
+    def __enter__(self) -> "SyncSession":
+        try:
+            self.start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _read_status(fd: int) -> bytes:
+    raw = b""
+    while len(raw) <= 1 << 20:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        raw += chunk
+    return raw
+
+
+def reason_launcher(status: Mapping[str, Any] | None) -> str:
+    return str((status or {}).get("reason", ""))
+
+
+# -- the command line ------------------------------------------------------
+
+async def _cli(tool: str, text: str) -> int:
+    from .client import Client
+    cells = [c for c in text.split("\n#%%\n")]
+    async with Client() as client:
+        async with client.session(tool) as s:
+            for code in cells:
+                r = await s.run(code)
+                d = dataclasses.asdict(r)
+                d.pop("run", None)
+                d["files"] = [{"name": f.name, "size": f.size}
+                              for f in r.files]
+                print(json.dumps(d), flush=True)
+                if r.session_ended:
+                    break
+        res = s.result
+        print(json.dumps({"end_reason": s.end_reason,
+                          "status": dict(res.status) if res else None}))
+        return 0 if res is not None else 1
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print("usage: python3 -m cordon.session TOOL < cells",
+              file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(_cli(argv[1], sys.stdin.read()))
+    except (CordonError, LauncherError) as e:
+        print(f"cordon.session: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

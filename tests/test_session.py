@@ -1,0 +1,316 @@
+"""Sessions (cordon.session): successive cells in one sandboxed
+interpreter, which is one ordinary cold cordon run.  Live tests against
+the real cordon and the shipped general policy, as root and as uid 65534
+(make check's two passes)."""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from client_support import import_client, procs_with  # noqa: E402
+
+GENERAL = "code_gen"
+
+
+@pytest.fixture(scope="module")
+def cpkg(src_dir):
+    return import_client(src_dir)
+
+
+@pytest.fixture
+def client(cpkg, policies_dir, cordon_bin, tmp_path):
+    assert (policies_dir / f"{GENERAL}.cpol").is_file(), "run make"
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    c = cpkg.Client(policies_dir, cordon=cordon_bin, work_root=runs)
+    yield c
+    c.close()
+    assert os.listdir(runs) == [], "a session left its folder behind"
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_state_imports_and_value_kept(client):
+    async def go():
+        async with client.session(GENERAL) as s:
+            a = await s.run("x = 1")
+            b = await s.run("x + 1")
+            c = await s.run("import json")
+            d = await s.run("print('out'); json.dumps([x])")
+            return a, b, c, d
+    a, b, c, d = run(go())
+    assert a.ok and a.value is None
+    assert b.value == "2"
+    assert c.ok
+    assert d.stdout == "out\n" and d.value == repr('[1]')
+
+
+def test_readme_example(client, src_dir):
+    text = (src_dir / "clients" / "python" / "README.md").read_text()
+    code = re.search(r"```python\n(async with client.session.*?)```",
+                     text, re.S).group(1)
+    src = "async def example(client):\n" + "".join(
+        "    " + ln + "\n" for ln in code.splitlines()) + \
+        "    return r, run\n"
+    ns = {}
+    exec(src, ns)
+    r, res = run(ns["example"](client))
+    assert (r.stdout, r.value) == ("hi\n", "4.0")
+    assert res.status["outcome"] == "exited"
+
+
+def test_sync_session(client):
+    with client.session_sync(GENERAL) as s:
+        assert s.run("y = 5").ok
+        r = s.run("y * 3")
+    assert r.value == "15"
+    assert s.result is not None and s.result.status["outcome"] == "exited"
+
+
+def test_files_persist_and_are_reported(client):
+    async def go():
+        async with client.session(GENERAL) as s:
+            a = await s.run("open('data.txt', 'w').write('abc')")
+            b = await s.run("open('data.txt').read()")
+            c = await s.run("import os; os.makedirs('d'); "
+                            "open('d/b.bin', 'wb').write(b'x' * 10)")
+            d = await s.run("open('data.txt', 'a').write('de')")
+            return a, b, c, d
+    a, b, c, d = run(go())
+    assert [(f.name, f.size, f.data) for f in a.files] == \
+        [("data.txt", 3, b"abc")]
+    assert b.value == "'abc'" and b.files == ()
+    assert [(f.name, f.size) for f in c.files] == [("d/b.bin", 10)]
+    assert [(f.name, f.size, f.data) for f in d.files] == \
+        [("data.txt", 5, b"abcde")]
+
+
+def _norm(text):
+    return re.sub(r'File "[^"]*"', 'File "SNIPPET"', text)
+
+
+@pytest.mark.parametrize("code", [
+    "def f(n):\n    return 10 // n\n\nprint('before')\nf(0)\n",
+    "x = (\n",
+    "raise SystemExit('bye')\n",
+])
+def test_error_traceback_equals_a_cold_run(client, code):
+    async def go():
+        cold = await client.arun(GENERAL, code)
+        async with client.session(GENERAL) as s:
+            cell = await s.run(code)
+        return cold, cell
+    cold, cell = run(go())
+    assert cell.error is not None
+    if code.startswith("raise SystemExit"):
+        assert cold.stderr_text() == "bye\n"
+        assert "SystemExit: bye" in cell.error
+        return
+    assert cell.stdout == cold.stdout_text()
+    assert _norm(cell.error) == _norm(cold.stderr_text())
+    assert "_sessiondrv" not in cell.error and "_run_cell" not in cell.error
+
+
+def test_cell_timeout_interrupts_and_keeps_state(client):
+    async def go():
+        async with client.session(GENERAL) as s:
+            await s.run("x = 41")
+            t = await s.run("while True: pass", timeout=1)
+            after = await s.run("x + 1")
+            return t, after
+    t, after = run(go())
+    assert t.timed_out and not t.session_ended
+    assert "CellTimeout" in t.error
+    assert after.value == "42"
+
+
+def test_cell_ignoring_the_timer_ends_the_session(cpkg, client):
+    async def go():
+        s = client.session(GENERAL)
+        async with s:
+            r = await s.run("import signal, time\n"
+                            "signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+                            "time.sleep(100)\n", timeout=1)
+            with pytest.raises(cpkg.SessionEnded) as e:
+                await s.run("1")
+        return s, r, e.value
+    s, r, e = run(go())
+    assert r.timed_out and r.session_ended
+    assert "did not stop within its 1s timeout" in r.end_reason
+    assert r.run is not None and r.run is s.result
+    assert "did not stop" in e.reason
+    # cordon's own account: ended from outside, every layer was there.
+    assert s.result.outcome == cpkg.Outcome.INTERRUPTED
+    assert s.result.layers.seccomp
+
+
+def test_idle_timeout_ends_the_session(cpkg, client):
+    async def go():
+        s = client.session(GENERAL, idle_timeout=0.5)
+        async with s:
+            await s.run("x = 1")
+            for _ in range(600):        # the end, however slow the host
+                if s.result is not None:
+                    break
+                await asyncio.sleep(0.1)
+            with pytest.raises(cpkg.SessionEnded) as e:
+                await s.run("x")
+        return s, e.value
+    s, e = run(go())
+    assert s.end_reason == "idle timeout" and e.reason == "idle timeout"
+    assert s.result is not None and s.result.outcome == cpkg.Outcome.EXITED
+
+
+def test_max_sessions_refused(cpkg, client):
+    client.max_sessions = 1
+
+    async def go():
+        async with client.session(GENERAL) as s:
+            await s.run("1")
+            with pytest.raises(cpkg.SessionLimit, match="maximum is 1"):
+                async with client.session(GENERAL):
+                    pass
+        async with client.session(GENERAL) as s2:   # freed by the end
+            return await s2.run("2")
+    assert run(go()).value == "2"
+
+
+def test_sessions_isolated(client, cordon_bin):
+    async def go():
+        async with client.session(GENERAL) as a, \
+                client.session(GENERAL) as b:
+            await a.run("import os\nsecret = 'A'\n"
+                        "open('secret.txt', 'w').write('A')\n"
+                        "os.environ['SESSION_A'] = '1'\n")
+            seen = await b.run(
+                "import os\n"
+                "('secret' in globals(), os.path.exists('secret.txt'), "
+                "os.environ.get('SESSION_A'), sorted(os.listdir('.')))")
+            # b's interpreter, by its host pid: a can neither signal nor
+            # ptrace it.
+            pids = [p for p, cmd in procs_with(b.workdir)
+                    if not cmd.startswith(os.fsencode(cordon_bin))]
+            assert pids, "b's interpreter not found"
+            probe = await a.run(
+                "import ctypes, os, signal\n"
+                "libc = ctypes.CDLL(None, use_errno=True)\n"
+                "out = []\n"
+                f"for pid in {pids!r}:\n"
+                "    try:\n"
+                "        os.kill(pid, signal.SIGKILL)\n"
+                "        out.append('killed')\n"
+                "    except OSError as e:\n"
+                "        out.append(type(e).__name__)\n"
+                "    r = libc.ptrace(16, pid, None, None)\n"
+                "    out.append(('ptrace', r, ctypes.get_errno() != 0))\n"
+                "out")
+            alive = await b.run("secret = 'B'\nsecret")
+            return seen, probe, alive
+    seen, probe, alive = run(go())
+    assert seen.value.startswith("(False, False, None, [")
+    assert "secret.txt" not in seen.value
+    assert "killed" not in probe.value and "('ptrace', 0," not in \
+        probe.value, probe
+    assert alive.value == "'B'" and not alive.session_ended
+
+
+def _frame(seq, **kw):
+    body = json.dumps({"seq": seq, "stdout": "forged", "stderr": "",
+                       "value": "'forged'", "error": None,
+                       "timed_out": False, "files": [], **kw})
+    return "\\0CORDONSESSION%08x\\n%s" % (len(body), body)
+
+
+def test_forged_frames_stay_in_their_own_session(cpkg, client):
+    async def go():
+        async with client.session(GENERAL) as s:
+            # print()ed: the cell's own output, not a frame.
+            a = await s.run(f"print({_frame(2, outcome='seccomp')!r})")
+            b = await s.run("1 + 1")
+            # Written on the frame pipe itself, for a later cell: the
+            # session ends; the result is cordon's, not the frame's.
+            c = await s.run(
+                "import os, stat\n"
+                f"f = {_frame(9, outcome='seccomp')!r}.encode()\n"
+                "for fd in range(3, 64):\n"
+                "    try:\n"
+                "        if stat.S_ISFIFO(os.fstat(fd).st_mode):\n"
+                "            os.write(fd, f)\n"
+                "    except OSError:\n"
+                "        pass\n")
+            return s, a, b, c
+    s, a, b, c = run(go())
+    assert "CORDONSESSION" in a.stdout and a.value is None
+    assert b.seq == 2 and b.value == "2"
+    assert c.seq == 3 and c.session_ended and c.value is None
+    assert "malformed" in c.end_reason
+    assert s.result is not None
+    assert s.result.outcome == cpkg.Outcome.EXITED     # cordon's fact
+    assert s.result.status.get("outcome") == "exited"
+
+
+def test_every_layer_of_a_cold_run(client):
+    async def go():
+        cold = await client.arun(GENERAL, "print(1)")
+        async with client.session(GENERAL) as s:
+            await s.run("1")
+        return cold, s.result
+    cold, res = run(go())
+    assert res is not None
+    assert dict(res.layers.raw) == dict(cold.layers.raw)
+    assert res.layers.seccomp and res.layers.no_new_privs
+    assert res.policy == cold.policy and res.blob == cold.blob
+    for key in ("bounds", "limits"):
+        if key in cold.status:
+            assert res.status[key].keys() == cold.status[key].keys()
+
+
+def test_cli(src_dir, policies_dir, cordon_bin):
+    env = dict(os.environ, CORDON_POLICY_DIR=str(policies_dir),
+               CORDON_BIN=str(cordon_bin),
+               PYTHONPATH=str(src_dir / "clients" / "python"))
+    env.pop("CORDON_SOURCE_DIR", None)
+    p = subprocess.run([sys.executable, "-m", "cordon.session", GENERAL],
+                       input="x = 20\n#%%\nx * 2\n#%%\n1/0\n",
+                       capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = [json.loads(x) for x in p.stdout.splitlines()]
+    assert [x.get("value") for x in lines[:3]] == [None, "40", None]
+    assert "ZeroDivisionError" in lines[2]["error"]
+    assert lines[3]["status"]["outcome"] == "exited"
+
+
+# ------------------------------------------------ cordon --stdin (the channel)
+
+def test_launcher_stdin_option(cordon_bin, policies_dir, tmp_path):
+    snip = tmp_path / "s.py"
+    snip.write_text("import sys; print(repr(sys.stdin.read()))")
+    snip.chmod(0o644)
+    blob = str(policies_dir / f"{GENERAL}.cpol")
+    base = [str(cordon_bin), "--quiet"]
+    kept = subprocess.run(base + ["--stdin", blob, str(snip)],
+                          input=b"cells", capture_output=True, timeout=120)
+    assert kept.returncode == 0, kept.stderr
+    assert kept.stdout == b"'cells'\n"
+    plain = subprocess.run(base + [blob, str(snip)], input=b"cells",
+                           capture_output=True, timeout=120)
+    assert plain.stdout == b"''\n"          # /dev/null, as before
+    dash = subprocess.run(base + ["--stdin", blob, "-"], input=b"print(1)",
+                          capture_output=True, timeout=120)
+    assert dash.returncode == 125 and b"--stdin needs a snippet file" in \
+        dash.stderr and dash.stdout == b""
+    serve = subprocess.run([str(cordon_bin), "--serve", "@cordon-t-stdin",
+                            "--stdin", blob], capture_output=True,
+                           timeout=120)
+    assert serve.returncode == 125
