@@ -534,6 +534,25 @@ static int leftovers(const struct res *s, char *msg, size_t len)
 	return -1;
 }
 
+/* Nothing made yet: every descriptor -1. */
+static void res_init(struct res *s)
+{
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->wfd = s->sup.sigfd = s->sup.pidfd = s->ln.ruleset_fd = s->lock = -1;
+	s->sup.listener = -1;
+	s->mnt = s->mnt_sock[0] = s->mnt_sock[1] = -1;
+	s->ln.cg.procs[0] = s->ln.cg.procs[1] = -1;
+	for (i = 0; i < NPIPES; i++)
+		s->pipe[i][0] = s->pipe[i][1] = -1;
+	s->notify[0] = s->notify[1] = s->sup.notify_r = -1;
+	s->go[0] = s->go[1] = s->ready[0] = s->ready[1] = -1;
+	s->ln.net_w = -1;
+	s->ln.audit_fd = -1;
+	egress_init(&s->egress);
+}
+
 int launch(struct opts *o, const struct cpol *p, struct report *r,
     char *err)
 {
@@ -541,18 +560,7 @@ int launch(struct opts *o, const struct cpol *p, struct report *r,
 	int rc = EXIT_CORDON, i;
 	char msg[ERRLEN];
 
-	memset(&s, 0, sizeof(s));
-	s.wfd = s.sup.sigfd = s.sup.pidfd = s.ln.ruleset_fd = s.lock = -1;
-	s.sup.listener = -1;
-	s.mnt = s.mnt_sock[0] = s.mnt_sock[1] = -1;
-	s.ln.cg.procs[0] = s.ln.cg.procs[1] = -1;
-	for (i = 0; i < NPIPES; i++)
-		s.pipe[i][0] = s.pipe[i][1] = -1;
-	s.notify[0] = s.notify[1] = s.sup.notify_r = -1;
-	s.go[0] = s.go[1] = s.ready[0] = s.ready[1] = -1;
-	s.ln.net_w = -1;
-	s.ln.audit_fd = -1;
-	egress_init(&s.egress);
+	res_init(&s);
 	if (files_make(o, &s, err) < 0)
 		goto cleanup;
 	memcpy(r->workdir, s.workdir, sizeof(r->workdir));
