@@ -20,6 +20,7 @@ if [ "$(id -u)" = 0 ] && [ "${CORDON_NO_UNPRIV:-0}" != 1 ]; then
 	trap 'rm -rf "$tmp"' EXIT INT TERM
 	mkdir -p "$tmp/src"
 	cp -r "$BUILD" "$tmp/build"
+	mkdir -p "$tmp/src/common" && cp common/cpol.h "$tmp/src/common/"
 	cp -r tests tools policies clients deploy man README.md "$tmp/src/"
 	chmod -R a+rX "$tmp"
 	chmod 0755 "$tmp"
