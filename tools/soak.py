@@ -208,6 +208,20 @@ class Soak:
             self.one(i, kind, warm, kill)
 
 
+def settled_facts(pid, first, wait=15.0):
+    """template_facts once the pool has settled: right after a run the
+    template is still making the spare that replaces the one taken (its
+    descriptors for it are open), so a leak is a count that does not come
+    back to the warm-up's within wait seconds, not one look."""
+    end = time.monotonic() + wait
+    facts = template_facts(pid)
+    while facts and first and facts[0] != first[0] and \
+            time.monotonic() < end:
+        time.sleep(0.1)
+        facts = template_facts(pid)
+    return facts
+
+
 def leftovers(soak, before, pool_facts):
     left = []
     time.sleep(1)           # a killed run's init and proxy get their signal
@@ -277,7 +291,7 @@ def main():
             soak.one(a.runs, "ok", False, None)     # the next runs
             if warm:
                 soak.one(a.runs + 1, "ok", True, None)
-                pool_facts = (first, template_facts(soak.pool.pid))
+                pool_facts = (first, settled_facts(soak.pool.pid, first))
         finally:            # a soak that fails still stops its pool
             if warm:
                 stopped = soak.stop_pool()
