@@ -299,9 +299,12 @@ class Upstream:
         except OSError:
             pass
         finally:
-            c.close()
+            # not held from before the close: the proxy's next connection
+            # can only come after it (its process ends at the EOF), so a
+            # thread switch between close and count never shows one more
             with self.lock:
                 self.held -= 1
+            c.close()
 
     def serve(self):
         while not self.stop.is_set():
