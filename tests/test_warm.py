@@ -729,13 +729,21 @@ def test_pool_removes_its_directory_at_stop(cordon, code_gen):
 
 def test_next_pool_removes_a_killed_pools_directory(code_gen):
     import signal
-    with _serving(code_gen, tag="killed") as (_, srv):
+    import time
+    with _serving(code_gen, tag="killed") as (name, srv):
         home = _template_dir(srv.pid)
         (home / "cache").mkdir()            # what imports may leave
         (home / "cache" / "f").write_text("x")
         srv.send_signal(signal.SIGKILL)
         srv.wait()
     assert home.is_dir()
+    # its spares die by their parent-death signal, and hold the folder's
+    # lock until they are gone (slow under ASan): only then is the pool
+    # abandoned
+    end = time.monotonic() + 60
+    while _pool_processes(name) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert _pool_processes(name) == [], "the killed pool's spares stay"
     with _serving(code_gen, tag="next") as (_, srv):
         other = _template_dir(srv.pid)
         assert not home.exists(), sorted(home.iterdir())
