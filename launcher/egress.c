@@ -34,12 +34,13 @@ static unsigned int procs_bound(const struct cpol *p, const uint64_t *cli)
 {
 	uint64_t pids = command_limit(p, cli, CPOL_RLIM_PIDS),
 	    nproc = command_limit(p, cli, CPOL_RLIM_NPROC),
-	    most = EGRESS_MAX_OPEN + 1;
+	    most = EGRESS_MAX_OPEN + 1, quarter;
 
 	if (nproc < pids)
 		pids = nproc;
-	if (pids != UINT64_MAX && (pids / 4 > 2 ? pids / 4 : 2) < most)
-		most = pids / 4 > 2 ? pids / 4 : 2;
+	quarter = pids / 4 > 2 ? pids / 4 : 2;
+	if (pids != UINT64_MAX && quarter < most)
+		most = quarter;
 	return (unsigned int)most;
 }
 

@@ -449,13 +449,8 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 	/* Sent before the exec, so here now when there is one. */
 	if (s->ln.ns_flags & CLONE_NEWNS)
 		s->mnt = fdpass_recv(s->mnt_sock[0], MSG_DONTWAIT);
-	if (early_remove(o, s, err) < 0) {
-		kill(sp->pid, SIGKILL);
-		while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
-			;
-		return EXIT_CORDON;
-	}
-	if (egress_go(&s->egress, o->null_fd, err, ERRLEN) < 0 ||
+	if (early_remove(o, s, err) < 0 ||
+	    egress_go(&s->egress, o->null_fd, err, ERRLEN) < 0 ||
 	    (o->warm_ctl >= 0 && hold(o, s, r, err) < 0)) {
 		kill(sp->pid, SIGKILL);
 		while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)

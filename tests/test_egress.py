@@ -178,15 +178,21 @@ def test_named_host_only(tool, cert, cordon_bin, cordonc_bin, src_dir,
     assert st["network_refused_dropped"] == 0
 
 
-def test_named_hosts_refuse_without_netns(cert, cordon_bin, cordonc_bin,
-                                          src_dir, tmp_path):
-    """No network namespace (here: --no-namespaces): named hosts fail
-    closed, before anything runs."""
+def _idc_run_dir(cordonc_bin, src_dir, tmp_path):
+    """idc_query compiled as it ships, and an empty workdir."""
     blob = wu.compile_policy(cordonc_bin,
                              src_dir / "policies" / "idc_query.policy",
                              tmp_path / "idc.cpol")
     work = tmp_path / "w"
     work.mkdir()
+    return blob, work
+
+
+def test_named_hosts_refuse_without_netns(cert, cordon_bin, cordonc_bin,
+                                          src_dir, tmp_path):
+    """No network namespace (here: --no-namespaces): named hosts fail
+    closed, before anything runs."""
+    blob, work = _idc_run_dir(cordonc_bin, src_dir, tmp_path)
     r = wu.run_cordon(cordon_bin, blob, "print('ran')\n", work,
                       extra=["--no-namespaces"])
     assert r.returncode == 125, r.describe()
@@ -527,11 +533,7 @@ def test_run_and_proxy_together_within_pids_bound(cordon_bin, cordonc_bin,
     with named hosts, the run's own processes (init, the snippet and its
     children) number at most 12, so that with the proxy's 4 they stay
     within 16 (they used to get all 16, the proxy 16 more)."""
-    blob = wu.compile_policy(cordonc_bin,
-                             src_dir / "policies" / "idc_query.policy",
-                             tmp_path / "idc.cpol")
-    work = tmp_path / "w"
-    work.mkdir()
+    blob, work = _idc_run_dir(cordonc_bin, src_dir, tmp_path)
     r = wu.run_cordon(cordon_bin, blob, FORKS, work, timeout=120,
                       extra=["--limit", "pids=16", "--timeout", "20"])
     assert r.returncode == 0, r.describe()
@@ -549,11 +551,7 @@ def test_run_and_proxy_together_within_pids_bound(cordon_bin, cordonc_bin,
 def test_named_hosts_need_a_process_beside_the_proxy(cordon_bin,
                                                      cordonc_bin, src_dir,
                                                      tmp_path):
-    blob = wu.compile_policy(cordonc_bin,
-                             src_dir / "policies" / "idc_query.policy",
-                             tmp_path / "idc.cpol")
-    work = tmp_path / "w"
-    work.mkdir()
+    blob, work = _idc_run_dir(cordonc_bin, src_dir, tmp_path)
     r = wu.run_cordon(cordon_bin, blob, "print('ran')\n", work,
                       extra=["--limit", "pids=2"])
     assert r.returncode == 125, r.describe()
