@@ -158,7 +158,6 @@ struct denials *denials_init(const char *policy, const struct cpol *p,
     int observed, const char *why);
 void denials_add(struct denials *d, const struct bpf_input *in,
     uint32_t action);
-void denials_action(uint32_t action, char *buf, size_t len);
 void denials_say(const struct denials *d);
 void denials_free(struct denials *d);
 

@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include <linux/audit.h>
 
+#include "action.h"
 #include "bpf.h"
 #include "cordon.h"
 #include "sysdecode.h"
@@ -90,28 +91,6 @@ static const char *rule_of(struct denials *d, uint32_t nr,
 		}
 	}
 	return "default";
-}
-
-void denials_action(uint32_t action, char *buf, size_t len)
-{
-	uint32_t data = action & BPF_ACT_DATA_MASK;
-	const char *e;
-
-	switch (action & BPF_ACT_FULL_MASK) {
-	case BPF_ACT_ERRNO:
-		e = strerrorname_np((int)data);
-		if (e)
-			snprintf(buf, len, "errno(%s)", e);
-		else
-			snprintf(buf, len, "errno(%u)", data);
-		return;
-	case BPF_ACT_TRAP:
-		snprintf(buf, len, "trap");
-		return;
-	default:
-		snprintf(buf, len, "kill");
-		return;
-	}
 }
 
 /* How telling an entry of the table is, as a number to compare: the
@@ -178,7 +157,7 @@ void denials_add(struct denials *d, const struct bpf_input *in,
 		sysdecode_call(in->nr, in->args, call, sizeof(call));
 		rule = rule_of(d, in->nr, in->args, action, &named);
 	}
-	denials_action(action, act, sizeof(act));
+	cpol_action_name(action, act, sizeof(act));
 	for (i = 0; i < d->n; i++) {
 		e = &d->d[i];
 		if (strcmp(e->call, call) == 0 && strcmp(e->action, act) == 0 &&

@@ -134,7 +134,7 @@ static void score_danger(struct audit_policy *a, const struct cpol *p)
 	}
 	setf(a, F_DEFAULT, sysq_allows(p->default_action), "%s",
 	    bpf_action_str(p->default_action, act, sizeof(act)));
-	explain_action(p->default_action, a->f[F_DEFAULT].human,
+	cpol_action_name(p->default_action, a->f[F_DEFAULT].human,
 	    sizeof(a->f[F_DEFAULT].human));
 	setf(a, F_DANGER, a->ndanger / AUDIT_DANGER_FULL, "%u allowed%s%s",
 	    a->ndanger, a->ndanger ? ": " : "", a->danger);

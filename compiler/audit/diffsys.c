@@ -135,8 +135,8 @@ static int report(struct diff_list *out, const struct walk *w)
 	explain_call(name, w->c_args, ex, sizeof(ex));
 	return diff_add(out, DIFF_CHANGED, "syscall", name,
 	    change_origin(w, w->c_args), "%s: %s -> %s", ex,
-	    explain_action(w->c_old, a, sizeof(a)),
-	    explain_action(w->c_new, b, sizeof(b)));
+	    cpol_action_name(w->c_old, a, sizeof(a)),
+	    cpol_action_name(w->c_new, b, sizeof(b)));
 }
 
 static int named(const struct cpol *p, uint32_t nr)
@@ -170,8 +170,8 @@ static int report_unnamed(struct diff_list *out, const struct unnamed *u,
 		if (u->n[d] && diff_add(out, d, "syscall", "(default)", NULL,
 		    "%u syscalls not named by either policy %s (default %s "
 		    "-> %s): %s%s", u->n[d], what[d],
-		    explain_action(old->default_action, a, sizeof(a)),
-		    explain_action(new->default_action, b, sizeof(b)),
+		    cpol_action_name(old->default_action, a, sizeof(a)),
+		    cpol_action_name(new->default_action, b, sizeof(b)),
 		    u->names[d], u->n[d] > DIFFSYS_MAX_NAMES ? ", ..." : "") < 0)
 			return -1;
 	return 0;
@@ -217,8 +217,8 @@ int diff_default(const struct cpol *old, const struct cpol *new,
 		return 0;
 	return diff_add(out, dir_of(old->default_action, new->default_action),
 	    "default", "action", NULL, "%s -> %s",
-	    explain_action(old->default_action, a, sizeof(a)),
-	    explain_action(new->default_action, b, sizeof(b)));
+	    cpol_action_name(old->default_action, a, sizeof(a)),
+	    cpol_action_name(new->default_action, b, sizeof(b)));
 }
 
 int diff_syscalls(const struct cpol *old, const struct cpol *new,

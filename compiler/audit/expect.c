@@ -53,7 +53,7 @@ static void want_str(uint32_t action, char *buf, size_t len)
 	if (action == CHECK_EXPECT_DENY)
 		snprintf(buf, len, "deny");
 	else
-		explain_action(action, buf, len);
+		cpol_action_name(action, buf, len);
 }
 
 /* One argument as the author would write it: TIOCSTI, not 0x5412. */
@@ -106,7 +106,7 @@ static void check_sys(const struct cpol *p, struct expect_result *r)
 	}
 	explain_call(e->syscall, w.args, ex, sizeof(ex));
 	snprintf(r->detail, sizeof(r->detail), "%s -> %s", ex,
-	    explain_action(w.got, got, sizeof(got)));
+	    cpol_action_name(w.got, got, sizeof(got)));
 }
 
 /* The first rule path that gives path some of mask. */

@@ -57,7 +57,6 @@ int value_errno(struct check_ctx *c, const struct ast_val *v, uint32_t *out);
 /* Action of a rule or default (SECCOMP_RET_*). */
 int value_action(struct check_ctx *c, const struct ast_action *a,
     uint32_t *out);
-const char *value_action_name(uint32_t action, char *buf, size_t len);
 
 
 /* check.c: merge helpers */

@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <errno.h>
 
+#include "action.h"
 #include "checkctx.h"
 #include "tables.h"
 
@@ -426,10 +427,10 @@ static void two_places(struct rules *r, const struct entry *a,
 	char b1[32], b2[32];
 
 	diag_error(r->c->d, b->loc, "%s: %s %s here and %s at %s:%d", msg,
-	    b->name, value_action_name(b->action, b1, sizeof(b1)),
-	    value_action_name(a->action, b2, sizeof(b2)), a->loc->file,
+	    b->name, cpol_action_name(b->action, b1, sizeof(b1)),
+	    cpol_action_name(a->action, b2, sizeof(b2)), a->loc->file,
 	    a->loc->first_line);
-	diag_note(r->c->d, a->loc, "%s%s%s", value_action_name(a->action, b2,
+	diag_note(r->c->d, a->loc, "%s%s%s", cpol_action_name(a->action, b2,
 	    sizeof(b2)), a->via ? " through @" : " here", a->via ? a->via : "");
 }
 
@@ -496,7 +497,7 @@ static void shadowed(struct rules *r, struct entry **l, unsigned int n)
 			if (!l[j]->via && !l[j]->conds && !l[i]->conds &&
 			    l[j]->action == l[i]->action) {
 				diag_warning(r->c->d, l[j]->loc, "%s %s is "
-				    "shadowed by @%s", value_action_name(
+				    "shadowed by @%s", cpol_action_name(
 				    l[j]->action, buf, sizeof(buf)),
 				    l[j]->name, l[i]->via);
 				diag_note(r->c->d, l[i]->loc, "@%s here",
@@ -556,10 +557,10 @@ static void dropped(struct rules *r, const struct entry *e, unsigned int n,
 			    "replace the included ones (a later file's rules "
 			    "on a syscall replace an earlier file's); to add "
 			    "to them write `%s also %s(...)`, or repeat the "
-			    "ones to keep", e[i].name, value_action_name(
+			    "ones to keep", e[i].name, cpol_action_name(
 			    l[0]->action, b, sizeof(b)), e[i].name);
 		diag_note(r->c->d, e[i].loc, "dropped: %s %s%s here",
-		    value_action_name(e[i].action, b, sizeof(b)), e[i].name,
+		    cpol_action_name(e[i].action, b, sizeof(b)), e[i].name,
 		    e[i].conds ? "(...)" : "");
 	}
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "action.h"
 #include "checkctx.h"
 #include "tables.h"
 
@@ -361,7 +362,7 @@ int value_errno(struct check_ctx *c, const struct ast_val *v, uint32_t *out)
 	if (!r)
 		return -1;
 	if (r->kind == AST_V_IDENT) {
-		e = tables_errno(r->str);
+		e = cpol_errno_value(r->str);
 		if (e >= 0) {
 			*out = (uint32_t)e;
 			return 0;
@@ -399,26 +400,5 @@ int value_action(struct check_ctx *c, const struct ast_action *a,
 	default:
 		diag_error(c->d, &a->loc, "\"deny\" is only for expectations");
 		return -1;
-	}
-}
-
-const char *value_action_name(uint32_t action, char *buf, size_t len)
-{
-	const char *e;
-
-	switch (action & SECCOMP_RET_ACTION_FULL) {
-	case SECCOMP_RET_ALLOW: return "allow";
-	case SECCOMP_RET_KILL_PROCESS: return "kill";
-	case SECCOMP_RET_TRAP: return "trap";
-	case SECCOMP_RET_LOG: return "log";
-	case SECCOMP_RET_ERRNO:
-		e = tables_errno_name((int)(action & SECCOMP_RET_DATA));
-		if (e)
-			snprintf(buf, len, "errno(%s)", e);
-		else
-			snprintf(buf, len, "errno(%u)",
-			    action & SECCOMP_RET_DATA);
-		return buf;
-	default: return "?";
 	}
 }

@@ -77,7 +77,7 @@ static void fixed(FILE *f, const struct cpol *p)
 
 		if (nr >= 0 && tables_fixed_action(p, (uint32_t)nr, &act))
 			fprintf(f, "  %s: %s (not named by the policy)\n",
-			    names[i], explain_action(act, a, sizeof(a)));
+			    names[i], cpol_action_name(act, a, sizeof(a)));
 	}
 }
 
@@ -87,13 +87,13 @@ static void syscalls(FILE *f, const struct cpol *p)
 	uint32_t i;
 
 	fprintf(f, "\nsyscalls (%u BPF instructions)\n", p->ninsns);
-	fprintf(f, "  default: %s\n", explain_action(p->default_action, a,
+	fprintf(f, "  default: %s\n", cpol_action_name(p->default_action, a,
 	    sizeof(a)));
 	fixed(f, p);
 	for (i = 0; i < p->nrules; i++) {
 		const struct cpol_rule *r = &p->rules[i];
 
-		explain_action(r->action, a, sizeof(a));
+		cpol_action_name(r->action, a, sizeof(a));
 		explain_rule(r, line, sizeof(line));
 		fprintf(f, "  %-13s %-40s  # %s\n", a, line,
 		    r->origin ? r->origin : "?");

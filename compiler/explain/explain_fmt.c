@@ -7,21 +7,6 @@
 #include "sysdecode.h"
 #include "tables.h"
 
-const char *explain_action(uint32_t action, char *buf, size_t len)
-{
-	uint32_t data = action & BPF_ACT_DATA_MASK;
-	const char *e;
-
-	if ((action & BPF_ACT_FULL_MASK) != BPF_ACT_ERRNO)
-		return bpf_action_str(action, buf, len);
-	e = tables_errno_name((int)data);
-	if (e)
-		snprintf(buf, len, "errno(%s)", e);
-	else
-		snprintf(buf, len, "errno(%u)", data);
-	return buf;
-}
-
 const char *explain_arg(const char *syscall, unsigned int arg, char *buf,
     size_t len)
 {

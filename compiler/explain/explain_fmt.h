@@ -9,13 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "action.h" /* cpol_action_name: the views spell actions by it */
 #include "cpol.h"
 
 /* Longest formatted condition or rule. */
 #define EXPLAIN_LINE 1024
 
-/* "allow", "kill", "errno(EPERM)", "errno(4000)", "trap", "log". */
-const char *explain_action(uint32_t action, char *buf, size_t len);
 /* Argument name ("domain") or "argN" into buf. */
 const char *explain_arg(const char *syscall, unsigned int arg, char *buf,
     size_t len);

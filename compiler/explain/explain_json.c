@@ -151,7 +151,7 @@ static void rule(FILE *f, const struct cpol_rule *r, int *outer)
 	fputc('{', f);
 	kv_str(f, &first, "syscall", r->name);
 	kv_u64(f, &first, "nr", r->nr);
-	kv_str(f, &first, "action", explain_action(r->action, b, sizeof(b)));
+	kv_str(f, &first, "action", cpol_action_name(r->action, b, sizeof(b)));
 	kv_u64(f, &first, "action_value", r->action);
 	json_sep(f, &first);
 	json_key(f, "conditions");
@@ -184,7 +184,7 @@ static void fixed(FILE *f, const struct cpol *p, int *outer)
 
 		if (nr >= 0 && tables_fixed_action(p, (uint32_t)nr, &act))
 			kv_str(f, &first, names[i],
-			    explain_action(act, a, sizeof(a)));
+			    cpol_action_name(act, a, sizeof(a)));
 	}
 	fputc('}', f);
 }
@@ -199,7 +199,7 @@ static void syscalls(FILE *f, const struct cpol *p, int *top)
 	json_key(f, "seccomp");
 	fputc('{', f);
 	kv_u64(f, &first, "instructions", p->ninsns);
-	kv_str(f, &first, "default", explain_action(p->default_action, a,
+	kv_str(f, &first, "default", cpol_action_name(p->default_action, a,
 	    sizeof(a)));
 	kv_u64(f, &first, "default_value", p->default_action);
 	fixed(f, p, &first);

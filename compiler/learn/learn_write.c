@@ -427,7 +427,7 @@ static void write_base_rules(FILE *out, const struct cpol *b, uint32_t nr,
 			    (r->cond[0].value & 0xffffffffu);
 		if (learned)
 			continue;
-		fprintf(out, "%s %s(", explain_action(r->action, act,
+		fprintf(out, "%s %s(", cpol_action_name(r->action, act,
 		    sizeof(act)), r->name);
 		for (k = 0; k < r->ncond; k++)
 			fprintf(out, "%s%s", k ? ", " : "",

@@ -35,9 +35,6 @@ const char *tables_group_doc(const char *name);
  * *value set, or -1 if unknown. */
 int tables_constant(const char *name, uint64_t *value);
 const char *tables_constant_at(unsigned int i);
-/* errno name -> number, or -1. */
-int tables_errno(const char *name);
-const char *tables_errno_name(int e);
 
 /* Argument by name for a syscall: 0 and *index (0..5), *width (32/64) set,
  * or -1.  tables_arg_width: width of argument index for that syscall (32

@@ -249,39 +249,3 @@ const char *tables_constant_at(unsigned int i)
 {
 	return i < NCONSTS ? consts[i].name : NULL;
 }
-
-/* errno: glibc names each number (strerrorname_np); these are the
- * aliases it does not return. */
-static const struct constant errno_aliases[] = {
-	K(EWOULDBLOCK), K(EDEADLOCK), K(ENOTSUP),
-};
-
-/* Highest errno a seccomp filter may return (SECCOMP_RET_DATA is 16 bits,
- * the kernel clamps to MAX_ERRNO). */
-#define TABLES_ERRNO_MAX 4095
-
-int tables_errno(const char *name)
-{
-	size_t i;
-	int e;
-
-	if (!name)
-		return -1;
-	for (i = 0; i < sizeof(errno_aliases) / sizeof(errno_aliases[0]); i++)
-		if (strcmp(errno_aliases[i].name, name) == 0)
-			return (int)errno_aliases[i].value;
-	for (e = 1; e < 200; e++) {
-		const char *n = strerrorname_np(e);
-
-		if (n && strcmp(n, name) == 0)
-			return e;
-	}
-	return -1;
-}
-
-const char *tables_errno_name(int e)
-{
-	if (e <= 0 || e > TABLES_ERRNO_MAX)
-		return NULL;
-	return strerrorname_np(e);
-}

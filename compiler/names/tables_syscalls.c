@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "action.h"
 #include "bpf.h"
 #include "cpol.h"
 #include "tables.h"
@@ -192,7 +193,7 @@ static const char *name_at(char kind, unsigned int i)
 		if (i > 4095)
 			return NULL;
 		{
-			const char *n = tables_errno_name((int)i);
+			const char *n = cpol_errno_name((int)i);
 
 			return n ? n : "";
 		}

@@ -94,7 +94,7 @@ static int keep_fixed(struct oci_import *im, const char *name)
 	if (nr < 0 || kept_plain(im, nr))
 		return 0;
 	want = profile_answer(im, nr, &cond, &kept_cond);
-	explain_action(want, act, sizeof(act));
+	cpol_action_name(want, act, sizeof(act));
 	if (want == (BPF_ACT_ERRNO | ENOSYS))
 		return 0;
 	if (kept_cond) {
@@ -126,7 +126,7 @@ static void widen_socketpair(struct oci_import *im)
 	a = profile_answer(im, nr, &cond, &kept_cond);
 	if (allows(a) && !cond)
 		return;
-	explain_action(a, act, sizeof(act));
+	cpol_action_name(a, act, sizeof(act));
 	oci_note_add(&im->notes, 1, "widened", "socketpair: `network off` "
 	    "allows socketpair(AF_UNIX) (a connected pair, no address); the "
 	    "profile answers %s%s (WARNING: wider than the profile)", act,

@@ -34,7 +34,7 @@ static void drop(struct oci_import *im, struct oci_rule *r, const char *why)
 
 	r->dropped = 1;
 	oci_note_add(&im->notes, 1, "dropped", "entry %u: %s %s%s: %s%s",
-	    r->entry, explain_action(r->action, act, sizeof(act)), r->name,
+	    r->entry, cpol_action_name(r->action, act, sizeof(act)), r->name,
 	    r->ncmp ? "(...)" : "", why, widens ? " (WARNING: the default "
 	    "now lets these calls run; review)" : "");
 }
@@ -161,7 +161,7 @@ static void print_group(FILE *f, const struct oci_import *im, uint32_t a)
 			continue;
 		if (!col) {
 			col = (size_t)fprintf(f, "%s",
-			    explain_action(a, act, sizeof(act)));
+			    cpol_action_name(a, act, sizeof(act)));
 		} else if (col + strlen(r->name) + 2 > OUT_WIDTH) {
 			fputs(",\n   ", f);
 			col = 3;
@@ -197,7 +197,7 @@ static void print_rules(FILE *f, struct oci_import *im)
 
 		if (r->dropped || !r->ncmp)
 			continue;
-		fprintf(f, "%s %s(", explain_action(r->action, act,
+		fprintf(f, "%s %s(", cpol_action_name(r->action, act,
 		    sizeof(act)), r->name);
 		for (unsigned int c = 0; c < r->ncmp; c++) {
 			if (c)
@@ -256,7 +256,7 @@ static void print_header(FILE *f, const struct oci_import *im)
 	fprintf(f, "\npolicy \"%s\";\n", name);
 	fprintf(f, "description \"imported from an OCI seccomp profile\";\n");
 	fputs("landlock 6;\n", f);
-	fprintf(f, "default %s;\n\n", explain_action(im->default_action, act,
+	fprintf(f, "default %s;\n\n", cpol_action_name(im->default_action, act,
 	    sizeof(act)));
 }
 

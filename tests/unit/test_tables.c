@@ -227,14 +227,6 @@ static void test_constants(void **state)
 		for (b = 0; b < a; b++)
 			assert_string_not_equal(n, tables_constant_at(b));
 	assert_int_equal(tables_constant("AF_NOSUCH", &v), -1);
-	assert_int_equal(tables_errno("EPERM"), 1);
-	assert_int_equal(tables_errno("ENOSYS"), 38);
-	assert_int_equal(tables_errno("EAFNOSUPPORT"), 97);
-	assert_int_equal(tables_errno("EWOULDBLOCK"), 11);
-	assert_int_equal(tables_errno("NOPE"), -1);
-	assert_string_equal(tables_errno_name(13), "EACCES");
-	assert_null(tables_errno_name(0));
-	assert_null(tables_errno_name(4096));
 }
 
 static void test_args(void **state)
