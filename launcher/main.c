@@ -24,6 +24,7 @@
 #include "audit.h"
 #include "cordon.h"
 #include "outfile.h"
+#include "units.h"
 
 static const char usage_text[] =
     "usage: cordon [--check] [--keep-workdir] [--no-namespaces] [--quiet]\n"
@@ -87,30 +88,6 @@ static int help(FILE *f, const char *more)
 	return 0;
 }
 
-/* A number with an optional K/M/G/T suffix (powers of 1024). */
-static int parse_size(const char *s, uint64_t *v)
-{
-	char *end;
-	unsigned long long n;
-	int shift = 0;
-
-	errno = 0;
-	if (s[0] < '0' || s[0] > '9')
-		return -1;
-	n = strtoull(s, &end, 10);
-	switch (*end) {
-	case 'K': shift = 10; end++; break;
-	case 'M': shift = 20; end++; break;
-	case 'G': shift = 30; end++; break;
-	case 'T': shift = 40; end++; break;
-	default: break;
-	}
-	if (errno || *end || n > (UINT64_MAX - 1) >> shift)
-		return -1;
-	*v = (uint64_t)n << shift;
-	return 0;
-}
-
 /* Options only tighten: given again (a pool's, then its request's,
  * serve.c and warm.py), a limit keeps the lower value. */
 static int parse_limit(const char *s, struct opts *o)
@@ -122,7 +99,7 @@ static int parse_limit(const char *s, struct opts *o)
 	for (r = 1; eq && r <= CPOL_RLIM_MAX; r++)
 		if (strlen(cpol_rlim_name(r)) == (size_t)(eq - s) &&
 		    strncmp(s, cpol_rlim_name(r), (size_t)(eq - s)) == 0) {
-			if (parse_size(eq + 1, &v) < 0)
+			if (cpol_size_parse(eq + 1, &v) < 0)
 				return -1;
 			o->limit[r] = v < o->limit[r] ? v : o->limit[r];
 			return 0;
@@ -186,7 +163,7 @@ static int parse_output(const char *s, struct opts *o)
 {
 	uint64_t v;
 
-	if (parse_size(s, &v) < 0)
+	if (cpol_size_parse(s, &v) < 0)
 		return -1;
 	o->output_cap = v < o->output_cap ? v : o->output_cap;
 	return 0;

@@ -12,25 +12,18 @@
 #include <string.h>
 
 #include "cordon.h"
+#include "units.h"
 
 #define FIG_LEN 32            /* "18446744073709551615ms" and more */
 
 /* v as the policy language writes a value of unit u ("4G", "600s"). */
 static const char *figure(char *buf, enum cpol_unit u, uint64_t v)
 {
-	static const char suffix[] = "KMGT";
-	int i = 0;
-
-	if (u == CPOL_UNIT_TIME) {
-		snprintf(buf, FIG_LEN, "%llus", (unsigned long long)v);
-		return buf;
-	}
-	while (u == CPOL_UNIT_SIZE && i < 4 && v && v % 1024 == 0) {
-		v /= 1024;
-		i++;
-	}
-	snprintf(buf, FIG_LEN, i ? "%llu%c" : "%llu", (unsigned long long)v,
-	    i ? suffix[i - 1] : 0);
+	if (u == CPOL_UNIT_SIZE)
+		return cpol_unit_format(u, v, buf, FIG_LEN);
+	/* a time in seconds, a count bare */
+	snprintf(buf, FIG_LEN, u == CPOL_UNIT_TIME ? "%llus" : "%llu",
+	    (unsigned long long)v);
 	return buf;
 }
 

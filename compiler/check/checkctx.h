@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "check.h"
+#include "units.h"
 
 /* One mention of a key (a path, a limit, ...): the merge rule keeps the
  * mentions of the last file that has any. */
@@ -40,7 +41,10 @@ struct check_ctx {
 };
 
 /* value.c */
-enum value_unit { VALUE_SIZE = 1, VALUE_TIME, VALUE_COUNT };
+/* enum cpol_unit's: a size or time takes the units of common/units.h,
+ * a count none. */
+enum value_unit { VALUE_SIZE = CPOL_UNIT_SIZE, VALUE_TIME = CPOL_UNIT_TIME,
+	VALUE_COUNT = CPOL_UNIT_COUNT };
 int value_init(struct check_ctx *c);
 void value_fini(struct check_ctx *c);
 /* An integer (constants, ${NAME}, A|B): magnitude and sign. */

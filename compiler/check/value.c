@@ -13,6 +13,7 @@
 
 #include "action.h"
 #include "checkctx.h"
+#include "units.h"
 #include "tables.h"
 
 /* -D NAME=VALUE: a number (with unit) if it reads as one, else a string. */
@@ -161,24 +162,12 @@ static const char *const unit_help[] = {
 	[VALUE_COUNT] = "a plain count, without a unit",
 };
 
-/* The units: scale for their kind (milliseconds for times). */
-static const struct { const char *u; enum value_unit k; uint64_t m; }
-    units[] = {
-	{ "K", VALUE_SIZE, 1ull << 10 }, { "M", VALUE_SIZE, 1ull << 20 },
-	{ "G", VALUE_SIZE, 1ull << 30 }, { "T", VALUE_SIZE, 1ull << 40 },
-	{ "ms", VALUE_TIME, 1 }, { "s", VALUE_TIME, 1000 },
-	{ "m", VALUE_TIME, 60000 }, { "h", VALUE_TIME, 3600000 },
-};
-
-/* Scale of a unit for its kind, or 0. */
+/* Scale of a unit (common/units.c) for its kind, or 0. */
 static uint64_t unit_scale(const char *u, enum value_unit unit)
 {
-	size_t i;
+	const struct cpol_unit_def *f = cpol_unit_find(u);
 
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (units[i].k == unit && strcmp(units[i].u, u) == 0)
-			return units[i].m;
-	return 0;
+	return f && (enum value_unit)f->kind == unit ? f->scale : 0;
 }
 
 /* The unit meant by a spelling from elsewhere (sec, GB, MiB, M for
@@ -194,15 +183,17 @@ static const char *unit_meant(const char *u, enum value_unit unit)
 		{ "KB", "K" }, { "KiB", "K" }, { "MB", "M" }, { "MiB", "M" },
 		{ "GB", "G" }, { "GiB", "G" }, { "TB", "T" }, { "TiB", "T" },
 	};
+	const struct cpol_unit_def *f;
 	size_t i;
 
 	for (i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
 		if (strcasecmp(alias[i].from, u) == 0 &&
 		    unit_scale(alias[i].to, unit))
 			return alias[i].to;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (units[i].k == unit && strcasecmp(units[i].u, u) == 0)
-			return units[i].u;
+	for (i = 0; (f = cpol_unit_at(i)) != NULL; i++)
+		if ((enum value_unit)f->kind == unit &&
+		    strcasecmp(f->name, u) == 0)
+			return f->name;
 	return NULL;
 }
 
@@ -254,8 +245,8 @@ int value_qty(struct check_ctx *c, const struct ast_val *v,
 	}
 	if (v->kind == AST_V_QTY)
 		scale = unit_scale(v->str, unit);
-	else if (unit == VALUE_TIME)
-		scale = 1000;
+	else if (unit != VALUE_COUNT)
+		scale = cpol_unit_bare((enum cpol_unit)unit);
 	if (scale == 0) {
 		char dym[DIAG_SUGGEST_MAX];
 

@@ -6,6 +6,7 @@
 #include "explain_fmt.h"
 #include "sysdecode.h"
 #include "tables.h"
+#include "units.h"
 
 const char *explain_arg(const char *syscall, unsigned int arg, char *buf,
     size_t len)
@@ -234,31 +235,12 @@ const char *explain_rights(uint64_t access, char *buf, size_t len)
 
 const char *explain_size(uint64_t bytes, char *buf, size_t len)
 {
-	static const char units[] = "KMGT";
-	int u = -1;
-
-	while (u < 3 && bytes >= 1024 && bytes % 1024 == 0) {
-		bytes /= 1024;
-		u++;
-	}
-	if (u < 0)
-		snprintf(buf, len, "%llu", (unsigned long long)bytes);
-	else
-		snprintf(buf, len, "%llu%c", (unsigned long long)bytes, units[u]);
-	return buf;
+	return cpol_unit_format(CPOL_UNIT_SIZE, bytes, buf, len);
 }
 
 const char *explain_ms(uint64_t ms, char *buf, size_t len)
 {
-	if (ms && ms % 3600000 == 0)
-		snprintf(buf, len, "%lluh", (unsigned long long)(ms / 3600000));
-	else if (ms && ms % 60000 == 0)
-		snprintf(buf, len, "%llum", (unsigned long long)(ms / 60000));
-	else if (ms && ms % 1000 == 0)
-		snprintf(buf, len, "%llus", (unsigned long long)(ms / 1000));
-	else
-		snprintf(buf, len, "%llums", (unsigned long long)ms);
-	return buf;
+	return cpol_unit_format(CPOL_UNIT_TIME, ms, buf, len);
 }
 
 const char *explain_limit(const struct cpol_limit *l, char *buf,
