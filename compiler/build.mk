@@ -22,7 +22,7 @@ COMPILER_SRCS += $(addprefix compiler/explain/,explain.c explain_fmt.c \
 COMPILER_SRCS += $(addprefix compiler/io/,jsonout.c json_read.c)
 COMPILER_SRCS += $(addprefix compiler/oci/,oci_report.c oci_export.c \
 	oci_import.c oci_import_out.c oci_import_keep.c)
-COMPILER_SRCS += compiler/compile.c compiler/input.c
+COMPILER_SRCS += compiler/compile.c compiler/input.c compiler/cliopt.c
 COMPILER_SRCS += $(addprefix compiler/query/,pathq.c sysq.c)
 COMPILER_SRCS += $(addprefix compiler/audit/,finding.c lint.c expect.c \
 	diff.c difflist.c diffloc.c diffsys.c diffnet.c difffmt.c reach.c verify.c audit.c auditfmt.c sarif.c auditcmd.c)

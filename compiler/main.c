@@ -17,15 +17,13 @@
 #include "learn.h"
 #include "auditcmd.h"
 #include "compile.h"
+#include "cliopt.h"
 #include "cpol.h"
 #include "explain.h"
 #include "oci.h"
 #include "outfile.h"
 #include "parse.h"
 #include "tables.h"
-
-#define EXIT_POLICY 1
-#define EXIT_USAGE 2
 
 struct opts {
 	const char *out;
@@ -153,31 +151,6 @@ static void sub_usage(const struct subcommand *c)
 	    "cordonc %s --help describes every option\n", c->usage, c->name);
 }
 
-static int add_define(struct opts *o, char *arg)
-{
-	char *eq = strchr(arg, '=');
-	int ok;
-
-	if (eq)
-		*eq = '\0';
-	ok = eq && cpol_env_name_ok(arg);   /* a name: [A-Za-z_][A-Za-z0-9_]* */
-	if (eq)
-		*eq = '=';
-	if (!ok) {
-		fprintf(stderr, "cordonc: -D wants NAME=VALUE, not \"%s\"\n",
-		    arg);
-		return -1;
-	}
-	if (o->c.ndefines == PARSE_MAX_DEFINES) {
-		fprintf(stderr, "cordonc: more than %d -D\n",
-		    PARSE_MAX_DEFINES);
-		return -1;
-	}
-	*eq = '\0';
-	o->c.defines[o->c.ndefines++] = (struct parse_define){ arg, eq + 1 };
-	return 0;
-}
-
 /* Options shared by the subcommands; -1 on a usage error. */
 static int parse_opts(int argc, char **argv, struct opts *o, int compile)
 {
@@ -186,29 +159,24 @@ static int parse_opts(int argc, char **argv, struct opts *o, int compile)
 		{ "Werror", no_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int ch;
+	int ch, r;
 
 	memset(o, 0, sizeof(*o));
 	o->c.cli = 1;
 	o->c.errf = stderr;
 	optind = 1;
-	while ((ch = getopt_long_only(argc, argv, compile ? "o:I:D:" : "I:D:",
-	    lo, NULL)) != -1) {
+	while ((ch = getopt_long_only(argc, argv, compile ? "o:" CLIOPT_SOURCE :
+	    CLIOPT_SOURCE, lo, NULL)) != -1) {
 		if (ch == 'o') {
 			o->out = optarg;
-		} else if (ch == 'I' && o->c.nincdirs < PARSE_MAX_INCDIRS) {
-			o->c.incdirs[o->c.nincdirs++] = optarg;
-		} else if (ch == 'D') {
-			if (add_define(o, optarg) < 0)
+		} else if ((r = cliopt_source(&o->c, ch, optarg)) <= 0) {
+			if (r < 0)
 				return -1;
 		} else if (ch == 'W' && compile) {
 			o->c.werror = 1;
 		} else if (ch == 'j' && !compile) {
 			o->json = 1;
 		} else {
-			if (ch == 'I')
-				fprintf(stderr, "cordonc: more than %d -I\n",
-				    PARSE_MAX_INCDIRS);
 			return -1;
 		}
 	}
@@ -237,14 +205,14 @@ static int cmd_compile(int argc, char **argv)
 	char err[256], werr[OUTFILE_ERRLEN], *out = NULL;
 	uint8_t *buf = NULL;
 	size_t len;
-	int ret = EXIT_POLICY;
+	int ret = CORDONC_EXIT_POLICY;
 
 	if (parse_opts(argc, argv, &o, 1) < 0) {
 		sub_usage(&commands[0]);
-		return EXIT_USAGE;
+		return CORDONC_EXIT_USAGE;
 	}
 	if (compile_source(o.file, &o.c, &pol, NULL) < 0)
-		return EXIT_POLICY;
+		return CORDONC_EXIT_POLICY;
 	if (cpol_write(&pol, &buf, &len, err, sizeof(err)) < 0) {
 		fprintf(stderr, "cordonc: error: %s: %s\n", o.file, err);
 		goto out;
@@ -271,22 +239,22 @@ static int cmd_explain(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &o, 0) < 0) {
 		sub_usage(&commands[1]);
-		return EXIT_USAGE;
+		return CORDONC_EXIT_USAGE;
 	}
 	if (compile_is_blob(o.file)) {
 		if (cpol_load(o.file, 0, &pol, err, sizeof(err)) < 0) {
 			fprintf(stderr, "cordonc: error: %s: %s\n", o.file, err);
-			return EXIT_POLICY;
+			return CORDONC_EXIT_POLICY;
 		}
 	} else if (compile_source(o.file, &o.c, &pol, NULL) < 0) {
-		return EXIT_POLICY;
+		return CORDONC_EXIT_POLICY;
 	}
 	r = o.json ? explain_json(stdout, &pol) : explain_text(stdout, &pol);
 	cpol_free(&pol);
 	if (r < 0 || fflush(stdout) == EOF || ferror(stdout)) {
 		fprintf(stderr, "cordonc: error: writing the explanation: %s\n",
 		    strerror(errno));
-		return EXIT_POLICY;
+		return CORDONC_EXIT_POLICY;
 	}
 	return 0;
 }
@@ -317,7 +285,7 @@ static int unknown_command(const char *word)
 	else
 		fprintf(stderr, "cordonc: unknown command %s\n", word);
 	usage(stderr);
-	return EXIT_USAGE;
+	return CORDONC_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -335,7 +303,7 @@ int main(int argc, char **argv)
 	}
 	if (argc < 2) {
 		usage(stderr);
-		return EXIT_USAGE;
+		return CORDONC_EXIT_USAGE;
 	}
 	for (i = 0; i < NCOMMANDS; i++) {
 		if (strcmp(argv[1], commands[i].name) != 0)

@@ -49,7 +49,7 @@ PUBLIC = {
     'oci': {'oci.h'},
     'learn': {'learn.h'},
     'io': {'jsonout.h', 'json_read.h'},
-    'top': {'input.h', 'compile.h'},
+    'top': {'input.h', 'compile.h', 'cliopt.h'},
 }
 SECCOMP_OK = ('compiler/backend/', 'compiler/names/tables_syscalls.c')
 MAX_FUNCTION_LINES = 80

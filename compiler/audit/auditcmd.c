@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "audit.h"
+#include "cliopt.h"
 #include "auditcmd.h"
 #include "diff.h"
 #include "expect.h"
@@ -39,22 +40,7 @@ static int usage(const struct opts *o)
 {
 	fprintf(stderr, "usage: cordonc %s\ncordonc %.*s --help describes "
 	    "every option\n", o->usage, (int)strcspn(o->usage, " "), o->usage);
-	return 2;
-}
-
-static int define(struct opts *o, char *arg)
-{
-	char *eq = strchr(arg, '=');
-
-	if (!eq || eq == arg || o->in.ndefines >= PARSE_MAX_DEFINES) {
-		fprintf(stderr, "cordonc: -D wants NAME=VALUE (at most %u)\n",
-		    PARSE_MAX_DEFINES);
-		return -1;
-	}
-	*eq = '\0';
-	o->in.defines[o->in.ndefines].name = arg;
-	o->in.defines[o->in.ndefines++].value = eq + 1;
-	return 0;
+	return CORDONC_EXIT_USAGE;
 }
 
 /* Parse options; returns the index of the first operand, or -1 (usage
@@ -68,15 +54,12 @@ static int parse(struct opts *o, int argc, char **argv, const char *use)
 	o->format = "text";
 	o->usage = use;
 	optind = 0;   /* glibc: restart scanning from argv[1] */
-	while ((c = getopt_long(argc, argv, "I:D:hv", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, CLIOPT_SOURCE "hv", longopts,
+	    NULL)) != -1) {
 		switch (c) {
 		case 'I':
-			if (o->in.nincdirs >= PARSE_MAX_INCDIRS)
-				return -1;
-			o->in.incdirs[o->in.nincdirs++] = optarg;
-			break;
 		case 'D':
-			if (define(o, optarg) < 0)
+			if (cliopt_source(&o->in, c, optarg) < 0)
 				return -1;
 			break;
 		case OPT_JSON: o->json = 1; break;
@@ -127,15 +110,15 @@ int auditcmd_test(int argc, char **argv)
 		int failed;
 
 		if (input_load(argv[i], &o.in, &in) < 0) {
-			ret = 2;
+			ret = CORDONC_EXIT_USAGE;
 			continue;
 		}
 		if ((failed = expect_run(&in, &r)) < 0) {
 			input_free(&in);
-			return 2;
+			return CORDONC_EXIT_USAGE;
 		}
 		if (failed && ret == 0)
-			ret = 1;
+			ret = CORDONC_EXIT_POLICY;
 		if (o.json) {
 			json_sep(stdout, &first);
 			expect_print_json(stdout, &in, r, in.map.nexpects);
@@ -182,7 +165,7 @@ static int lint_status(const struct finding_list *l, int strict)
 	for (unsigned int i = 0; i < l->n; i++)
 		if (!l->v[i].suppressed && (strict ||
 		    l->v[i].severity >= FINDING_ERROR))
-			return 1;
+			return CORDONC_EXIT_POLICY;
 	return 0;
 }
 
@@ -205,13 +188,13 @@ int auditcmd_lint(int argc, char **argv)
 		struct input in;
 
 		if (input_load(argv[i], &o.in, &in) < 0) {
-			ret = 2;
+			ret = CORDONC_EXIT_USAGE;
 			continue;
 		}
 		if (lint_run(&in, &all) < 0) {
 			input_free(&in);
 			finding_list_free(&all);
-			return 2;
+			return CORDONC_EXIT_USAGE;
 		}
 		input_free(&in);
 	}
@@ -259,18 +242,18 @@ int auditcmd_diff(int argc, char **argv)
 	    strcmp(o.format, "markdown"))
 		return usage(&o);
 	if (input_load(argv[i], &o.in, &a) < 0)
-		return 2;
+		return CORDONC_EXIT_USAGE;
 	if (input_load(argv[i + 1], &o.in, &b) < 0) {
 		input_free(&a);
-		return 2;
+		return CORDONC_EXIT_USAGE;
 	}
 	if (diff_run(&a.pol, &b.pol, &l) < 0 || diff_locate(&l, &a, &b) < 0) {
 		fprintf(stderr, "cordonc diff: cannot compare %s with %s\n",
 		    a.path, b.path);
-		ret = 2;
+		ret = CORDONC_EXIT_USAGE;
 	} else {
 		diff_print(&l, &o, a.path, b.path);
-		ret = diff_count(&l, DIFF_WIDER) ? 1 : 0;
+		ret = diff_count(&l, DIFF_WIDER) ? CORDONC_EXIT_POLICY : 0;
 	}
 	diff_list_free(&l);
 	input_free(&a);
@@ -303,13 +286,13 @@ int auditcmd_audit(int argc, char **argv)
 	if (!in || !v) {
 		free(in);
 		free(v);
-		return 2;
+		return CORDONC_EXIT_USAGE;
 	}
 	for (; i < argc && ret == 0; i++) {
 		if (input_load(argv[i], &o.in, &in[n]) < 0) {
-			ret = 2;
+			ret = CORDONC_EXIT_USAGE;
 		} else if (audit_policy(&in[n], &v[n]) < 0) {
-			ret = 2;
+			ret = CORDONC_EXIT_USAGE;
 			audit_policy_free(&v[n]);
 			input_free(&in[n]);
 		} else {

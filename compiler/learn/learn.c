@@ -16,18 +16,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cliopt.h"
 #include "learn.h"
 #include "outfile.h"
 
 #define LEARN_MAX_SAMPLES 32
-#define LEARN_MAX_ARGS 64
 #define LEARN_MAX_RESOLVE 16  /* cordon's --resolve takes as many */
 
 struct job {
 	char self[PATH_MAX], cordon[PATH_MAX];
 	const char *out, *base;
-	char *inc[LEARN_MAX_ARGS];
-	int ninc;
+	struct compile_opts in;     /* -I only: passed on to cordonc */
 	char *resolve[LEARN_MAX_RESOLVE];
 	int nresolve, hosts;
 	char **samples;
@@ -64,14 +63,14 @@ static int run(char *const *argv, int quiet)
 static int self(struct job *j, const char *sub, const char *o,
     const char *file, int quiet)
 {
-	char *argv[LEARN_MAX_ARGS * 2 + 8];
+	char *argv[PARSE_MAX_INCDIRS * 2 + 8];
 	int n = 0, i;
 
 	argv[n++] = j->self;
 	argv[n++] = (char *)sub;
-	for (i = 0; i < j->ninc; i++) {
+	for (i = 0; i < (int)j->in.nincdirs; i++) {
 		argv[n++] = "-I";
-		argv[n++] = j->inc[i];
+		argv[n++] = (char *)j->in.incdirs[i];
 	}
 	if (o) {
 		argv[n++] = "-o";
@@ -146,7 +145,7 @@ static int options(int argc, char **argv, struct job *j)
 		{ "resolve", 1, NULL, 'R' }, { NULL, 0, NULL, 0 },
 	};
 	const char *c = getenv("CORDON");
-	int ch;
+	int ch, r = 0;
 	ssize_t n;
 
 	j->out = "learned.policy";
@@ -154,8 +153,8 @@ static int options(int argc, char **argv, struct job *j)
 	while ((ch = getopt_long(argc, argv, "o:I:", lo, NULL)) != -1) {
 		if (ch == 'o')
 			j->out = optarg;
-		else if (ch == 'I' && j->ninc < LEARN_MAX_ARGS)
-			j->inc[j->ninc++] = optarg;
+		else if (ch == 'I')
+			r = cliopt_source(&j->in, ch, optarg);
 		else if (ch == 'c')
 			c = optarg;
 		else if (ch == 'H')
@@ -163,6 +162,8 @@ static int options(int argc, char **argv, struct job *j)
 		else if (ch == 'R' && j->nresolve < LEARN_MAX_RESOLVE)
 			j->resolve[j->nresolve++] = optarg;
 		else
+			return -1;
+		if (r < 0)
 			return -1;
 	}
 	if (argc - optind < 2 || argc - optind - 1 > LEARN_MAX_SAMPLES)
@@ -301,16 +302,16 @@ int learn_cmd(int argc, char **argv)
 {
 	static struct learn l;
 	struct job j;
-	int rc = 1;
+	int rc = CORDONC_EXIT_POLICY;
 
 	memset(&j, 0, sizeof(j));
 	if (options(argc, argv, &j) < 0) {
 		fprintf(stderr, "usage: cordonc %s\ncordonc learn --help "
 		    "describes every option\n", LEARN_USAGE);
-		return 2;
+		return CORDONC_EXIT_USAGE;
 	}
 	if (out_ok(j.out) < 0)
-		return 1;
+		return CORDONC_EXIT_POLICY;
 	memset(&l, 0, sizeof(l));
 	l.memory = l.files = UINT64_MAX;
 	fprintf(stderr, "cordonc learn: LEARN MODE: the samples run with "
@@ -321,11 +322,11 @@ int learn_cmd(int argc, char **argv)
 	if (self(&j, "compile", j.blob, j.base, 0) != 0) {
 		fprintf(stderr, "cordonc learn: the base %s does not compile\n",
 		    j.base);
-		return 1;
+		return CORDONC_EXIT_POLICY;
 	}
 	if (observe(&j, &l) == 0 && write_policy(&j, &l) == 0) {
 		fprintf(stderr, "cordonc learn: wrote %s\n", j.out);
-		rc = prove(&j) == 0 ? 0 : 1;
+		rc = prove(&j) == 0 ? 0 : CORDONC_EXIT_POLICY;
 	}
 	unlink(j.blob);
 	learn_free(&l);

@@ -28,14 +28,12 @@
 #include <string.h>
 
 #include "bpf.h"
+#include "cliopt.h"
 #include "input.h"
 #include "oci.h"
 #include "outfile.h"
 #include "sysq.h"
 #include "tables.h"
-
-#define EXIT_POLICY 1
-#define EXIT_USAGE 2
 
 struct exp {
 	const struct cpol *p;
@@ -331,13 +329,14 @@ static int parse_args(int argc, char **argv, struct eopts *o)
 		{ "widen-unknown", no_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int ch;
+	int ch, r;
 
 	memset(o, 0, sizeof(*o));
 	o->out = "-";
 	o->in.errf = stderr;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "o:I:D:", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "o:" CLIOPT_SOURCE, lo, NULL)) !=
+	    -1) {
 		if (ch == 'f' && strcmp(optarg, "oci") != 0) {
 			fprintf(stderr, "cordonc: export: unknown format "
 			    "\"%s\" (oci is the one format)\n", optarg);
@@ -348,15 +347,9 @@ static int parse_args(int argc, char **argv, struct eopts *o)
 			o->report = optarg;
 		} else if (ch == 'w') {
 			o->widen_unknown = 1;
-		} else if (ch == 'I' && o->in.nincdirs < PARSE_MAX_INCDIRS) {
-			o->in.incdirs[o->in.nincdirs++] = optarg;
-		} else if (ch == 'D' && o->in.ndefines < PARSE_MAX_DEFINES &&
-		    strchr(optarg, '=') && optarg[0] != '=') {
-			char *eq = strchr(optarg, '=');
-
-			*eq = '\0';
-			o->in.defines[o->in.ndefines++] =
-			    (struct parse_define){ optarg, eq + 1 };
+		} else if ((r = cliopt_source(&o->in, ch, optarg)) <= 0) {
+			if (r < 0)
+				return -1;
 		} else if (ch != 'f') {
 			return -1;
 		}
@@ -398,15 +391,15 @@ int oci_export_cmd(int argc, char **argv)
 	struct exp e;
 	char *buf = NULL, werr[OUTFILE_ERRLEN];
 	size_t len = 0;
-	int i, ret = EXIT_POLICY;
+	int i, ret = CORDONC_EXIT_POLICY;
 
 	if ((i = parse_args(argc, argv, &o)) < 0) {
 		fprintf(stderr, "usage: cordonc %s\ncordonc export --help "
 		    "describes every option\n", OCI_USAGE_EXPORT);
-		return EXIT_USAGE;
+		return CORDONC_EXIT_USAGE;
 	}
 	if (input_load(argv[i], &o.in, &in) < 0)
-		return EXIT_POLICY;
+		return CORDONC_EXIT_POLICY;
 	memset(&e, 0, sizeof(e));
 	e.p = &in.pol;
 	e.exact = 1;

@@ -17,14 +17,12 @@
 #include <sys/utsname.h>
 
 #include "bpf.h"
+#include "cliopt.h"
 #include "cpol.h"
 #include "json_read.h"
 #include "oci_import.h"
 #include "outfile.h"
 #include "tables.h"
-
-#define EXIT_POLICY 1
-#define EXIT_USAGE 2
 
 /* OCI action name -> SECCOMP_RET_* (errno data added by the caller). */
 static int parse_action(struct oci_import *im, const struct json_val *act,
@@ -446,19 +444,19 @@ int oci_import_cmd(int argc, char **argv)
 	const char *out = "-";
 	char err[256], werr[OUTFILE_ERRLEN], *buf = NULL;
 	size_t len = 0;
-	int i, r, ret = EXIT_POLICY;
+	int i, r, ret = CORDONC_EXIT_POLICY;
 	FILE *f;
 
 	memset(&im, 0, sizeof(im));
 	if ((i = parse_args(argc, argv, &im, &out)) < 0) {
 		fprintf(stderr, "usage: cordonc %s\ncordonc import --help "
 		    "describes every option\n", OCI_USAGE_IMPORT);
-		return EXIT_USAGE;
+		return CORDONC_EXIT_USAGE;
 	}
 	im.profile = argv[i];
 	if (json_load(argv[i], &top, err, sizeof(err)) < 0) {
 		fprintf(stderr, "cordonc: import: %s: %s\n", argv[i], err);
-		return EXIT_POLICY;
+		return CORDONC_EXIT_POLICY;
 	}
 	r = read_profile(&im, &top);
 	if (r == -1 && im.err[0])
