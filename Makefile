@@ -33,6 +33,16 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 WARN_STRICT := -Wconversion -Wsign-conversion
 
 CPPFLAGS += -D_GNU_SOURCE -Icommon -Icompiler -I$(BUILD)/grammar
+
+# The version, written once, in VERSION: cordon --version, cordonc
+# --version and, as major.minor, the compiler field of every blob (a patch
+# release changes no blob byte).  tests/test_version.py holds the Python
+# client and debian/changelog to it.  The objects that use it depend on
+# VERSION (launcher/build.mk, compiler/build.mk).
+CORDON_VERSION := $(shell cat VERSION)
+VERSION_CPPFLAGS := -DCORDON_VERSION='"$(CORDON_VERSION)"' \
+	-DCORDON_VERSION_MINOR='"$(basename $(CORDON_VERSION))"'
+CPPFLAGS += $(VERSION_CPPFLAGS)
 CFLAGS += -std=gnu11 $(OPT) $(HARDEN_CFLAGS) $(WARN) -MMD -MP
 LDFLAGS += $(HARDEN_LDFLAGS)
 SAN_FLAGS ?=

@@ -75,3 +75,6 @@ layering: $(BUILD)/compiler/main.o $(COMPILER_SRCS:%.c=$(BUILD)/%.o)
 	$(PYTHON) tools/layering.py $^
 check: layering
 .PHONY: layering
+
+# --version and the blob's compiler field (Makefile: CORDON_VERSION).
+$(BUILD)/compiler/main.o $(BUILD)/compiler/check/check.o: VERSION

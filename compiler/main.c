@@ -293,7 +293,7 @@ int main(int argc, char **argv)
 	size_t i;
 
 	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
-		printf("%s\n", CHECK_COMPILER_VERSION);
+		printf("cordonc %s\n", CORDON_VERSION);   /* VERSION */
 		return 0;
 	}
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1],

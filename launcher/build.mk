@@ -67,3 +67,6 @@ $(WARM_DIR)/_cordon_warm.so: $(WARM_OBJS)
 $(WARM_DIR)/warm.py: launcher/warm.py
 	@mkdir -p $(@D)
 	install -m 0644 $< $@
+
+# --version (Makefile: CORDON_VERSION).
+$(BUILD)/launcher/main.o $(WARM_DIR)/obj/launcher/main.o: VERSION

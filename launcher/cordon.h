@@ -18,8 +18,6 @@
 #include "cpol.h"
 #include "egress.h"
 
-#define CORDON_VERSION "0.1"
-
 #define EXIT_TIMEOUT 124
 #define EXIT_CORDON 125
 #define EXIT_NOEXEC 126

@@ -184,7 +184,7 @@ fuzz: all
 
 LINT_SRCS = $(sort $(wildcard common/*.c compiler/*.c compiler/*/*.c launcher/*.c \
 	grammar/*.c tests/*/*.c bench/*.c))
-LINT_CPPFLAGS = -D_GNU_SOURCE -Icommon -Icompiler \
+LINT_CPPFLAGS = -D_GNU_SOURCE $(VERSION_CPPFLAGS) -Icommon -Icompiler \
 	$(addprefix -Icompiler/,$(COMPILER_DIRS)) -Ilauncher -I$(BUILD)/grammar \
 	$(if $(WARM_PYINC),-isystem $(WARM_PYINC))
 CPPCHECK := cppcheck

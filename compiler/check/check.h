@@ -11,7 +11,8 @@
 #include "cpol.h"
 #include "parse.h"
 
-#define CHECK_COMPILER_VERSION "cordonc 0.1"
+/* The blob's compiler field: major.minor of VERSION (Makefile). */
+#define CHECK_COMPILER_VERSION "cordonc " CORDON_VERSION_MINOR
 #define CHECK_DEFAULT_TIMEOUT_MS 30000u      /* 30 s: a long tool call */
 #define CHECK_DEFAULT_OUTPUT_CAP (1u << 20)  /* 1 MiB of stdout+stderr */
 #define CHECK_DEFAULT_LANDLOCK 6  /* abstract-socket and signal scopes */

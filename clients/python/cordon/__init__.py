@@ -41,6 +41,7 @@ __all__ = [
     "Session", "CellResult", "CellFile", "SessionError", "SessionEnded",
     "SessionLimit", "SyncSession",
 ]
+# The tree's VERSION file (tests/test_version.py fails when they differ).
 __version__ = "0.1.0"
 
 _SESSION_NAMES = ("Session", "CellResult", "CellFile", "SessionError",
