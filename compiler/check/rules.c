@@ -63,19 +63,18 @@ static int net_kind(const struct rules *r, uint8_t kind)
  * server bind, listen and accept (Landlock bounds the ports). */
 static int net_owned(const struct rules *r, const char *name)
 {
-	static const char *const always[] = { "socket", "socketpair", NULL };
-	static const char *const tcp[] = { "sendto", "sendmsg", "sendmmsg",
-		NULL };
-	static const char *const server[] = { "bind", "listen", "accept",
-		"accept4", NULL };
-
-	if (in_list(name, always))
+	switch (tables_net_owner(name)) {
+	case TABLES_NET_ALWAYS:
 		return 1;
-	if (!r->c->net_tcp)
+	case TABLES_NET_TCP:
+		return r->c->net_tcp;
+	case TABLES_NET_CONNECT:
+		return r->c->net_tcp && net_kind(r, CPOL_NET_CONNECT);
+	case TABLES_NET_BIND:
+		return r->c->net_tcp && net_kind(r, CPOL_NET_BIND);
+	default:
 		return 0;
-	return in_list(name, tcp) ||
-	    (!strcmp(name, "connect") && net_kind(r, CPOL_NET_CONNECT)) ||
-	    (in_list(name, server) && net_kind(r, CPOL_NET_BIND));
+	}
 }
 
 /* The merge rule for network-owned syscalls: the network statement

@@ -37,18 +37,12 @@ static const struct { const char *name; unsigned int arg; } decides[] = {
  * learned `network bind`. */
 static int network_owned(const struct learn *l, const char *name)
 {
+	enum tables_net_owner o = tables_net_owner(name);
 	unsigned int i;
-	int k = -1;
+	int k = o == TABLES_NET_CONNECT ? 0 : o == TABLES_NET_BIND ? 1 : -1;
 
-	if (!strcmp(name, "socket") || !strcmp(name, "socketpair") ||
-	    !strcmp(name, "sendto") || !strcmp(name, "sendmsg") ||
-	    !strcmp(name, "sendmmsg"))
+	if (o == TABLES_NET_ALWAYS || o == TABLES_NET_TCP)
 		return 1;
-	if (!strcmp(name, "connect"))
-		k = 0;
-	else if (!strcmp(name, "bind") || !strcmp(name, "listen") ||
-	    !strcmp(name, "accept") || !strcmp(name, "accept4"))
-		k = 1;
 	for (i = 0; k >= 0 && i < l->nport; i++)
 		if (l->port[i].bind == k)
 			return 1;

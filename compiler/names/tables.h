@@ -61,6 +61,17 @@ const char *tables_suggest_among(const char *word, const char *const *cands);
  * refuses a table where it still says 1 and the filter does not
  * answer *action; explain shows what it says for a blob. */
 extern const char *const tables_fixed_enosys[];
+
+/* The syscalls the network statement owns (cordon.policy(5)), and on
+ * what: check/rules.c refuses rules on them, learn leaves them out. */
+enum tables_net_owner {
+	TABLES_NET_NONE,        /* not the network statement's */
+	TABLES_NET_ALWAYS,      /* socket, socketpair: any network statement */
+	TABLES_NET_TCP,         /* sendto, sendmsg, sendmmsg: network tcp */
+	TABLES_NET_CONNECT,     /* connect: with a connect rule */
+	TABLES_NET_BIND,        /* bind, listen, accept, accept4: a bind rule */
+};
+enum tables_net_owner tables_net_owner(const char *name);
 int tables_fixed_action(const struct cpol *p, uint32_t nr, uint32_t *action);
 
 /* Landlock filesystem rights (tables_rights.c).  The i-th of every right

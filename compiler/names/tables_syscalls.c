@@ -247,6 +247,26 @@ const char *const tables_fixed_enosys[] = {
 };
 #define NFIXED (sizeof(tables_fixed_enosys) / sizeof(tables_fixed_enosys[0]) - 1)
 
+enum tables_net_owner tables_net_owner(const char *name)
+{
+	static const struct {
+		const char *name;
+		enum tables_net_owner owner;
+	} owned[] = {
+		{ "socket", TABLES_NET_ALWAYS }, { "socketpair", TABLES_NET_ALWAYS },
+		{ "sendto", TABLES_NET_TCP }, { "sendmsg", TABLES_NET_TCP },
+		{ "sendmmsg", TABLES_NET_TCP }, { "connect", TABLES_NET_CONNECT },
+		{ "bind", TABLES_NET_BIND }, { "listen", TABLES_NET_BIND },
+		{ "accept", TABLES_NET_BIND }, { "accept4", TABLES_NET_BIND },
+	};
+	size_t i;
+
+	for (i = 0; name && i < sizeof(owned) / sizeof(owned[0]); i++)
+		if (strcmp(owned[i].name, name) == 0)
+			return owned[i].owner;
+	return TABLES_NET_NONE;
+}
+
 /* Is nr one of tables_fixed_enosys?  (Numbers resolved once: this is called
  * for every probe of the translation validation.) */
 static int is_fixed(uint32_t nr)

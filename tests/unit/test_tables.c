@@ -229,6 +229,22 @@ static void test_constants(void **state)
 	assert_int_equal(tables_constant("AF_NOSUCH", &v), -1);
 }
 
+/* The syscalls the network statement owns: check/rules.c and learn read
+ * this one table. */
+static void test_net_owner(void **state)
+{
+	(void)state;
+	assert_int_equal(tables_net_owner("socket"), TABLES_NET_ALWAYS);
+	assert_int_equal(tables_net_owner("socketpair"), TABLES_NET_ALWAYS);
+	assert_int_equal(tables_net_owner("sendmmsg"), TABLES_NET_TCP);
+	assert_int_equal(tables_net_owner("connect"), TABLES_NET_CONNECT);
+	assert_int_equal(tables_net_owner("accept4"), TABLES_NET_BIND);
+	assert_int_equal(tables_net_owner("listen"), TABLES_NET_BIND);
+	assert_int_equal(tables_net_owner("read"), TABLES_NET_NONE);
+	assert_int_equal(tables_net_owner("recvfrom"), TABLES_NET_NONE);
+	assert_int_equal(tables_net_owner(NULL), TABLES_NET_NONE);
+}
+
 static void test_args(void **state)
 {
 	unsigned int idx, w;
@@ -272,6 +288,7 @@ static void test_suggest(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_net_owner),
 		cmocka_unit_test(test_syscalls),
 		cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_constants),
