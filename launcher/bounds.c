@@ -30,12 +30,7 @@
 
 #include "cordon.h"
 #include "landlock_compat.h"
-
-/* Rights that let a rule's path grow: what a watch of the workdir misses. */
-#define GROW_RIGHTS (CORDON_LL_FS_WRITE_FILE | CORDON_LL_FS_MAKE_REG | \
-    CORDON_LL_FS_MAKE_DIR | CORDON_LL_FS_MAKE_SYM | CORDON_LL_FS_MAKE_SOCK | \
-    CORDON_LL_FS_MAKE_FIFO | CORDON_LL_FS_MAKE_CHAR | \
-    CORDON_LL_FS_MAKE_BLOCK)
+#include "llrights.h"
 
 /* The first rule that can grow something outside the workdir, or NULL. */
 static const char *grows_outside(const struct cpol *p)
@@ -46,10 +41,10 @@ static const char *grows_outside(const struct cpol *p)
 	for (i = 0; i < p->nfs; i++) {
 		const struct cpol_fs *r = &p->fs[i];
 
-		if (!(r->access & GROW_RIGHTS) || r->path[0] == '$')
+		if (!(r->access & CPOL_LL_GROW) || r->path[0] == '$')
 			continue;
 		/* Writing a device node (/dev/null) stores nothing. */
-		if (!(r->access & ~CORDON_LL_FS_WRITE_FILE & GROW_RIGHTS) &&
+		if (!(r->access & ~CORDON_LL_FS_WRITE_FILE & CPOL_LL_GROW) &&
 		    stat(r->path, &st) == 0 && S_ISCHR(st.st_mode))
 			continue;
 		if (stat(r->path, &st) < 0 && errno == ENOENT &&

@@ -24,17 +24,7 @@
 
 #include "cordon.h"
 #include "landlock_compat.h"
-
-/* Rights that make sense on a file that is not a directory. */
-#define FILE_RIGHTS (CORDON_LL_FS_EXECUTE | CORDON_LL_FS_WRITE_FILE | \
-    CORDON_LL_FS_READ_FILE | CORDON_LL_FS_TRUNCATE | CORDON_LL_FS_IOCTL_DEV)
-
-/* Rights on a private /tmp and /dev/shm: files and directories, no exec,
- * no devices, sockets, fifos or links. */
-#define TMP_RIGHTS (CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR | \
-    CORDON_LL_FS_WRITE_FILE | CORDON_LL_FS_TRUNCATE | \
-    CORDON_LL_FS_MAKE_REG | CORDON_LL_FS_MAKE_DIR | \
-    CORDON_LL_FS_REMOVE_FILE | CORDON_LL_FS_REMOVE_DIR)
+#include "llrights.h"
 
 static const char hint[] = "Hint: Landlock needs Linux 5.13+ built with "
     "CONFIG_SECURITY_LANDLOCK=y and \"landlock\" in the lsm= boot list";
@@ -72,7 +62,7 @@ uint64_t landlock_fs_rights(int abi)
  * rule (TRUNCATE is ABI 3). */
 uint64_t landlock_tmp_rights(uint64_t handled)
 {
-	return TMP_RIGHTS & handled;
+	return CPOL_LL_TMP & handled;
 }
 
 /* The ABI a policy needs: its `landlock N;`, and 4 when it has TCP rules
@@ -183,7 +173,7 @@ static int add_paths(int rs, const struct cpol *p, uint64_t handled,
 			return -1;
 		}
 		if (!S_ISDIR(st.st_mode))
-			access &= FILE_RIGHTS;
+			access &= CPOL_LL_FILE;
 		if (access && landlock_add(rs, fd, access) < 0) {
 			snprintf(err, errlen, "path rule %s: landlock_add_rule:"
 			    " %s", r->path, strerror(errno));

@@ -33,19 +33,15 @@
 #include "bpf.h"
 #include "cordon.h"
 #include "learnjudge.h"
+#include "llrights.h"
 #include "sysdecode.h"
 
 #define LEARN_PATHS 1024      /* distinct paths kept; more are counted */
 #define LEARN_CALLS 256       /* distinct refused calls kept */
 #define LEARN_PORTS 64
 
-/* Rights, as letters in the trace (cordonc learn maps them). */
-enum {
-	R_READ = 1, R_LIST = 2, R_WRITE = 4, R_CREATE = 8, R_MKDIR = 16,
-	R_EXEC = 32, R_RMFILE = 64, R_RMDIR = 128, R_TRUNC = 256, R_SYM = 512,
-};
-static const char rights_letters[] = "rlwcdxuvts";
-
+/* A path's rights: CPOL_TRACE_* bits, letters in the trace
+ * (common/llrights.c). */
 struct lpath { char *path; unsigned int rights; uint64_t count; };
 struct lcall { uint32_t nr; uint64_t args[6]; uint64_t count;
 	char call[DENIAL_CALL_LEN]; };
@@ -333,7 +329,7 @@ static void add_open(pid_t pid, const char *path, uint64_t flags)
 		return;
 	exists = judge_there(pid, path, &st, !(flags & O_NOFOLLOW)) == 0;
 	if (flags & O_CREAT && !exists && judge_there(pid, path, &st, 0)) {
-		judge_pend(pid, NULL, 0, path, R_CREATE | R_WRITE);
+		judge_pend(pid, NULL, 0, path, CPOL_TRACE_CREATE | CPOL_TRACE_WRITE);
 		return;
 	}
 	if (open_fails(exists, &st, flags)) {
@@ -341,15 +337,15 @@ static void add_open(pid_t pid, const char *path, uint64_t flags)
 		return;
 	}
 	if (acc != O_WRONLY) {
-		r |= S_ISDIR(st.st_mode) ? R_LIST : R_READ;
+		r |= S_ISDIR(st.st_mode) ? CPOL_TRACE_LIST : CPOL_TRACE_READ;
 		want |= JUDGE_R;
 	}
 	if (acc != O_RDONLY || (flags & O_TRUNC)) {
-		r |= acc != O_RDONLY ? R_WRITE : 0;
+		r |= acc != O_RDONLY ? CPOL_TRACE_WRITE : 0;
 		want |= JUDGE_W;
 	}
 	if (flags & O_TRUNC)
-		r |= R_TRUNC;
+		r |= CPOL_TRACE_TRUNC;
 	if (!judge_may(pid, path, &st, want)) {
 		judge_fail();
 		return;
@@ -420,9 +416,9 @@ static void add_made(const struct bpf_input *in, pid_t pid)
 	    AT_FDCWD;
 	int mk = in->nr == SYS_mkdir || in->nr == SYS_mkdirat;
 	int sym = in->nr == SYS_symlink || in->nr == SYS_symlinkat;
-	unsigned int r = mk ? R_MKDIR : sym ? R_SYM : in->nr == SYS_rmdir ||
-	    (in->nr == SYS_unlinkat && (a[2] & AT_REMOVEDIR)) ? R_RMDIR :
-	    R_RMFILE;
+	unsigned int r = mk ? CPOL_TRACE_MKDIR : sym ? CPOL_TRACE_SYM : in->nr == SYS_rmdir ||
+	    (in->nr == SYS_unlinkat && (a[2] & AT_REMOVEDIR)) ? CPOL_TRACE_RMDIR :
+	    CPOL_TRACE_RMFILE;
 	char p[PATH_MAX];
 
 	if (path_of(pid, dfd, name, p, sizeof(p), 1) == 0)
@@ -438,7 +434,7 @@ static void add_moved(pid_t pid, const char *from, const char *to)
 	if (judge_there(pid, from, &st, 0) != 0)
 		judge_fail();
 	else
-		judge_pend(pid, from, R_RMFILE, to, R_CREATE | R_WRITE);
+		judge_pend(pid, from, CPOL_TRACE_RMFILE, to, CPOL_TRACE_CREATE | CPOL_TRACE_WRITE);
 }
 
 /* Paths: which argument, which dirfd, what right. */
@@ -468,7 +464,7 @@ static void add_named(const struct bpf_input *in, pid_t pid)
 	case SYS_execveat:
 		if (path_of(pid, in->nr == SYS_execve ? cwd : (int)a[0],
 		    in->nr == SYS_execve ? a[0] : a[1], p, sizeof(p), 0) == 0)
-			add_used(pid, p, JUDGE_X, R_EXEC | R_READ);
+			add_used(pid, p, JUDGE_X, CPOL_TRACE_EXEC | CPOL_TRACE_READ);
 		return;
 	case SYS_mkdir:
 	case SYS_mkdirat:
@@ -489,7 +485,7 @@ static void add_named(const struct bpf_input *in, pid_t pid)
 		return;
 	case SYS_truncate:
 		if (path_of(pid, cwd, a[0], p, sizeof(p), 0) == 0)
-			add_used(pid, p, JUDGE_W, R_WRITE | R_TRUNC);
+			add_used(pid, p, JUDGE_W, CPOL_TRACE_WRITE | CPOL_TRACE_TRUNC);
 		return;
 	case SYS_connect:
 	case SYS_bind:
@@ -553,16 +549,6 @@ static void hosts_write(FILE *f, const struct report *r)
 		fprintf(f, "dropped\t%u\n", n - EGRESS_SEEN_MAX);
 }
 
-static void rights_str(unsigned int r, char *buf)
-{
-	unsigned int i;
-
-	for (i = 0; rights_letters[i]; i++)
-		if (r & (1u << i))
-			*buf++ = rights_letters[i];
-	*buf = '\0';
-}
-
 /* The trace: one record a line, tab-separated, the path last; built in
  * memory, then written as every named output is (sink_file). */
 int learn_write(const char *file, const struct report *r, char *err)
@@ -609,7 +595,7 @@ int learn_write(const char *file, const struct report *r, char *err)
 			    (unsigned long long)lt.n[i].count);
 	hosts_write(f, r);
 	for (i = 0; i < lt.np; i++) {
-		rights_str(lt.p[i].rights, rs);
+		cpol_trace_letters(lt.p[i].rights, rs);
 		if (rs[0] && !strchr(lt.p[i].path, '\n') &&
 		    !strchr(lt.p[i].path, '\t'))
 			fprintf(f, "path\t%s\t%llu\t%s\n", rs,

@@ -22,6 +22,7 @@
 #include "bpf.h"
 #include "explain_fmt.h"
 #include "landlock_compat.h"
+#include "llrights.h"
 #include "lint.h"
 #include "pathq.h"
 #include "reach.h"
@@ -196,7 +197,7 @@ static void score_network(struct audit_policy *a, const struct cpol *p)
 static int device_io(const char *path, uint64_t acc)
 {
 	return strncmp(path, "/dev/", 5) == 0 &&
-	    (acc & PATHQ_MODIFY) == CORDON_LL_FS_WRITE_FILE;
+	    (acc & CPOL_LL_MODIFY) == CORDON_LL_FS_WRITE_FILE;
 }
 
 static void score_paths(struct audit_policy *a, const struct cpol *p)
@@ -208,7 +209,7 @@ static void score_paths(struct audit_policy *a, const struct cpol *p)
 		const char *path = p->fs[i].path;
 		uint64_t acc = p->fs[i].access, eff = pathq_rights(p, path);
 
-		if (acc & PATHQ_MODIFY) {
+		if (acc & CPOL_LL_MODIFY) {
 			a->nwrites++;
 			cell_add(a->writes, path);
 			if (!pathq_write_ok(p, path) && ++nout)

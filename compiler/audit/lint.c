@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "landlock_compat.h"
+#include "llrights.h"
 #include "lint.h"
 #include "pathq.h"
 #include "sysq.h"
@@ -283,7 +284,7 @@ static int check_writes(const struct input *in, struct finding_list *out)
 
 	for (uint32_t i = 0; i < p->nfs; i++) {
 		const char *path = p->fs[i].path, *file;
-		uint64_t m = p->fs[i].access & PATHQ_MODIFY;
+		uint64_t m = p->fs[i].access & CPOL_LL_MODIFY;
 		unsigned int line;
 		char buf[256];
 

@@ -14,16 +14,8 @@
 #include "explain_fmt.h"
 #include "landlock_compat.h"
 #include "learn.h"
+#include "llrights.h"
 #include "tables.h"
-
-/* The trace's right letters (launcher/learn.c), as Landlock rights. */
-static const struct { char c; uint64_t r; } letters[] = {
-	{ 'r', CORDON_LL_FS_READ_FILE }, { 'l', CORDON_LL_FS_READ_DIR },
-	{ 'w', CORDON_LL_FS_WRITE_FILE }, { 'c', CORDON_LL_FS_MAKE_REG },
-	{ 'd', CORDON_LL_FS_MAKE_DIR }, { 'x', CORDON_LL_FS_EXECUTE },
-	{ 'u', CORDON_LL_FS_REMOVE_FILE }, { 'v', CORDON_LL_FS_REMOVE_DIR },
-	{ 't', CORDON_LL_FS_TRUNCATE }, { 's', CORDON_LL_FS_MAKE_SYM },
-};
 
 /* Arguments that decide a call, as the base conditions them. */
 static const struct { const char *name; unsigned int arg; } decides[] = {
@@ -115,19 +107,16 @@ static int add_path(struct learn *l, const char *path, uint64_t access,
 static int line_path(struct learn *l, char *s, const char *wd,
     const char *sample)
 {
-	uint64_t rights = 0, count;
+	uint64_t rights = 0, one, count;
 	char *r, *p, *q;
-	size_t i;
 	int rc;
 
 	if (field(&s, &r) < 0 || num(&s, 10, &count) < 0 || !s || *s != '/')
 		return -1;
-	for (; *r; r++) {
-		for (i = 0; i < sizeof(letters) / sizeof(letters[0]); i++)
-			if (letters[i].c == *r)
-				rights |= letters[i].r;
-		if (!strchr("rlwcdxuvts", *r))
+	for (; *r; r++) {       /* the trace's letters (common/llrights.c) */
+		if (cpol_trace_right(*r, &one) < 0)
 			return -1;
+		rights |= one;
 	}
 	p = s;
 	q = relabel(p, wd);

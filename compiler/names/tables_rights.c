@@ -8,12 +8,8 @@
 #include <strings.h>
 
 #include "landlock_compat.h"
+#include "llrights.h"
 #include "tables.h"
-
-#define RT_READ (CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR)
-#define RT_WRITE (CORDON_LL_FS_WRITE_FILE | CORDON_LL_FS_TRUNCATE)
-#define RT_CREATE (CORDON_LL_FS_MAKE_REG | CORDON_LL_FS_MAKE_DIR)
-#define RT_REMOVE (CORDON_LL_FS_REMOVE_FILE | CORDON_LL_FS_REMOVE_DIR)
 
 static const struct right {
 	const char *name;
@@ -36,14 +32,14 @@ static const struct right {
 	{ "truncate", CORDON_LL_FS_TRUNCATE },
 	{ "ioctl-dev", CORDON_LL_FS_IOCTL_DEV },
 	/* the pairs, in the order explain writes them */
-	{ "read", RT_READ },
-	{ "write", RT_WRITE },
-	{ "create", RT_CREATE },
-	{ "remove", RT_REMOVE },
+	{ "read", CPOL_LL_READ },
+	{ "write", CPOL_LL_WRITE },
+	{ "create", CPOL_LL_CREATE },
+	{ "remove", CPOL_LL_REMOVE },
 	/* the whole shorthands */
-	{ "ro", RT_READ },
-	{ "rx", RT_READ | CORDON_LL_FS_EXECUTE },
-	{ "rw", RT_READ | RT_WRITE | RT_CREATE | RT_REMOVE },
+	{ "ro", CPOL_LL_READ },
+	{ "rx", CPOL_LL_READ | CORDON_LL_FS_EXECUTE },
+	{ "rw", CPOL_LL_READ | CPOL_LL_WRITE | CPOL_LL_CREATE | CPOL_LL_REMOVE },
 };
 #define NRIGHTS (sizeof(rights) / sizeof(rights[0]))
 #define FIRST_PAIR TABLES_NRIGHTS

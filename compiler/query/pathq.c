@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "landlock_compat.h"
+#include "llrights.h"
 #include "pathq.h"
 #include "tables.h"
 
@@ -16,21 +17,16 @@ struct shorthand {
 	uint64_t deny;
 };
 
-#define R_READ (CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR)
-#define R_WRITE (CORDON_LL_FS_WRITE_FILE | CORDON_LL_FS_TRUNCATE)
-#define R_CREATE (CORDON_LL_FS_MAKE_REG | CORDON_LL_FS_MAKE_DIR)
-#define R_REMOVE (CORDON_LL_FS_REMOVE_FILE | CORDON_LL_FS_REMOVE_DIR)
-
 static const struct shorthand shorthands[] = {
-	{ "read", CORDON_LL_FS_READ_FILE, R_READ },
-	{ "write", CORDON_LL_FS_WRITE_FILE, PATHQ_MODIFY },
+	{ "read", CORDON_LL_FS_READ_FILE, CPOL_LL_READ },
+	{ "write", CORDON_LL_FS_WRITE_FILE, CPOL_LL_MODIFY },
 	{ "exec", CORDON_LL_FS_EXECUTE, CORDON_LL_FS_EXECUTE },
-	{ "ro", R_READ, R_READ },
-	{ "rx", R_READ | CORDON_LL_FS_EXECUTE, R_READ | CORDON_LL_FS_EXECUTE },
-	{ "rw", R_READ | R_WRITE | R_CREATE | R_REMOVE,
-	  R_READ | PATHQ_MODIFY },
-	{ "create", R_CREATE, R_CREATE },
-	{ "remove", R_REMOVE, R_REMOVE },
+	{ "ro", CPOL_LL_READ, CPOL_LL_READ },
+	{ "rx", CPOL_LL_READ | CORDON_LL_FS_EXECUTE, CPOL_LL_READ | CORDON_LL_FS_EXECUTE },
+	{ "rw", CPOL_LL_READ | CPOL_LL_WRITE | CPOL_LL_CREATE | CPOL_LL_REMOVE,
+	  CPOL_LL_READ | CPOL_LL_MODIFY },
+	{ "create", CPOL_LL_CREATE, CPOL_LL_CREATE },
+	{ "remove", CPOL_LL_REMOVE, CPOL_LL_REMOVE },
 };
 
 int pathq_covers(const char *rule, const char *path)

@@ -14,11 +14,6 @@
 
 #include "cpol.h"
 
-/* Rights that change the filesystem (write, truncate, make-*, remove-*,
- * refer); and everything Landlock knows at ABI 7. */
-#define PATHQ_MODIFY 0x7ff2ull
-#define PATHQ_ALL 0xffffull
-
 /* 1 if rule is path or an ancestor of it, on a component boundary. */
 int pathq_covers(const char *rule, const char *path);
 /* Union of the rights the rules of p give path. */
