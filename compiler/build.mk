@@ -70,9 +70,12 @@ $(COMPILER_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/compiler/main.o: \
 # folders use only the folders and public headers tools/layering.py
 # allows, no include or call circle among compiler files (calls read from
 # the objects with nm), no function over 80 lines in compiler/, common/
-# or launcher/, libseccomp only in backend/ (and names/'s syscall table).
+# or launcher/, libseccomp only in backend/ (and names/'s syscall table);
+# and tools/facts.py: no copy of a fact that has its one home (errno and
+# action names, units, right groups and letters, -D, exit codes, version).
 layering: $(BUILD)/compiler/main.o $(COMPILER_SRCS:%.c=$(BUILD)/%.o)
 	$(PYTHON) tools/layering.py $^
+	$(PYTHON) tools/facts.py
 check: layering
 .PHONY: layering
 

@@ -15,8 +15,7 @@
 
 #include "landlock_compat.h"
 #include "learn.h"
-
-#define FOLD_READ (CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR)
+#include "llrights.h"
 
 /* Never granted as a whole directory: too wide to learn.  Nor is one
  * folded into (nor a user's home, nor any top-level directory). */
@@ -139,11 +138,11 @@ static int fold_trees(const struct learn *l, struct learn_fold *f)
 	for (i = 0; i < l->npath; i++)
 		for (t = 0; t < NTREES && f->ok[i]; t++)
 			if (beneath(trees[t].path, l->path[i].path) &&
-			    (f->need[i] & FOLD_READ)) {
+			    (f->need[i] & CPOL_LL_READ)) {
 				r = rule_at(f, trees[t].path, trees[t].what);
 				if (!r)
 					return -1;
-				hold(r, l, i, f->need[i] & FOLD_READ);
+				hold(r, l, i, f->need[i] & CPOL_LL_READ);
 			}
 	return 0;
 }
@@ -182,7 +181,7 @@ static int fold_folders(const struct learn *l, struct learn_fold *f)
 		for (in_tree = 0, t = 0; t < NTREES; t++)
 			in_tree |= beneath(trees[t].path, l->path[i].path);
 		if (!f->ok[i] || in_tree || !f->need[i] ||
-		    (f->need[i] & ~FOLD_READ) || !len || len >= sizeof(dir))
+		    (f->need[i] & ~CPOL_LL_READ) || !len || len >= sizeof(dir))
 			continue;
 		for (n = 0, j = 0; j < l->npath; j++)
 			n += (unsigned int)same_group(l, f, i, j);
