@@ -3,7 +3,7 @@
 
 #include "llrights.h"
 
-/* Letter i stands for bit i of a record (CPOL_TRACE_*). */
+/* Letter i stands for bit i of a record (CPOL_TR_*). */
 static const struct {
 	char letter;
 	uint64_t right;

@@ -40,7 +40,7 @@
 #define LEARN_CALLS 256       /* distinct refused calls kept */
 #define LEARN_PORTS 64
 
-/* A path's rights: CPOL_TRACE_* bits, letters in the trace
+/* A path's rights: CPOL_TR_* bits, letters in the trace
  * (common/llrights.c). */
 struct lpath { char *path; unsigned int rights; uint64_t count; };
 struct lcall { uint32_t nr; uint64_t args[6]; uint64_t count;
@@ -329,7 +329,7 @@ static void add_open(pid_t pid, const char *path, uint64_t flags)
 		return;
 	exists = judge_there(pid, path, &st, !(flags & O_NOFOLLOW)) == 0;
 	if (flags & O_CREAT && !exists && judge_there(pid, path, &st, 0)) {
-		judge_pend(pid, NULL, 0, path, CPOL_TRACE_CREATE | CPOL_TRACE_WRITE);
+		judge_pend(pid, NULL, 0, path, CPOL_TR_CREATE | CPOL_TR_WRITE);
 		return;
 	}
 	if (open_fails(exists, &st, flags)) {
@@ -337,15 +337,15 @@ static void add_open(pid_t pid, const char *path, uint64_t flags)
 		return;
 	}
 	if (acc != O_WRONLY) {
-		r |= S_ISDIR(st.st_mode) ? CPOL_TRACE_LIST : CPOL_TRACE_READ;
+		r |= S_ISDIR(st.st_mode) ? CPOL_TR_LIST : CPOL_TR_READ;
 		want |= JUDGE_R;
 	}
 	if (acc != O_RDONLY || (flags & O_TRUNC)) {
-		r |= acc != O_RDONLY ? CPOL_TRACE_WRITE : 0;
+		r |= acc != O_RDONLY ? CPOL_TR_WRITE : 0;
 		want |= JUDGE_W;
 	}
 	if (flags & O_TRUNC)
-		r |= CPOL_TRACE_TRUNC;
+		r |= CPOL_TR_TRUNC;
 	if (!judge_may(pid, path, &st, want)) {
 		judge_fail();
 		return;
@@ -416,9 +416,9 @@ static void add_made(const struct bpf_input *in, pid_t pid)
 	    AT_FDCWD;
 	int mk = in->nr == SYS_mkdir || in->nr == SYS_mkdirat;
 	int sym = in->nr == SYS_symlink || in->nr == SYS_symlinkat;
-	unsigned int r = mk ? CPOL_TRACE_MKDIR : sym ? CPOL_TRACE_SYM : in->nr == SYS_rmdir ||
-	    (in->nr == SYS_unlinkat && (a[2] & AT_REMOVEDIR)) ? CPOL_TRACE_RMDIR :
-	    CPOL_TRACE_RMFILE;
+	unsigned int r = mk ? CPOL_TR_MKDIR : sym ? CPOL_TR_SYM :
+	    in->nr == SYS_rmdir || (in->nr == SYS_unlinkat &&
+	    (a[2] & AT_REMOVEDIR)) ? CPOL_TR_RMDIR : CPOL_TR_RMFILE;
 	char p[PATH_MAX];
 
 	if (path_of(pid, dfd, name, p, sizeof(p), 1) == 0)
@@ -434,7 +434,8 @@ static void add_moved(pid_t pid, const char *from, const char *to)
 	if (judge_there(pid, from, &st, 0) != 0)
 		judge_fail();
 	else
-		judge_pend(pid, from, CPOL_TRACE_RMFILE, to, CPOL_TRACE_CREATE | CPOL_TRACE_WRITE);
+		judge_pend(pid, from, CPOL_TR_RMFILE, to,
+		    CPOL_TR_CREATE | CPOL_TR_WRITE);
 }
 
 /* Paths: which argument, which dirfd, what right. */
@@ -464,7 +465,7 @@ static void add_named(const struct bpf_input *in, pid_t pid)
 	case SYS_execveat:
 		if (path_of(pid, in->nr == SYS_execve ? cwd : (int)a[0],
 		    in->nr == SYS_execve ? a[0] : a[1], p, sizeof(p), 0) == 0)
-			add_used(pid, p, JUDGE_X, CPOL_TRACE_EXEC | CPOL_TRACE_READ);
+			add_used(pid, p, JUDGE_X, CPOL_TR_EXEC | CPOL_TR_READ);
 		return;
 	case SYS_mkdir:
 	case SYS_mkdirat:
@@ -485,7 +486,7 @@ static void add_named(const struct bpf_input *in, pid_t pid)
 		return;
 	case SYS_truncate:
 		if (path_of(pid, cwd, a[0], p, sizeof(p), 0) == 0)
-			add_used(pid, p, JUDGE_W, CPOL_TRACE_WRITE | CPOL_TRACE_TRUNC);
+			add_used(pid, p, JUDGE_W, CPOL_TR_WRITE | CPOL_TR_TRUNC);
 		return;
 	case SYS_connect:
 	case SYS_bind:

@@ -253,9 +253,11 @@ enum tables_net_owner tables_net_owner(const char *name)
 		const char *name;
 		enum tables_net_owner owner;
 	} owned[] = {
-		{ "socket", TABLES_NET_ALWAYS }, { "socketpair", TABLES_NET_ALWAYS },
+		{ "socket", TABLES_NET_ALWAYS },
+		{ "socketpair", TABLES_NET_ALWAYS },
 		{ "sendto", TABLES_NET_TCP }, { "sendmsg", TABLES_NET_TCP },
-		{ "sendmmsg", TABLES_NET_TCP }, { "connect", TABLES_NET_CONNECT },
+		{ "sendmmsg", TABLES_NET_TCP },
+		{ "connect", TABLES_NET_CONNECT },
 		{ "bind", TABLES_NET_BIND }, { "listen", TABLES_NET_BIND },
 		{ "accept", TABLES_NET_BIND }, { "accept4", TABLES_NET_BIND },
 	};

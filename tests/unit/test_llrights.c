@@ -32,16 +32,16 @@ static void test_trace_letters(void **state)
 		char letter;
 		uint64_t right;
 	} c[] = {
-		{ CPOL_TRACE_READ, 'r', CORDON_LL_FS_READ_FILE },
-		{ CPOL_TRACE_LIST, 'l', CORDON_LL_FS_READ_DIR },
-		{ CPOL_TRACE_WRITE, 'w', CORDON_LL_FS_WRITE_FILE },
-		{ CPOL_TRACE_CREATE, 'c', CORDON_LL_FS_MAKE_REG },
-		{ CPOL_TRACE_MKDIR, 'd', CORDON_LL_FS_MAKE_DIR },
-		{ CPOL_TRACE_EXEC, 'x', CORDON_LL_FS_EXECUTE },
-		{ CPOL_TRACE_RMFILE, 'u', CORDON_LL_FS_REMOVE_FILE },
-		{ CPOL_TRACE_RMDIR, 'v', CORDON_LL_FS_REMOVE_DIR },
-		{ CPOL_TRACE_TRUNC, 't', CORDON_LL_FS_TRUNCATE },
-		{ CPOL_TRACE_SYM, 's', CORDON_LL_FS_MAKE_SYM },
+		{ CPOL_TR_READ, 'r', CORDON_LL_FS_READ_FILE },
+		{ CPOL_TR_LIST, 'l', CORDON_LL_FS_READ_DIR },
+		{ CPOL_TR_WRITE, 'w', CORDON_LL_FS_WRITE_FILE },
+		{ CPOL_TR_CREATE, 'c', CORDON_LL_FS_MAKE_REG },
+		{ CPOL_TR_MKDIR, 'd', CORDON_LL_FS_MAKE_DIR },
+		{ CPOL_TR_EXEC, 'x', CORDON_LL_FS_EXECUTE },
+		{ CPOL_TR_RMFILE, 'u', CORDON_LL_FS_REMOVE_FILE },
+		{ CPOL_TR_RMDIR, 'v', CORDON_LL_FS_REMOVE_DIR },
+		{ CPOL_TR_TRUNC, 't', CORDON_LL_FS_TRUNCATE },
+		{ CPOL_TR_SYM, 's', CORDON_LL_FS_MAKE_SYM },
 	};
 	char buf[CPOL_TRACE_NRIGHTS + 1], one[2] = { 0, 0 };
 	uint64_t r;
@@ -58,7 +58,7 @@ static void test_trace_letters(void **state)
 	}
 	cpol_trace_letters((1u << CPOL_TRACE_NRIGHTS) - 1, buf);
 	assert_string_equal(buf, "rlwcdxuvts");
-	cpol_trace_letters(CPOL_TRACE_WRITE | CPOL_TRACE_READ, buf);
+	cpol_trace_letters(CPOL_TR_WRITE | CPOL_TR_READ, buf);
 	assert_string_equal(buf, "rw");
 	cpol_trace_letters(0, buf);
 	assert_string_equal(buf, "");

@@ -92,7 +92,8 @@ static void test_format(void **state)
 		{ CPOL_UNIT_SIZE, 1536ull << 30, "1536G" },
 		{ CPOL_UNIT_SIZE, 1ull << 50, "1024T" },
 		{ CPOL_UNIT_TIME, 0, "0ms" }, { CPOL_UNIT_TIME, 1500, "1500ms" },
-		{ CPOL_UNIT_TIME, 2000, "2s" }, { CPOL_UNIT_TIME, 600000, "10m" },
+		{ CPOL_UNIT_TIME, 2000, "2s" },
+		{ CPOL_UNIT_TIME, 600000, "10m" },
 		{ CPOL_UNIT_TIME, 7200000, "2h" },
 	};
 	char buf[32];
