@@ -8,6 +8,7 @@ LAUNCHER_SRCS := launcher/main.c launcher/launch.c launcher/run.c \
 	launcher/proxyreq.c launcher/dns.c launcher/netns.c \
 	launcher/denials.c launcher/audit.c launcher/auditrec.c \
 	launcher/auditsay.c launcher/learn.c launcher/learnjudge.c \
+	launcher/pathcall.c launcher/llwatch.c \
 	launcher/serve.c \
 	launcher/warmhold.c launcher/warmdir.c \
 	launcher/submit.c launcher/notes.c

@@ -62,6 +62,7 @@ struct opts {
 	const char *cgroup;           /* --cgroup: a delegated v2 parent */
 	int check, no_namespaces, quiet;
 	int keep_stdin;               /* --stdin: the run's stdin is ours */
+	int ll_watch;                 /* --landlock-watch (llwatch.c) */
 	int nice, idle;               /* --nice (0..19), --idle: the run's */
 	struct egress_map resolve[EGRESS_MAP_MAX];  /* --resolve NAME:ADDR */
 	int nresolve;
@@ -154,6 +155,7 @@ struct denials {
 };
 struct bpf_input;
 struct audit;
+struct llwatch;
 struct denials *denials_init(const char *policy, const struct cpol *p,
     int observed, const char *why);
 void denials_add(struct denials *d, const struct bpf_input *in,
@@ -311,6 +313,7 @@ int landlock_workdir(int ruleset, const struct cpol *p, uint64_t handled,
 uint64_t landlock_fs_rights(int abi);
 int landlock_confine(const struct cpol *p, int any_port);
 uint64_t landlock_tmp_rights(uint64_t handled);
+uint64_t landlock_rule_access(uint64_t access, uint64_t handled, int dir);
 int landlock_add(int ruleset, int fd, uint64_t access);
 
 /* workdir.c: a fresh workdir is $TMPDIR/cordon.XXXXXX, flock'ed by its
@@ -427,6 +430,7 @@ struct sup {
 	struct denials *den;
 	struct audit *audit;          /* the kernel's audit records */
 	int learn;                    /* record and let through (learn.c) */
+	struct llwatch *llw;          /* --landlock-watch (llwatch.c): on */
 };
 /* How long cordon waits, after the run, for the caller to take the
  * run's remaining output, then for it to take the status report. */
