@@ -265,7 +265,8 @@ static int serve_opts_ok(const struct opts *o, int operands)
 {
 	return operands == 1 && !o->observe && !o->no_namespaces &&
 	    !o->workdir && !o->keep_workdir && o->status_fd < 0 &&
-	    !o->status_file && !o->nresolve && !o->quiet && !o->keep_stdin;
+	    !o->status_file && !o->nresolve && !o->quiet && !o->keep_stdin &&
+	    !o->ll_watch;
 }
 
 /* --stdin gives the run cordon's stdin: a snippet read from it would
