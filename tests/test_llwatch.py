@@ -129,6 +129,7 @@ def test_named_host_direct_connect_says_proxy(cordon, launcher_blobs,
     den = named(r, "dest", "1.1.1.1:443")
     assert den and den[0]["access"] == "net.connect_tcp", r
     assert "proxy" in den[0]["add"] and "HTTPS_PROXY" in den[0]["add"], r
+    assert "proxy (HTTPS_PROXY" in r.err, r
 
 
 def test_without_the_option_the_reason_names_it(cordon, blob, tree):
