@@ -60,8 +60,8 @@ void feed_step(struct feed *f, const struct pollfd *pf)
 {
 	ssize_t w;
 
-	if (pf[0].revents & (POLLIN | POLLHUP | POLLERR))
-		feed_read(f);
+	if (pf[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))
+		feed_read(f);         /* POLLNVAL: EBADF, the copy ends */
 	while (f->len > 0 && f->out >= 0) {
 		w = write(f->out, f->buf + f->off, f->len);
 		if (w < 0 && errno == EINTR)
