@@ -309,12 +309,14 @@ def test_every_layer_of_a_cold_run(client, cold):
             assert res.status[key].keys() == cold.status[key].keys()
 
 
-def test_cli(src_dir, policies_dir, cordon_bin):
+@pytest.mark.parametrize("warm", [False, True])
+def test_cli(src_dir, policies_dir, cordon_bin, warm):
     env = dict(os.environ, CORDON_POLICY_DIR=str(policies_dir),
                CORDON_BIN=str(cordon_bin),
                PYTHONPATH=str(src_dir / "clients" / "python"))
     env.pop("CORDON_SOURCE_DIR", None)
-    p = subprocess.run([sys.executable, "-m", "cordon.session", GENERAL],
+    p = subprocess.run([sys.executable, "-m", "cordon.session",
+                        *(["--warm"] if warm else []), GENERAL],
                        input="x = 20\n#%%\nx * 2\n#%%\n1/0\n",
                        capture_output=True, text=True, env=env,
                        timeout=300)
@@ -323,6 +325,7 @@ def test_cli(src_dir, policies_dir, cordon_bin):
     assert [x.get("value") for x in lines[:3]] == [None, "40", None]
     assert "ZeroDivisionError" in lines[2]["error"]
     assert lines[3]["status"]["outcome"] == "exited"
+    assert lines[3]["status"].get("warm", False) is warm
 
 
 # ------------------------------------------------ cordon --stdin (the channel)
@@ -382,11 +385,26 @@ def _alive(p, start):
     return fields[19] == start and fields[0] != b"Z"
 
 
+def _children(pid):
+    out = []
+    try:
+        for t in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{t}/children") as f:
+                out += [int(c) for c in f.read().split()]
+    except OSError:
+        pass
+    return out
+
+
 def test_warm_session_leaves_no_process_or_folder(cpkg, policies_dir,
                                                   cordon_bin, tmp_path):
-    """The spare's cordon works in the session's folder (the caller's
-    directory): it, its run's init and the run are gone once the session
-    is closed, and so is the folder; the pool serves on."""
+    """The session's run is one of the template's children (a spare's
+    cordon, its init, the run): once the session is closed that whole
+    tree is gone, and so is the session's folder, while the other spares
+    and the pool live on.  (Spares at rest never end by themselves: a
+    tree of the template's that ends is the session's.  Where the spare's
+    directory can be read, as root, it is also found by its directory,
+    the session's.)"""
     runs = tmp_path / "runs"
     runs.mkdir()
     with cpkg.Client(policies_dir, cordon=cordon_bin, work_root=runs,
@@ -394,22 +412,29 @@ def test_warm_session_leaves_no_process_or_folder(cpkg, policies_dir,
         async def go():
             async with c.session(GENERAL) as s:
                 assert s.warm
-                base = s._base
+                base, template = s._base, s._pool.pid
                 r = await s.run("import os; os.getpid()")
-                mine = [p for p in map(int, filter(str.isdigit,
-                                                   os.listdir("/proc")))
-                        if _cwd(p) == base]
-                procs = [t for p in mine for t in _tree(p)]
-            return s, r, procs
-        s, r, procs = run(go())
+                trees = {k: _tree(k) for k in _children(template)}
+                mine = [k for k in trees if _cwd(k) == base]
+                submit = (s._proc.pid, _tree(s._proc.pid)[0][1])
+            return s, r, trees, mine, submit
+        s, r, trees, mine, submit = run(go())
         assert r.ok and s.result.status["warm"] is True
-        # cordon --submit, the spare's cordon, its init, the run.
-        assert len(procs) >= 3, procs
+        assert not _alive(*submit)
+        gone = []
         for _ in range(300):            # bounded: reaped by the template
-            if not any(_alive(*t) for t in procs):
+            gone = [k for k, t in trees.items()
+                    if not any(_alive(*x) for x in t)]
+            if gone:
                 break
             time.sleep(0.05)
-        assert not [t for t in procs if _alive(*t)]
+        assert len(gone) == 1, trees    # the session's, the whole tree
+        # cordon, the run's init, the run (and nothing else of it left)
+        assert len(trees[gone[0]]) >= 3, trees
+        assert mine in ([], gone), (mine, gone)
+        for k, t in trees.items():
+            if k not in gone:
+                assert all(_alive(*x) for x in t), "a spare ended"
         assert os.listdir(runs) == []
         again = c.run(GENERAL, "print(2)")     # the pool serves on
         assert again.stdout == b"2\n" and again.status["warm"] is True

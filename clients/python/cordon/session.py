@@ -18,8 +18,9 @@ at the end (Session.result).
         r = await s.run("x = 1")
         r = await s.run("x + 1")        # r.value == "2"
 
-    python3 -m cordon.session TOOL < cells   (cells separated by a line
-    "#%%"; one JSON object per cell on stdout, the status last)
+    python3 -m cordon.session [--warm] TOOL < cells   (cells separated
+    by a line "#%%"; one JSON object per cell on stdout, the status
+    last; --warm: in a pool started for it)
 """
 from __future__ import annotations
 
@@ -443,10 +444,10 @@ def reason_launcher(status: Mapping[str, Any] | None) -> str:
 
 # -- the command line ------------------------------------------------------
 
-async def _cli(tool: str, text: str) -> int:
+async def _cli(tool: str, text: str, warm: bool = False) -> int:
     from .client import Client
     cells = [c for c in text.split("\n#%%\n")]
-    async with Client() as client:
+    async with Client(warm=warm) as client:
         async with client.session(tool) as s:
             for code in cells:
                 r = await s.run(code)
@@ -464,12 +465,15 @@ async def _cli(tool: str, text: str) -> int:
 
 
 def main(argv: list[str]) -> int:
+    warm = argv[1:2] == ["--warm"]      # in a warm pool, started for it
+    if warm:
+        argv = argv[:1] + argv[2:]
     if len(argv) != 2:
-        print("usage: python3 -m cordon.session TOOL < cells",
+        print("usage: python3 -m cordon.session [--warm] TOOL < cells",
               file=sys.stderr)
         return 2
     try:
-        return asyncio.run(_cli(argv[1], sys.stdin.read()))
+        return asyncio.run(_cli(argv[1], sys.stdin.read(), warm))
     except (CordonError, LauncherError) as e:
         print(f"cordon.session: {e}", file=sys.stderr)
         return 1
