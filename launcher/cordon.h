@@ -431,6 +431,9 @@ struct sup {
 	struct audit *audit;          /* the kernel's audit records */
 	int learn;                    /* record and let through (learn.c) */
 	struct llwatch *llw;          /* --landlock-watch (llwatch.c): on */
+	int feed_w;                   /* a warm run's stdin pipe under
+	                               * --stdin (feed.c; closed by
+	                               * supervise), or -1 */
 };
 /* How long cordon waits, after the run, for the caller to take the
  * run's remaining output, then for it to take the status report. */
@@ -446,6 +449,20 @@ uint64_t supervise_now_ms(void);
 uint64_t supervise_cpu_us(pid_t pid);
 int supervise_exec(int msg_r, char *msg, size_t len);
 void supervise(const struct sup *sp, struct report *r);
+
+/* feed.c: a warm run's --stdin, the caller's relayed to the run. */
+#define FEED_PENDING 65536            /* read from the caller, not yet
+                                       * taken by the run */
+struct pollfd;
+struct feed {
+	int in, out;                  /* cordon's fd 0, the run's pipe */
+	size_t off, len;              /* pending: buf[off, off+len) */
+	char buf[FEED_PENDING];
+};
+void feed_open(struct feed *f, int in, int out);
+void feed_fds(const struct feed *f, struct pollfd *pf);
+void feed_step(struct feed *f, const struct pollfd *pf);
+void feed_end(struct feed *f);
 
 /* sink.c: the caller's descriptors, written without blocking. */
 enum sink_mode { SINK_GONE, SINK_WRITE, SINK_SEND, SINK_POLL };

@@ -359,6 +359,10 @@ static int hold(struct opts *o, struct res *s, struct report *r, char *err)
 	s->sup.listener = w.listener;  /* supervise() answers it */
 	if (rc < 0)
 		closefd(&s->sup.listener);
+	if (rc == 0 && o->keep_stdin) {   /* --stdin: supervise's feed */
+		s->sup.feed_w = s->go[1];
+		s->go[1] = -1;
+	}
 	closefd(&s->go[1]);
 	closefd(&s->ready[0]);
 	if (w.given >= 0) {           /* outputs go there (finish) */
@@ -577,7 +581,7 @@ static void res_init(struct res *s)
 
 	memset(s, 0, sizeof(*s));
 	s->wfd = s->sup.sigfd = s->sup.pidfd = s->ln.ruleset_fd = s->lock = -1;
-	s->sup.listener = -1;
+	s->sup.listener = s->sup.feed_w = -1;
 	s->mnt = s->mnt_sock[0] = s->mnt_sock[1] = -1;
 	s->ln.cg.procs[0] = s->ln.cg.procs[1] = -1;
 	for (i = 0; i < NPIPES; i++)

@@ -216,7 +216,7 @@ const struct option cordon_options[] = {
  * those that need a spare made for the request.  Any other is refused
  * (warm.py reads these through the extension; submit.c and warmhold.c
  * check with opts_warm_scan). */
-const char warm_run_options[] = "wtoqfF";
+const char warm_run_options[] = "wtoqfFi";
 const char warm_setup_options[] = "klNIR";
 
 /* Whether word is --name or --name=..., not an abbreviation of it. */

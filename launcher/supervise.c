@@ -455,9 +455,9 @@ static uint64_t look_at(const struct sup *sp, int *blind)
 }
 
 static struct end wait_loop(struct relay *rl, const struct sup *sp,
-    struct notify *nt)
+    struct notify *nt, struct feed *feed)
 {
-	struct pollfd pf[9];
+	struct pollfd pf[11];
 	struct signalfd_siginfo si;
 	struct end e;
 	uint64_t now, until, look = 0, next;
@@ -486,7 +486,8 @@ static struct end wait_loop(struct relay *rl, const struct sup *sp,
 			pf[e.nr].events = POLLIN;
 			pf[e.nr].revents = 0;
 		}
-		if (poll(pf, 9, until - now > 60000 ? 60000 :
+		feed_fds(feed, pf + 9);
+		if (poll(pf, 11, until - now > 60000 ? 60000 :
 		    (int)(until - now)) < 0 && errno != EINTR)
 			return (struct end){ .kind = END_FAILED, .err = errno };
 		if ((pf[5].revents & POLLIN) &&
@@ -503,6 +504,7 @@ static struct end wait_loop(struct relay *rl, const struct sup *sp,
 		if (pf[8].revents)
 			audit_read(sp->audit);
 		relay_step(rl, pf, 0);
+		feed_step(feed, pf + 9);
 		if (pf[4].revents & POLLIN)
 			return (struct end){ .kind = END_EXITED };
 	}
@@ -668,6 +670,7 @@ static void classify(struct report *r, struct end e, const struct fate *f,
 void supervise(const struct sup *sp, struct report *r)
 {
 	static char pend[2][RELAY_PENDING];
+	static struct feed feed;      /* static: see relay_read's scratch */
 	struct relay rl = {
 		.s = { { .in = sp->out_r, .pend = pend[0],
 		    .count = &r->stdout_bytes },
@@ -685,7 +688,9 @@ void supervise(const struct sup *sp, struct report *r)
 
 	sink_open(1, &rl.s[0].out);
 	sink_open(2, &rl.s[1].out);
-	e = wait_loop(&rl, sp, &nt);
+	feed_open(&feed, 0, sp->feed_w);
+	e = wait_loop(&rl, sp, &nt, &feed);
+	feed_end(&feed);
 	tree_end(sp->pid, e.kind == END_EXITED, &f);
 	if (nt.listener >= 0)
 		close(nt.listener);
