@@ -131,6 +131,19 @@ struct audit *audit_open(int landlock_abi, int landlock_on)
 	return a;
 }
 
+/* Landlock's refusals come from the watch (llwatch.c), not from the
+ * kernel's records (which are then not asked for): the seccomp record
+ * of a kill is still read where the audit is on. */
+void audit_watched(struct audit *a)
+{
+	a->landlock = 0;
+	a->watch = 1;
+	a->by = "cordon's watch of the run's path and port calls, checked "
+	    "against the policy's rules (--landlock-watch; foretold, not "
+	    "the kernel's record)";
+	a->why[0] = '\0';
+}
+
 /* landlock_restrict_self's flags: denials after the exec of the
  * interpreter are logged only when cordon reads them. */
 unsigned int audit_restrict_flags(const struct audit *a)
@@ -154,30 +167,42 @@ static struct audit_event *event(struct audit *a, uint64_t serial)
 	return &a->ev[old];
 }
 
-/* A denial of the run's domain, counted once per access and object. */
-static void add(struct audit *a, const struct auditrec *r)
+/* A denial, counted once per access and object: the run's domain's
+ * (from a record), or one the Landlock watch foretold (llwatch.c). */
+struct audit_denial *audit_denial_add(struct audit *a, const char *access,
+    const char *object, int net, long pid, const char *comm)
 {
 	struct audit_denial *d;
 	unsigned int i;
 
 	for (i = 0; i < a->n; i++)
-		if (strcmp(a->d[i].access, r->access) == 0 &&
-		    strcmp(a->d[i].object, r->object) == 0) {
+		if (strcmp(a->d[i].access, access) == 0 &&
+		    strcmp(a->d[i].object, object) == 0) {
 			a->d[i].count++;
-			return;
+			return NULL;
 		}
 	if (a->n == AUDIT_DENIALS_MAX) {
 		a->dropped++;
-		return;
+		return NULL;
 	}
 	d = &a->d[a->n++];
 	memset(d, 0, sizeof(*d));
-	memcpy(d->access, r->access, sizeof(d->access));
-	memcpy(d->object, r->object, sizeof(d->object));
-	d->net = r->net;
-	d->pid = -1;
+	snprintf(d->access, sizeof(d->access), "%s", access);
+	snprintf(d->object, sizeof(d->object), "%s", object);
+	snprintf(d->comm, sizeof(d->comm), "%s", comm);
+	d->net = net;
+	d->pid = pid;
 	d->count = 1;
-	d->serial = r->serial;
+	return d;
+}
+
+static void add(struct audit *a, const struct auditrec *r)
+{
+	struct audit_denial *d = audit_denial_add(a, r->access, r->object,
+	    r->net, -1, "");
+
+	if (d)
+		d->serial = r->serial;
 }
 
 /* Landlock's records of an event: the access comes before the domain's

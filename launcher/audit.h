@@ -68,6 +68,7 @@ struct audit_event {
 struct audit {
 	int fd;                       /* the multicast socket; -1: none */
 	int landlock;                 /* Landlock's records are read */
+	int watch;                    /* or foretold by llwatch.c */
 	const char *by;               /* "audit", or NULL: not observed */
 	char why[240];                /* NULL by: why not */
 	pid_t pid;                    /* the run's first process */
@@ -89,9 +90,12 @@ struct audit {
 
 struct audit *audit_open(int landlock_abi, int landlock_on);
 unsigned int audit_restrict_flags(const struct audit *a);
+void audit_watched(struct audit *a);
 void audit_read(struct audit *a);
 void audit_finish(struct audit *a, int sigsys);
 void audit_say(const struct audit *a);
+struct audit_denial *audit_denial_add(struct audit *a, const char *access,
+    const char *object, int net, long pid, const char *comm);
 const char *audit_advice(const struct audit *a,
     const struct audit_denial *d, char *buf, size_t len);
 

@@ -8,9 +8,10 @@ LAUNCHER_SRCS := launcher/main.c launcher/launch.c launcher/run.c \
 	launcher/proxyreq.c launcher/dns.c launcher/netns.c \
 	launcher/denials.c launcher/audit.c launcher/auditrec.c \
 	launcher/auditsay.c launcher/learn.c launcher/learnjudge.c \
+	launcher/pathcall.c launcher/llwatch.c \
 	launcher/serve.c \
 	launcher/warmhold.c launcher/warmdir.c \
-	launcher/submit.c launcher/notes.c
+	launcher/submit.c launcher/notes.c launcher/feed.c
 LAUNCHER_OBJS := $(LAUNCHER_SRCS:%.c=$(BUILD)/%.o)
 # The launcher handles sizes from the blob: conversions must be explicit.
 $(LAUNCHER_OBJS): CFLAGS += $(WARN_STRICT)

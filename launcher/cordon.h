@@ -60,6 +60,7 @@ struct opts {
 	const char *cgroup;           /* --cgroup: a delegated v2 parent */
 	int check, no_namespaces, quiet;
 	int keep_stdin;               /* --stdin: the run's stdin is ours */
+	int ll_watch;                 /* --landlock-watch (llwatch.c) */
 	int nice, idle;               /* --nice (0..19), --idle: the run's */
 	struct egress_map resolve[EGRESS_MAP_MAX];  /* --resolve NAME:ADDR */
 	int nresolve;
@@ -152,6 +153,7 @@ struct denials {
 };
 struct bpf_input;
 struct audit;
+struct llwatch;
 struct denials *denials_init(const char *policy, const struct cpol *p,
     int observed, const char *why);
 void denials_add(struct denials *d, const struct bpf_input *in,
@@ -308,6 +310,7 @@ int landlock_workdir(int ruleset, const struct cpol *p, uint64_t handled,
 uint64_t landlock_fs_rights(int abi);
 int landlock_confine(const struct cpol *p, int any_port);
 uint64_t landlock_tmp_rights(uint64_t handled);
+uint64_t landlock_rule_access(uint64_t access, uint64_t handled, int dir);
 int landlock_add(int ruleset, int fd, uint64_t access);
 
 /* workdir.c: a fresh workdir is $TMPDIR/cordon.XXXXXX, flock'ed by its
@@ -424,6 +427,10 @@ struct sup {
 	struct denials *den;
 	struct audit *audit;          /* the kernel's audit records */
 	int learn;                    /* record and let through (learn.c) */
+	struct llwatch *llw;          /* --landlock-watch (llwatch.c): on */
+	int feed_w;                   /* a warm run's stdin pipe under
+	                               * --stdin (feed.c; closed by
+	                               * supervise), or -1 */
 };
 /* How long cordon waits, after the run, for the caller to take the
  * run's remaining output, then for it to take the status report. */
@@ -439,6 +446,20 @@ uint64_t supervise_now_ms(void);
 uint64_t supervise_cpu_us(pid_t pid);
 int supervise_exec(int msg_r, char *msg, size_t len);
 void supervise(const struct sup *sp, struct report *r);
+
+/* feed.c: a warm run's --stdin, the caller's relayed to the run. */
+#define FEED_PENDING 65536            /* read from the caller, not yet
+                                       * taken by the run */
+struct pollfd;
+struct feed {
+	int in, out;                  /* cordon's fd 0, the run's pipe */
+	size_t off, len;              /* pending: buf[off, off+len) */
+	char buf[FEED_PENDING];
+};
+void feed_open(struct feed *f, int in, int out);
+void feed_fds(const struct feed *f, struct pollfd *pf);
+void feed_step(struct feed *f, const struct pollfd *pf);
+void feed_end(struct feed *f);
 
 /* sink.c: the caller's descriptors, written without blocking. */
 enum sink_mode { SINK_GONE, SINK_WRITE, SINK_SEND, SINK_POLL };

@@ -141,6 +141,15 @@ close_fd:
 	return -1;
 }
 
+/* What a path rule grants: the rights the ruleset handles, and on a
+ * file that is not a folder only those that make sense on a file (the
+ * kernel refuses the others).  The Landlock watch (llwatch.c) reads the
+ * rules through the same. */
+uint64_t landlock_rule_access(uint64_t access, uint64_t handled, int dir)
+{
+	return access & handled & (dir ? ~0ULL : CPOL_LL_FILE);
+}
+
 static int in_workdir(const char *path)
 {
 	return strncmp(path, "$WORKDIR", 8) == 0 ||
@@ -157,7 +166,7 @@ static int add_paths(int rs, const struct cpol *p, uint64_t handled,
 
 	for (i = 0; i < p->nfs; i++) {
 		const struct cpol_fs *r = &p->fs[i];
-		uint64_t access = r->access & handled;
+		uint64_t access;
 		struct stat st;
 		int fd;
 
@@ -172,8 +181,8 @@ static int add_paths(int rs, const struct cpol *p, uint64_t handled,
 			    " (a symbolic link; name its target)" : "");
 			return -1;
 		}
-		if (!S_ISDIR(st.st_mode))
-			access &= CPOL_LL_FILE;
+		access = landlock_rule_access(r->access, handled,
+		    S_ISDIR(st.st_mode));
 		if (access && landlock_add(rs, fd, access) < 0) {
 			snprintf(err, errlen, "path rule %s: landlock_add_rule:"
 			    " %s", r->path, strerror(errno));

@@ -24,6 +24,7 @@
 
 #include "bpf.h"
 #include "audit.h"
+#include "llwatch.h"
 #include "cordon.h"
 #include "landlock_compat.h"
 
@@ -43,6 +44,7 @@ struct res {
 	struct egress_run egress;     /* named hosts: the run's proxy */
 	struct sup sup;
 	struct launch ln;
+	struct llwatch llw;           /* --landlock-watch (llwatch.c) */
 };
 
 static int signals_block(int *sigfd)
@@ -143,7 +145,8 @@ static void notify_prefix(struct sock_filter *f, unsigned short n)
  * snippet's SIGSYS handler must see them.  A program with neither kill
  * nor errno, or too long for the prefix and two copies, gets no
  * listener (the status then says denials were not observed). */
-static int notify_prepare(struct launch *ln, struct res *s, int learn)
+static int notify_prepare(struct launch *ln, struct res *s, int learn,
+    int watch)
 {
 	uint64_t lo = (uintptr_t)__executable_start, hi = (uintptr_t)etext;
 	unsigned short i, n = ln->nbpf;
@@ -158,6 +161,12 @@ static int notify_prepare(struct launch *ln, struct res *s, int learn)
 		if (!ln->bpf_notify)
 			return -1;
 		goto listener;
+	}
+	if (watch && ln->ruleset_fd >= 0) {  /* llwatch.c's program */
+		ln->bpf_notify = llwatch_filter(ln->pol, &ln->nbpf_notify);
+		s->llw.on = ln->bpf_notify != NULL;
+		if (s->llw.on)
+			goto listener;
 	}
 	if (NOTIFY_PREFIX + 2u * n > CPOL_MAX_INSNS || lo >> 32 != hi >> 32) {
 		ln->notify_skipped = 1;
@@ -261,7 +270,7 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 		ln->bpf[i].k = p->insns[i].k;
 	}
 	ln->nbpf = (unsigned short)p->ninsns;  /* bpf_check: <= 4096 */
-	if (notify_prepare(ln, s, o->observe != NULL) < 0) {
+	if (notify_prepare(ln, s, o->observe != NULL, o->ll_watch) < 0) {
 		snprintf(err, ERRLEN, "seccomp listener: %s", strerror(errno));
 		return -1;
 	}
@@ -350,6 +359,10 @@ static int hold(struct opts *o, struct res *s, struct report *r, char *err)
 	s->sup.listener = w.listener;  /* supervise() answers it */
 	if (rc < 0)
 		closefd(&s->sup.listener);
+	if (rc == 0 && o->keep_stdin) {   /* --stdin: supervise's feed */
+		s->sup.feed_w = s->go[1];
+		s->go[1] = -1;
+	}
 	closefd(&s->go[1]);
 	closefd(&s->ready[0]);
 	if (w.given >= 0) {           /* outputs go there (finish) */
@@ -381,8 +394,39 @@ static void audit_start(struct res *s)
 
 	s->sup.audit = audit_open(abi, s->ln.ruleset_fd >= 0);
 	s->sup.audit->named = s->ln.net_w >= 0;
+	if (s->llw.on)
+		audit_watched(s->sup.audit);
 	s->ln.audit_fd = s->sup.audit->fd;
 	s->ln.ll_log = audit_restrict_flags(s->sup.audit);
+}
+
+/* The Landlock watch (llwatch.c): the rules as the run sees them; on
+ * only with the listener (a PID namespace). */
+static void llwatch_started(struct res *s, const struct opts *o,
+    const struct report *r)
+{
+	struct llwatch *w = &s->llw;
+	struct audit *a = s->sup.audit;
+
+	w->on = w->on && (s->ln.ns_flags & CLONE_NEWPID);
+	if (o->ll_watch && !w->on) {
+		a->watch = 0;
+		a->by = NULL;
+		snprintf(a->why, sizeof(a->why), "%s", s->ln.ruleset_fd < 0 ?
+		    "Landlock was not applied" : !(s->ln.ns_flags &
+		    CLONE_NEWPID) ? "--landlock-watch needs the PID "
+		    "namespace (its listener); the run had none" :
+		    "the policy's program is too long for the watch's copies");
+	}
+	w->pol = s->ln.pol;
+	w->handled = s->ln.ll_handled;
+	w->tmp_access = s->ln.tmp_access;
+	w->private_tmp = s->ln.private_tmp;
+	w->private_shm = s->ln.private_shm;
+	w->net = r->layers.landlock_abi >= 4;
+	w->workdir = s->ln.workdir;
+	w->snippet = s->ln.snippet_name;
+	s->sup.llw = w->on ? w : NULL;
 }
 
 /* Start the child and supervise it; returns cordon's exit status. */
@@ -428,6 +472,7 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 	sp->prog = p->insns;
 	sp->nprog = p->ninsns;
 	sp->learn = o->observe != NULL;
+	llwatch_started(s, o, r);
 	r->denials = sp->den;
 	if (sp->pid < 0)
 		return EXIT_CORDON;
@@ -536,7 +581,7 @@ static void res_init(struct res *s)
 
 	memset(s, 0, sizeof(*s));
 	s->wfd = s->sup.sigfd = s->sup.pidfd = s->ln.ruleset_fd = s->lock = -1;
-	s->sup.listener = -1;
+	s->sup.listener = s->sup.feed_w = -1;
 	s->mnt = s->mnt_sock[0] = s->mnt_sock[1] = -1;
 	s->ln.cg.procs[0] = s->ln.cg.procs[1] = -1;
 	for (i = 0; i < NPIPES; i++)

@@ -34,6 +34,7 @@
 #include "cordon.h"
 #include "learnjudge.h"
 #include "llrights.h"
+#include "pathcall.h"
 #include "sysdecode.h"
 
 #define LEARN_PATHS 1024      /* distinct paths kept; more are counted */
@@ -140,113 +141,6 @@ struct sock_filter *learn_filter(const struct cpol *p, unsigned short *n)
 	return f;
 }
 
-/* A NUL-terminated string from the caller's memory; -1 if unreadable. */
-static int peek(pid_t pid, uint64_t addr, char *buf, size_t len)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = pread(fd, buf, len - 1, (off_t)addr);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return (int)n;
-}
-
-/* Lexically clean an absolute path in place: no ".", "..", "//". */
-static void clean(char *p)
-{
-	char *out = p, *s = p;
-
-	while (*s) {
-		while (*s == '/')
-			s++;
-		if (!*s)
-			break;
-		if (s[0] == '.' && (s[1] == '/' || !s[1])) {
-			s++;
-			continue;
-		}
-		if (s[0] == '.' && s[1] == '.' && (s[2] == '/' || !s[2])) {
-			s += 2;
-			while (out > p && *--out != '/')
-				;
-			continue;
-		}
-		*out++ = '/';
-		while (*s && *s != '/')
-			*out++ = *s++;
-	}
-	if (out == p)
-		*out++ = '/';
-	*out = '\0';
-}
-
-/* Landlock sees the resolved path (/lib -> /usr/lib); an entry made or
- * removed is its directory's, resolved, and its own name (an unlink of a
- * symbolic link removes the link). */
-static void resolve(const char *base, int entry, char *out, size_t len)
-{
-	char dir[PATH_MAX], real[PATH_MAX];
-	char *slash;
-
-	snprintf(dir, sizeof(dir), "%s", base);
-	slash = strrchr(dir, '/');
-	if (!entry || !slash || slash == dir || !slash[1]) {
-		if (!entry && realpath(base, real))
-			snprintf(out, len, "%s", real);
-		else
-			snprintf(out, len, "%s", base);
-		return;
-	}
-	*slash = '\0';
-	if (realpath(dir, real) && strcmp(real, "/") != 0 &&
-	    strlen(real) + strlen(slash + 1) + 2 <= len) {
-		strcpy(out, real);
-		strcat(out, "/");
-		strcat(out, slash + 1);
-	} else
-		snprintf(out, len, "%s", base);
-}
-
-/* The absolute path a call names, as the caller sees it; entry: see
- * resolve. */
-static int path_of(pid_t pid, int dirfd, uint64_t addr, char *out,
-    size_t len, int entry)
-{
-	char rel[PATH_MAX], link[64], base[PATH_MAX];
-	ssize_t n;
-
-	if (peek(pid, addr, rel, sizeof(rel)) < 0 || !rel[0])
-		return -1;
-	if (rel[0] == '/') {
-		snprintf(base, sizeof(base), "%s", rel);
-	} else {
-		if (dirfd == AT_FDCWD)
-			snprintf(link, sizeof(link), "/proc/%d/cwd", (int)pid);
-		else
-			snprintf(link, sizeof(link), "/proc/%d/fd/%d",
-			    (int)pid, dirfd);
-		n = readlink(link, base, sizeof(base) - 1);
-		if (n <= 0)
-			return -1;
-		base[n] = '\0';
-		if (strlen(base) + strlen(rel) + 2 > sizeof(base))
-			return -1;
-		strcat(base, "/");
-		strcat(base, rel);
-	}
-	clean(base);
-	resolve(base, entry, out, len);
-	return 0;
-}
-
 static void add_path(const char *path, unsigned int rights)
 {
 	unsigned int i;
@@ -287,7 +181,7 @@ static void add_port(int bind, const struct bpf_input *in, pid_t pid)
 	char sa[32];
 	unsigned int port, i;
 
-	if (in->args[2] < 4 || peek(pid, in->args[1], sa, sizeof(sa)) < 4)
+	if (in->args[2] < 4 || pathcall_peek(pid, in->args[1], sa, sizeof(sa)) < 4)
 		return;
 	if (sa[0] != AF_INET && sa[0] != AF_INET6)
 		return;
@@ -421,7 +315,7 @@ static void add_made(const struct bpf_input *in, pid_t pid)
 	    (a[2] & AT_REMOVEDIR)) ? CPOL_TR_RMDIR : CPOL_TR_RMFILE;
 	char p[PATH_MAX];
 
-	if (path_of(pid, dfd, name, p, sizeof(p), 1) == 0)
+	if (pathcall_of(pid, dfd, name, p, sizeof(p), 1) == 0)
 		add_entry(pid, p, mk || sym, r);
 }
 
@@ -448,22 +342,22 @@ static void add_named(const struct bpf_input *in, pid_t pid)
 	switch (in->nr) {
 	case SYS_open:
 	case SYS_creat:
-		if (path_of(pid, cwd, a[0], p, sizeof(p), 0) == 0)
+		if (pathcall_of(pid, cwd, a[0], p, sizeof(p), 0) == 0)
 			add_open(pid, p, in->nr == SYS_open ? a[1] :
 			    O_CREAT | O_WRONLY | O_TRUNC);
 		return;
 	case SYS_openat:
-		if (path_of(pid, (int)a[0], a[1], p, sizeof(p), 0) == 0)
+		if (pathcall_of(pid, (int)a[0], a[1], p, sizeof(p), 0) == 0)
 			add_open(pid, p, a[2]);
 		return;
 	case SYS_openat2:     /* struct open_how: flags first */
-		if (path_of(pid, (int)a[0], a[1], p, sizeof(p), 0) == 0 &&
-		    peek(pid, a[2], q, 9) == 8)
+		if (pathcall_of(pid, (int)a[0], a[1], p, sizeof(p), 0) == 0 &&
+		    pathcall_peek(pid, a[2], q, 9) == 8)
 			add_open(pid, p, *(uint64_t *)(void *)q);
 		return;
 	case SYS_execve:
 	case SYS_execveat:
-		if (path_of(pid, in->nr == SYS_execve ? cwd : (int)a[0],
+		if (pathcall_of(pid, in->nr == SYS_execve ? cwd : (int)a[0],
 		    in->nr == SYS_execve ? a[0] : a[1], p, sizeof(p), 0) == 0)
 			add_used(pid, p, JUDGE_X, CPOL_TR_EXEC | CPOL_TR_READ);
 		return;
@@ -479,13 +373,13 @@ static void add_named(const struct bpf_input *in, pid_t pid)
 	case SYS_rename:
 	case SYS_renameat:
 	case SYS_renameat2:
-		if (path_of(pid, at ? (int)a[0] : cwd, at ? a[1] : a[0], p,
-		    sizeof(p), 1) == 0 && path_of(pid, at ? (int)a[2] : cwd,
+		if (pathcall_of(pid, at ? (int)a[0] : cwd, at ? a[1] : a[0], p,
+		    sizeof(p), 1) == 0 && pathcall_of(pid, at ? (int)a[2] : cwd,
 		    at ? a[3] : a[1], q, sizeof(q), 1) == 0)
 			add_moved(pid, p, q);
 		return;
 	case SYS_truncate:
-		if (path_of(pid, cwd, a[0], p, sizeof(p), 0) == 0)
+		if (pathcall_of(pid, cwd, a[0], p, sizeof(p), 0) == 0)
 			add_used(pid, p, JUDGE_W, CPOL_TR_WRITE | CPOL_TR_TRUNC);
 		return;
 	case SYS_connect:

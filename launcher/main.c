@@ -34,6 +34,7 @@ static const char usage_text[] =
     "[--timeout seconds]\n"
     "              [--workdir dir] [--cgroup dir] [--resolve name:address]\n"
     "              [--observe trace [--observe-hosts]] [--stdin]\n"
+    "              [--landlock-watch]\n"
     "              policy.cpol snippet | - [arg ...]\n"
     "       cordon --serve @name policy.cpol\n"
     "       cordon --submit @name [option ...] snippet | - [arg ...]\n";
@@ -74,6 +75,10 @@ static const char options_text[] =
     "                        @name (no policy operand)\n"
     "  --stdin               the run reads cordon's standard input\n"
     "                        (not /dev/null; a snippet file only)\n"
+    "  --landlock-watch      name Landlock's refusals where the kernel's\n"
+    "                        audit cannot: cordon sees each path and port\n"
+    "                        call and checks it against the policy's rules\n"
+    "                        (a notification per call: slower)\n"
     "  --version             print the version\n"
     "  --help                print this help\n"
     "Exit status: the snippet's; 124 timeout, 125 cordon failed, 126 or\n"
@@ -181,14 +186,14 @@ const struct option cordon_options[] = {
 	{ "cgroup", 1, NULL, 'C' }, { "resolve", 1, NULL, 'R' },
 	{ "observe", 1, NULL, 'L' }, { "serve", 1, NULL, 'S' },
 	{ "observe-hosts", 0, NULL, 'H' }, { "stdin", 0, NULL, 'i' },
-	{ NULL, 0, NULL, 0 },
+	{ "landlock-watch", 0, NULL, 'W' }, { NULL, 0, NULL, 0 },
 };
 
 /* The options a warm request may carry, by letter: a run's own, and
  * those that need a spare made for the request.  Any other is refused
  * (warm.py reads these through the extension; submit.c and warmhold.c
  * check with opts_warm_scan). */
-const char warm_run_options[] = "wtoqfF";
+const char warm_run_options[] = "wtoqfFi";
 const char warm_setup_options[] = "klNIR";
 
 /* Whether word is --name or --name=..., not an abbreviation of it. */
@@ -237,7 +242,8 @@ static int serve_opts_ok(const struct opts *o, int operands)
 {
 	return operands == 1 && !o->observe && !o->no_namespaces &&
 	    !o->workdir && !o->keep_workdir && o->status_fd < 0 &&
-	    !o->status_file && !o->nresolve && !o->quiet && !o->keep_stdin;
+	    !o->status_file && !o->nresolve && !o->quiet && !o->keep_stdin &&
+	    !o->ll_watch;
 }
 
 /* --stdin gives the run cordon's stdin: a snippet read from it would
@@ -252,10 +258,26 @@ static int stdin_refused(const struct opts *o)
 }
 
 /* Returns -1 to go on, or an exit status (help, version, bad usage). */
+/* The options that only switch something on. */
+static int *flag(struct opts *o, int c)
+{
+	switch (c) {
+	case 'k': return &o->keep_workdir;
+	case 'c': return &o->check;
+	case 'n': return &o->no_namespaces;
+	case 'q': return &o->quiet;
+	case 'i': return &o->keep_stdin;
+	case 'W': return &o->ll_watch;
+	case 'I': return &o->idle;
+	case 'H': return &o->observe_hosts;
+	}
+	return NULL;
+}
+
 int opts_parse(int argc, char **argv, struct opts *o)
 {
 	uint64_t v;
-	int c, i, li = 0, rc;
+	int c, i, li = 0, rc, *f;
 
 	memset(o, 0, sizeof(*o));
 	o->status_fd = o->warm_ctl = -1;
@@ -263,14 +285,12 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	for (i = 0; i <= CPOL_RLIM_MAX; i++)
 		o->limit[i] = UINT64_MAX;
 	while ((c = getopt_long(argc, argv, "+", cordon_options, &li)) != -1) {
+		if ((f = flag(o, c)) != NULL) {
+			*f = 1;
+			continue;
+		}
 		switch (c) {
 		case 'w': o->workdir = optarg; break;
-		case 'k': o->keep_workdir = 1; break;
-		case 'c': o->check = 1; break;
-		case 'n': o->no_namespaces = 1; break;
-		case 'q': o->quiet = 1; break;
-		case 'i': o->keep_stdin = 1; break;
-		case 'I': o->idle = 1; break;
 		case 'N':       /* an increment, 0..19: lower only */
 			if (parse_count(optarg, 19, &v) < 0)
 				goto bad;
@@ -285,7 +305,6 @@ int opts_parse(int argc, char **argv, struct opts *o)
 				goto bad;
 			break;
 		case 'L': o->observe = optarg; break;
-		case 'H': o->observe_hosts = 1; break;
 		case 'S': o->serve = optarg; break;
 		case 'V': printf("cordon %s\n", CORDON_VERSION); return 0;
 		case 'h': return help(stdout, options_text);
@@ -409,6 +428,12 @@ static int prepare(const struct opts *o, struct cpol *pol,
 	if (o->observe && o->no_namespaces) {
 		snprintf(err, ERRLEN, "--observe needs a PID namespace (its "
 		    "seccomp listener): not with --no-namespaces");
+		return -1;
+	}
+	if (o->ll_watch && (o->observe || o->no_namespaces)) {
+		snprintf(err, ERRLEN, "--landlock-watch needs Landlock and a "
+		    "PID namespace (its listener): not with %s", o->observe ?
+		    "--observe" : "--no-namespaces");
 		return -1;
 	}
 	if (o->no_namespaces && (pol->flags & (CPOL_F_PRIVATE_TMP |

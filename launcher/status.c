@@ -268,12 +268,17 @@ static void landlock_denials(struct out *o, const struct audit *a)
 	char adv[AUDITREC_OBJ_LEN + 160];
 	unsigned int i;
 
-	if (!a || !a->by || !a->landlock) {
+	if (!a || !a->by || (!a->landlock && !a->watch)) {
 		add(o, "\"landlock_denials\":null,"
 		    "\"landlock_denials_dropped\":null,"
 		    "\"landlock_denials_by\":null,");
+		snprintf(adv, sizeof(adv), "%s%s", a ? a->why : "",
+		    a && a->why[0] && strcmp(a->why, "Landlock was not "
+		    "applied") != 0 && !strstr(a->why, "--landlock-watch") ?
+		    "; cordon --landlock-watch names them from the policy's "
+		    "rules" : "");
 		str(o, "landlock_denials_reason", !a ?
-		    "the snippet did not run" : a->why);
+		    "the snippet did not run" : adv);
 		return;
 	}
 	add(o, "\"landlock_denials\":[");
@@ -292,7 +297,8 @@ static void landlock_denials(struct out *o, const struct audit *a)
 	add(o, "],\"landlock_denials_dropped\":%llu,", (unsigned long long)
 	    a->dropped);
 	str(o, "landlock_denials_by", a->by);
-	str(o, "landlock_denials_reason", a->incomplete ? "the audit "
+	str(o, "landlock_denials_reason", a->watch ? NULL :
+	    a->incomplete ? "the audit "
 	    "records may be incomplete: cordon's end mark did not come "
 	    "back, or more records came than cordon reads" : a->lost ?
 	    "audit records were lost during the run (cordon's socket "

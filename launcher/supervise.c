@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "llwatch.h"
 #include "bpf.h"
 #include "cordon.h"
 #include "sysdecode.h"
@@ -326,6 +327,27 @@ static void notify_recv(struct notify *nt)
 	nt->sock = -1;
 }
 
+/* A call the Landlock watch was sent (llwatch.c) that the blob's own
+ * program allows: it proceeds once seen. */
+static int watched(const struct sup *sp, const struct bpf_input *in,
+    uint32_t act)
+{
+	act &= BPF_ACT_FULL_MASK;
+	return sp->llw && sp->llw->on && llwatch_watched(in->nr) &&
+	    (act == BPF_ACT_ALLOW || act == BPF_ACT_LOG);
+}
+
+static void continue_call(int listener, uint64_t id)
+{
+	struct seccomp_notif_resp resp;
+
+	memset(&resp, 0, sizeof(resp));
+	resp.id = id;
+	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	/* ENOENT: the caller died meanwhile; nothing to do. */
+	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
 /* A notification: the filter stopped a call.  The blob's own program,
  * run on the same data, says what the policy decided: an errno is
  * answered with that errno (the call never runs), anything else ends
@@ -347,8 +369,14 @@ static int notify_take(struct notify *nt, const struct sup *sp,
 			in.arch = req.data.arch;
 			in.ip = req.data.instruction_pointer;
 			memcpy(in.args, req.data.args, sizeof(in.args));
-			nt->tokens--;       /* notify_arm: > 0 */
 			act = bpf_run(sp->prog, sp->nprog, &in);
+			if (watched(sp, &in, act)) {
+				llwatch_call(sp->llw, sp->audit, &in,
+				    (pid_t)req.pid);
+				continue_call(nt->listener, req.id);
+				return 0;
+			}
+			nt->tokens--;       /* notify_arm: > 0 */
 			denials_add(sp->den, &in, act);
 			if ((act & BPF_ACT_FULL_MASK) != BPF_ACT_ERRNO) {
 				*e = (struct end){ .kind = END_SECCOMP,
@@ -382,7 +410,7 @@ static int notify_arm(struct notify *nt, const struct sup *sp,
 	struct pollfd p = { .fd = nt->listener, .events = POLLIN };
 	uint64_t add;
 
-	if (nt->listener < 0 || sp->learn)
+	if (nt->listener < 0 || sp->learn || sp->llw)
 		return nt->listener;
 	/* Whole milliseconds: a fraction lost is a token never given. */
 	add = (now - nt->at) * DENIALS_RATE / 1000;
@@ -427,9 +455,9 @@ static uint64_t look_at(const struct sup *sp, int *blind)
 }
 
 static struct end wait_loop(struct relay *rl, const struct sup *sp,
-    struct notify *nt)
+    struct notify *nt, struct feed *feed)
 {
-	struct pollfd pf[9];
+	struct pollfd pf[11];
 	struct signalfd_siginfo si;
 	struct end e;
 	uint64_t now, until, look = 0, next;
@@ -458,7 +486,8 @@ static struct end wait_loop(struct relay *rl, const struct sup *sp,
 			pf[e.nr].events = POLLIN;
 			pf[e.nr].revents = 0;
 		}
-		if (poll(pf, 9, until - now > 60000 ? 60000 :
+		feed_fds(feed, pf + 9);
+		if (poll(pf, 11, until - now > 60000 ? 60000 :
 		    (int)(until - now)) < 0 && errno != EINTR)
 			return (struct end){ .kind = END_FAILED, .err = errno };
 		if ((pf[5].revents & POLLIN) &&
@@ -475,6 +504,7 @@ static struct end wait_loop(struct relay *rl, const struct sup *sp,
 		if (pf[8].revents)
 			audit_read(sp->audit);
 		relay_step(rl, pf, 0);
+		feed_step(feed, pf + 9);
 		if (pf[4].revents & POLLIN)
 			return (struct end){ .kind = END_EXITED };
 	}
@@ -640,6 +670,7 @@ static void classify(struct report *r, struct end e, const struct fate *f,
 void supervise(const struct sup *sp, struct report *r)
 {
 	static char pend[2][RELAY_PENDING];
+	static struct feed feed;      /* static: see relay_read's scratch */
 	struct relay rl = {
 		.s = { { .in = sp->out_r, .pend = pend[0],
 		    .count = &r->stdout_bytes },
@@ -657,7 +688,9 @@ void supervise(const struct sup *sp, struct report *r)
 
 	sink_open(1, &rl.s[0].out);
 	sink_open(2, &rl.s[1].out);
-	e = wait_loop(&rl, sp, &nt);
+	feed_open(&feed, 0, sp->feed_w);
+	e = wait_loop(&rl, sp, &nt, &feed);
+	feed_end(&feed);
 	tree_end(sp->pid, e.kind == END_EXITED, &f);
 	if (nt.listener >= 0)
 		close(nt.listener);

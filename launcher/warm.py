@@ -19,7 +19,8 @@ calls cordon itself (_cordon_warm.run): every layer of a cold run is set
 up there by cordon's own code, and only in the run, after seccomp, does
 run() return here.  The run exercises the preloads again (its
 copy-on-write faults and cold caches paid before any request), says "W"
-on its fd 3 and waits for its arguments on its stdin; cordon waits with
+on its fd 3 and waits for its arguments on its stdin (then end of file,
+or, for a request with --stdin, the caller's stdin); cordon waits with
 it (launcher/warmhold.c) and says "R".  A request goes to a ready spare
 (its words and descriptors; cordon parses and checks them), or waits for
 one.  A request with options that change the set-up (--limit, --nice,
@@ -50,7 +51,7 @@ import struct
 import sys
 
 MAX_RUNS = 200          # then re-exec: a new layout, new imports
-MAX_REQUEST = 65536
+MAX_REQUEST = 65536     # warmhold.c's WARM_REQ_MAX, submit.c's SUBMIT_MAX
 MAX_WORDS = 1002        # cordon --submit's 1000, its directory, the policy
 SPARES = 2              # made ahead
 MAX_FAILURES = 3        # spares that end before ready, in a row: no more
@@ -191,7 +192,12 @@ def run(pool, argv, envp, warm):
         exercise_quietly()
     os.write(3, b"W")
     os.close(3)
-    size = struct.unpack("<I", read_exactly(0, 5)[1:])[0]
+    head = read_exactly(0, 5)
+    size = struct.unpack("<I", head[1:])[0]
+    if head[:1] != b"G" or size > MAX_REQUEST:
+        os._exit(125)           # not cordon's (warmhold.c's args_send)
+    # Exactly the arguments: with --stdin the caller's stdin follows
+    # (relayed by cordon, launcher/feed.c), and is the snippet's.
     body = read_exactly(0, size)
     # cordon has taken the listener (it sends the request only then): the
     # snippet must not hold it (it would answer its own refusals).

@@ -19,7 +19,8 @@
  * --workdir, whose files are copied into the run tmpfs and whose outputs
  * are copied back, as a cold run's).  The snippet is copied into the
  * run's workdir, the run gets its arguments on its stdin ("G", a 4-byte
- * length, NUL-ended words; then EOF), and the run's clock starts.
+ * length, NUL-ended words; then EOF, or with --stdin the caller's stdin,
+ * relayed by supervise(): feed.c), and the run's clock starts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,7 +39,7 @@
 #include "wall.h"
 
 #define WARM_READY_MS 30000           /* a spare's warm-up, at most */
-#define WARM_REQ_MAX 65536
+#define WARM_REQ_MAX 65536            /* warm.py's MAX_REQUEST */
 #define WARM_WORDS_MAX 1024
 
 int warm_spare_ctl = -1;
@@ -272,10 +273,10 @@ static int words_split(char *buf, size_t len, char **argv,
 	return p < end ? -1 : n;
 }
 
-/* The run's arguments on its stdin, then EOF. */
+/* The run's arguments on its stdin (then EOF, or the feed). */
 static int args_send(const struct warm_spare *w, const struct opts *g)
 {
-	static char buf[WARM_REQ_MAX + 8];
+	static char buf[5 + WARM_REQ_MAX];   /* warm.py: MAX_REQUEST */
 	size_t len = 5, n;
 	uint32_t body;
 	int i;
@@ -332,7 +333,10 @@ int warm_hold(struct opts *o, struct warm_spare *w, struct report *r,
 	if ((g.workdir && workdir_in(&g, w, r, err) < 0) ||
 	    snippet_put(&g, w, err) < 0)
 		return -1;
-	if (args_send(w, &g) < 0) {
+	/* --stdin: the caller's stdin follows, relayed by supervise()
+	 * (feed.c), which never blocks on the run's pipe. */
+	if (args_send(w, &g) < 0 || (g.keep_stdin &&
+	    fcntl(w->go_w, F_SETFL, O_NONBLOCK) < 0)) {
 		snprintf(err, ERRLEN, "the warm run: %s", strerror(errno));
 		return -1;
 	}
@@ -343,6 +347,7 @@ int warm_hold(struct opts *o, struct warm_spare *w, struct report *r,
 	if (g.output_cap < o->output_cap)
 		o->output_cap = g.output_cap;
 	o->quiet = g.quiet;
+	o->keep_stdin = g.keep_stdin;     /* launch.c's hold(): the feed */
 	o->status_fd = g.status_fd;
 	o->status_file = g.status_file;
 	o->workdir = g.workdir;

@@ -1,7 +1,9 @@
 """Sessions (cordon.session): successive cells in one sandboxed
-interpreter, which is one ordinary cold cordon run.  Live tests against
-the real cordon and the shipped general policy, as root and as uid 65534
-(make check's two passes)."""
+interpreter, which is one ordinary cordon run: cold, or a spare of the
+tool's warm pool (cordon --submit --stdin).  Every behaviour test runs
+both ways (the client fixture).  Live tests against the real cordon and
+the shipped general policy, as root and as uid 65534 (make check's two
+passes)."""
 from __future__ import annotations
 
 import asyncio
@@ -11,6 +13,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -25,15 +28,38 @@ def cpkg(src_dir):
     return import_client(src_dir)
 
 
-@pytest.fixture
-def client(cpkg, policies_dir, cordon_bin, tmp_path):
+@pytest.fixture(params=["cold", "warm"])
+def client(request, cpkg, policies_dir, cordon_bin, tmp_path):
+    """A client whose sessions are cold runs, or warm ones (its pool
+    started by the first session)."""
     assert (policies_dir / f"{GENERAL}.cpol").is_file(), "run make"
     runs = tmp_path / "runs"
     runs.mkdir()
-    c = cpkg.Client(policies_dir, cordon=cordon_bin, work_root=runs)
+    warm = request.param == "warm"
+    c = cpkg.Client(policies_dir, cordon=cordon_bin, work_root=runs,
+                    warm=warm)
+    names = []
+    real = c._start_pool
+
+    def start_pool(*a):
+        pool = real(*a)
+        names.append(pool.name)
+        return pool
+    c._start_pool = start_pool
     yield c
     c.close()
     assert os.listdir(runs) == [], "a session left its folder behind"
+    assert names or not warm, "no warm pool was used"
+    for name in names:
+        assert procs_with(name) == [], "the pool left a process"
+
+
+@pytest.fixture
+def cold(cpkg, policies_dir, cordon_bin, tmp_path):
+    """A cold client: the reference a session is compared with."""
+    c = cpkg.Client(policies_dir, cordon=cordon_bin, work_root=tmp_path)
+    yield c
+    c.close()
 
 
 def run(coro):
@@ -104,12 +130,12 @@ def _norm(text):
     "x = (\n",
     "raise SystemExit('bye')\n",
 ])
-def test_error_traceback_equals_a_cold_run(client, code):
+def test_error_traceback_equals_a_cold_run(client, cold, code):
     async def go():
-        cold = await client.arun(GENERAL, code)
+        ref = await cold.arun(GENERAL, code)
         async with client.session(GENERAL) as s:
             cell = await s.run(code)
-        return cold, cell
+        return ref, cell
     cold, cell = run(go())
     assert cell.error is not None
     if code.startswith("raise SystemExit"):
@@ -197,9 +223,14 @@ def test_sessions_isolated(client, cordon_bin):
                 "('secret' in globals(), os.path.exists('secret.txt'), "
                 "os.environ.get('SESSION_A'), sorted(os.listdir('.')))")
             # b's interpreter, by its host pid: a can neither signal nor
-            # ptrace it.
-            pids = [p for p, cmd in procs_with(b.workdir)
-                    if not cmd.startswith(os.fsencode(cordon_bin))]
+            # ptrace it.  Warm, every process of the pool (the template,
+            # the spares, b's cordon and run: one command line).
+            if b.warm:
+                assert a.warm and a._pool is b._pool
+                pids = [p for p, _ in procs_with(b._pool.name)]
+            else:
+                pids = [p for p, cmd in procs_with(b.workdir)
+                        if not cmd.startswith(os.fsencode(cordon_bin))]
             assert pids, "b's interpreter not found"
             probe = await a.run(
                 "import ctypes, os, signal\n"
@@ -259,14 +290,17 @@ def test_forged_frames_stay_in_their_own_session(cpkg, client):
     assert s.result.status.get("outcome") == "exited"
 
 
-def test_every_layer_of_a_cold_run(client):
+def test_every_layer_of_a_cold_run(client, cold):
     async def go():
-        cold = await client.arun(GENERAL, "print(1)")
+        ref = await cold.arun(GENERAL, "print(1)")
         async with client.session(GENERAL) as s:
             await s.run("1")
-        return cold, s.result
-    cold, res = run(go())
+        return ref, s
+    cold, s = run(go())
+    res = s.result
     assert res is not None
+    assert s.warm == client.warm
+    assert res.status.get("warm", False) is s.warm
     assert dict(res.layers.raw) == dict(cold.layers.raw)
     assert res.layers.seccomp and res.layers.no_new_privs
     assert res.policy == cold.policy and res.blob == cold.blob
@@ -275,12 +309,14 @@ def test_every_layer_of_a_cold_run(client):
             assert res.status[key].keys() == cold.status[key].keys()
 
 
-def test_cli(src_dir, policies_dir, cordon_bin):
+@pytest.mark.parametrize("warm", [False, True])
+def test_cli(src_dir, policies_dir, cordon_bin, warm):
     env = dict(os.environ, CORDON_POLICY_DIR=str(policies_dir),
                CORDON_BIN=str(cordon_bin),
                PYTHONPATH=str(src_dir / "clients" / "python"))
     env.pop("CORDON_SOURCE_DIR", None)
-    p = subprocess.run([sys.executable, "-m", "cordon.session", GENERAL],
+    p = subprocess.run([sys.executable, "-m", "cordon.session",
+                        *(["--warm"] if warm else []), GENERAL],
                        input="x = 20\n#%%\nx * 2\n#%%\n1/0\n",
                        capture_output=True, text=True, env=env,
                        timeout=300)
@@ -289,6 +325,7 @@ def test_cli(src_dir, policies_dir, cordon_bin):
     assert [x.get("value") for x in lines[:3]] == [None, "40", None]
     assert "ZeroDivisionError" in lines[2]["error"]
     assert lines[3]["status"]["outcome"] == "exited"
+    assert lines[3]["status"].get("warm", False) is warm
 
 
 # ------------------------------------------------ cordon --stdin (the channel)
@@ -314,3 +351,132 @@ def test_launcher_stdin_option(cordon_bin, policies_dir, tmp_path):
                             "--stdin", blob], capture_output=True,
                            timeout=120)
     assert serve.returncode == 125
+
+
+# ------------------------------------------------ warm sessions (a pool's)
+
+def _tree(pid):
+    """pid and its descendants, each as (pid, start time)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/stat", "rb") as f:
+                start = f.read().rsplit(b")", 1)[1].split()[19]
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        out.append((p, start))
+        for t in tasks:
+            try:
+                with open(f"/proc/{p}/task/{t}/children") as f:
+                    todo += [int(c) for c in f.read().split()]
+            except OSError:
+                pass
+    return out
+
+
+def _alive(p, start):
+    try:
+        with open(f"/proc/{p}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[19] == start and fields[0] != b"Z"
+
+
+def _children(pid):
+    out = []
+    try:
+        for t in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{t}/children") as f:
+                out += [int(c) for c in f.read().split()]
+    except OSError:
+        pass
+    return out
+
+
+def test_warm_session_leaves_no_process_or_folder(cpkg, policies_dir,
+                                                  cordon_bin, tmp_path):
+    """The session's run is one of the template's children (a spare's
+    cordon, its init, the run): once the session is closed that whole
+    tree is gone, and so is the session's folder, while the other spares
+    and the pool live on.  (Spares at rest never end by themselves: a
+    tree of the template's that ends is the session's.  Where the spare's
+    directory can be read, as root, it is also found by its directory,
+    the session's.)"""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    with cpkg.Client(policies_dir, cordon=cordon_bin, work_root=runs,
+                     warm=True) as c:
+        async def go():
+            async with c.session(GENERAL) as s:
+                assert s.warm
+                base, template = s._base, s._pool.pid
+                r = await s.run("import os; os.getpid()")
+                trees = {k: _tree(k) for k in _children(template)}
+                mine = [k for k in trees if _cwd(k) == base]
+                submit = (s._proc.pid, _tree(s._proc.pid)[0][1])
+            return s, r, trees, mine, submit
+        s, r, trees, mine, submit = run(go())
+        assert r.ok and s.result.status["warm"] is True
+        assert not _alive(*submit)
+        gone = []
+        for _ in range(300):            # bounded: reaped by the template
+            gone = [k for k, t in trees.items()
+                    if not any(_alive(*x) for x in t)]
+            if gone:
+                break
+            time.sleep(0.05)
+        assert len(gone) == 1, trees    # the session's, the whole tree
+        # cordon, the run's init, the run (and nothing else of it left)
+        assert len(trees[gone[0]]) >= 3, trees
+        assert mine in ([], gone), (mine, gone)
+        for k, t in trees.items():
+            if k not in gone:
+                assert all(_alive(*x) for x in t), "a spare ended"
+        assert os.listdir(runs) == []
+        again = c.run(GENERAL, "print(2)")     # the pool serves on
+        assert again.stdout == b"2\n" and again.status["warm"] is True
+
+
+def _cwd(pid):
+    try:
+        return os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return None
+
+
+def test_warm_session_ends_clearly_with_its_pool(cpkg, policies_dir,
+                                                 cordon_bin, tmp_path):
+    """The pool stopped under a live session: the next cell says the
+    session ended (not a forged or partial result), and the client
+    stops nothing else."""
+    with cpkg.Client(policies_dir, cordon=cordon_bin, work_root=tmp_path,
+                     warm=True) as c:
+        async def go():
+            async with c.session(GENERAL) as s:
+                await s.run("x = 1")
+                await c._in_io(s._pool.stop)
+                r = await s.run("x")
+                with pytest.raises(cpkg.SessionEnded):
+                    await s.run("x")
+            return s, r
+        s, r = run(go())
+    assert r.session_ended and r.value is None and not r.ok
+    assert "broke off" in r.end_reason
+    assert s.result is None or \
+        s.result.outcome == cpkg.Outcome.INTERRUPTED
+
+
+def test_cold_when_asked_or_with_env(cpkg, policies_dir, cordon_bin,
+                                     tmp_path):
+    with cpkg.Client(policies_dir, cordon=cordon_bin, work_root=tmp_path,
+                     warm=True) as c:
+        assert not c.session(GENERAL, warm=False).warm
+        assert not c.session(GENERAL, env={"A": "1"}).warm
+        with pytest.raises(ValueError, match="env= needs warm=False"):
+            c.session(GENERAL, env={"A": "1"}, warm=True)
+        with c.session_sync(GENERAL, warm=False) as s:
+            r = s.run("1")
+        assert r.value == "1" and "warm" not in s.result.status

@@ -6,9 +6,11 @@ its preloads) or the launcher's escape policy; hostile runs try to leave a
 mark for the next run or to reach the template, and the next run checks
 that nothing is left."""
 import contextlib
+import hashlib
 import json
 import os
 import pathlib
+import re
 import subprocess
 
 import pytest
@@ -226,6 +228,56 @@ def test_stdin_is_empty_and_args_arrive(cordon, pool):
     r = cordon(None, "import sys\nprint(repr(sys.stdin.read()), "
                "sys.argv[1:])\n", "-x", "two words", "", warm=pool)
     assert r.out == "'' ['-x', 'two words', '']\n", r
+
+
+def test_stdin_option_streams_the_callers_stdin(pool, tmp_path):
+    # --stdin: after its arguments the run reads the caller's stdin, to
+    # its end, as a cold run with --stdin does (cordon relays it:
+    # launcher/feed.c); one that reads none of it ends all the same.
+    snip = tmp_path / "s.py"
+    snip.write_text("import sys, hashlib\nd = sys.stdin.buffer.read()\n"
+                    "print(sys.argv[1:], len(d), "
+                    "hashlib.sha256(d).hexdigest())\n")
+    idle = tmp_path / "idle.py"
+    idle.write_text("print('done')\n")
+    data = os.urandom(3 << 20)
+    base = [str(BUILD / "cordon"), "--submit", pool, "--stdin", "--quiet"]
+    r = subprocess.run(base + [str(snip), "a", "b c"], input=data,
+                       capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ("['a', 'b c'] %d %s\n" % (
+        len(data), hashlib.sha256(data).hexdigest())).encode()
+    r = subprocess.run(base + [str(idle)], input=data, capture_output=True,
+                       timeout=120)
+    assert (r.returncode, r.stdout) == (0, b"done\n"), r.stderr
+    # Without --stdin: empty, as before.
+    r = subprocess.run(base[:3] + ["--quiet", str(snip)], input=data,
+                       capture_output=True, timeout=120)
+    assert r.stdout.startswith(b"[] 0 "), r.stderr
+
+
+def _c_define(path, name):
+    m = re.search(r"#define %s (\d+)" % name, path.read_text())
+    assert m, (path, name)
+    return int(m.group(1))
+
+
+def test_protocol_limits_agree_in_c_and_python(src_dir):
+    # One request's bytes and words, as cordon --submit sends them, the
+    # template reads them and the spare's cordon takes them.
+    launcher = src_dir / "launcher"
+    if not (launcher / "warmhold.c").exists():
+        pytest.skip("the launcher's sources are not in this copy")
+    ns = {}
+    for line in (launcher / "warm.py").read_text().splitlines():
+        if re.match(r"(MAX_REQUEST|MAX_WORDS) = \d+", line):
+            exec(line.split("#")[0], ns)
+    submit, hold = launcher / "submit.c", launcher / "warmhold.c"
+    assert _c_define(submit, "SUBMIT_MAX") == ns["MAX_REQUEST"] == \
+        _c_define(hold, "WARM_REQ_MAX")
+    # submit's words, its directory and the policy; argv[0] and NULL.
+    assert _c_define(submit, "SUBMIT_WORDS") + 2 == ns["MAX_WORDS"]
+    assert _c_define(hold, "WARM_WORDS_MAX") >= ns["MAX_WORDS"] + 2
 
 
 def test_timeout_counts_from_the_request(cordon, pool):

@@ -442,11 +442,13 @@ class Client:
 
     # -- warm pools -------------------------------------------------------
 
-    async def _command(self, tool: str, info: BlobInfo
+    async def _command(self, tool: str, info: BlobInfo,
+                       warm: bool | None = None
                        ) -> tuple[_Command, _pool.Pool | None]:
         """The words before cordon's options and those between them and
-        the snippet, and the warm pool used (released by _release)."""
-        if not self.warm:
+        the snippet, and the warm pool used (released by _release).
+        warm: the client's choice when None."""
+        if not (self.warm if warm is None else warm):
             return ([self.cordon, *self._priority_opts], [info.path]), None
         pool = self._acquire(tool, info)
         if pool is None:
@@ -613,12 +615,17 @@ class Client:
     def session(self, tool: str, *, timeout: float | None = None,
                 cell_timeout: float | None = None,
                 idle_timeout: float | None = None,
-                env: Mapping[str, str] | None = None) -> Any:
+                env: Mapping[str, str] | None = None,
+                warm: bool | None = None) -> Any:
         """A Session: successive cells in one sandboxed interpreter under
-        TOOL's policy (one cold run; see cordon.session).  timeout: the
+        TOOL's policy (one run; see cordon.session).  timeout: the
         session's maximum age (cordon --timeout; the policy's when None);
         cell_timeout: each cell's default; idle_timeout: seconds without
-        a cell before the session is ended.  Use ``async with``."""
+        a cell before the session is ended.  warm: the run is a spare of
+        the tool's warm pool (cordon --submit --stdin; the preloads
+        already imported) or a cold one; None: warm when the client is
+        (Client(warm=True)) and env is None (a warm run's environment is
+        its pool's).  Session.warm says which.  Use ``async with``."""
         from . import session as _session
         if timeout is not None and not timeout > 0:
             raise ValueError("timeout must be > 0 seconds")
@@ -626,7 +633,7 @@ class Client:
             self, tool, timeout=timeout,
             cell_timeout=cell_timeout or _session.DEFAULT_CELL_TIMEOUT,
             idle_timeout=idle_timeout or _session.DEFAULT_IDLE_TIMEOUT,
-            env=env)
+            env=env, warm=warm)
 
     def session_sync(self, tool: str, **kw: Any) -> Any:
         """Blocking form of session() (its event loop in a thread of its
@@ -640,6 +647,7 @@ class Client:
             _session.DEFAULT_IDLE_TIMEOUT
         kw.setdefault("timeout", None)
         kw.setdefault("env", None)
+        kw.setdefault("warm", None)
         return _session.SyncSession(self, tool, **kw)
 
     def _session_open(self, s: Any) -> None:

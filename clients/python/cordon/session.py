@@ -1,8 +1,12 @@
 """Sessions: successive cells in one sandboxed interpreter.
 
-A session is ONE ordinary cold cordon run (``cordon --stdin POLICY
-DRIVER``) whose snippet is _sessiondrv.py: every layer, bound, the
-timeout (the session's maximum age) and the status apply as to any run.
+A session is ONE ordinary cordon run whose snippet is _sessiondrv.py:
+cold (``cordon --stdin POLICY DRIVER``), or, when the client is warm, a
+spare of the tool's warm pool (``cordon --submit @POOL --stdin DRIVER``:
+the preloads already imported; cordon relays the session's stdin to the
+run after its arguments).  Every layer, bound, the timeout (the
+session's maximum age) and the status apply as to any run of either
+kind; Session.warm says which it is (and the status's "warm").
 Cells go in on the run's stdin; results come back as frames on its
 stdout.  Everything in a frame comes from inside the sandbox (a cell
 shares the driver's interpreter and can forge frames): frames are parsed
@@ -14,8 +18,9 @@ at the end (Session.result).
         r = await s.run("x = 1")
         r = await s.run("x + 1")        # r.value == "2"
 
-    python3 -m cordon.session TOOL < cells   (cells separated by a line
-    "#%%"; one JSON object per cell on stdout, the status last)
+    python3 -m cordon.session [--warm] TOOL < cells   (cells separated
+    by a line "#%%"; one JSON object per cell on stdout, the status
+    last; --warm: in a pool started for it)
 """
 from __future__ import annotations
 
@@ -145,8 +150,16 @@ class Session:
 
     def __init__(self, client: Any, tool: str, *, timeout: float | None,
                  cell_timeout: float, idle_timeout: float,
-                 env: Mapping[str, str] | None) -> None:
+                 env: Mapping[str, str] | None,
+                 warm: bool | None = None) -> None:
+        if warm and env:
+            raise ValueError("a warm session's environment is its "
+                             "pool's: env= needs warm=False")
         self.client = client
+        # A spare of the tool's warm pool, or a cold run.
+        self.warm = bool(client.warm and not env) if warm is None \
+            else bool(warm)
+        self._pool: Any = None          # the pool used, while live
         self.tool = tool
         self.timeout = timeout
         self.cell_timeout = cell_timeout
@@ -196,12 +209,15 @@ class Session:
         snippet = os.path.join(self._base, "session.py")
         with open(snippet, "wb") as f:
             f.write(self._code)
+        # Cold: cordon [priority] --stdin ... BLOB DRIVER; warm: cordon
+        # --submit @POOL --stdin ... DRIVER (the pool's blob, priority).
+        command, self._pool = await c._command(self.tool, info, self.warm)
         rfd, wfd = os.pipe()
         self._status_r = rfd
         extra = ["--timeout", f"{self.timeout:g}"] if self.timeout else []
-        argv = [c.cordon, *c._priority_opts, "--stdin", "--status-fd",
-                str(wfd), "--workdir", workdir, "--quiet", *extra,
-                info.path, snippet]
+        argv = [*command[0], "--stdin", "--status-fd", str(wfd),
+                "--workdir", workdir, "--quiet", *extra, *command[1],
+                snippet]
         try:
             self._proc = await asyncio.create_subprocess_exec(
                 *argv, stdin=asyncio.subprocess.PIPE,
@@ -331,6 +347,8 @@ class Session:
         if self._status_r >= 0:
             os.close(self._status_r)
             self._status_r = -1
+        pool, self._pool = self._pool, None
+        self.client._release(pool)      # a retired pool may stop now
         if self._base is not None:
             base, self._base = self._base, None
             await self.client._in_io(self.client._remove, base)
@@ -346,6 +364,9 @@ class Session:
             self.result = None
             if reason_launcher(status):
                 self.end_reason += f"; cordon: {reason_launcher(status)}"
+            elif err.strip():       # a pool's refusal, say: no status
+                self.end_reason += "; " + err.decode(
+                    "utf-8", "replace").strip()[-500:]
             return
         assert proc.returncode is not None
         # stdout carried the frames (the cells' output is in each
@@ -423,10 +444,10 @@ def reason_launcher(status: Mapping[str, Any] | None) -> str:
 
 # -- the command line ------------------------------------------------------
 
-async def _cli(tool: str, text: str) -> int:
+async def _cli(tool: str, text: str, warm: bool = False) -> int:
     from .client import Client
     cells = [c for c in text.split("\n#%%\n")]
-    async with Client() as client:
+    async with Client(warm=warm) as client:
         async with client.session(tool) as s:
             for code in cells:
                 r = await s.run(code)
@@ -444,12 +465,15 @@ async def _cli(tool: str, text: str) -> int:
 
 
 def main(argv: list[str]) -> int:
+    warm = argv[1:2] == ["--warm"]      # in a warm pool, started for it
+    if warm:
+        argv = argv[:1] + argv[2:]
     if len(argv) != 2:
-        print("usage: python3 -m cordon.session TOOL < cells",
+        print("usage: python3 -m cordon.session [--warm] TOOL < cells",
               file=sys.stderr)
         return 2
     try:
-        return asyncio.run(_cli(argv[1], sys.stdin.read()))
+        return asyncio.run(_cli(argv[1], sys.stdin.read(), warm))
     except (CordonError, LauncherError) as e:
         print(f"cordon.session: {e}", file=sys.stderr)
         return 1

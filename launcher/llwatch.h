@@ -1,0 +1,54 @@
+/*
+ * llwatch.h - cordon --landlock-watch: Landlock's refusals named where
+ * the kernel's audit cannot name them (not root, audit off, ABI < 7).
+ * See llwatch.c.
+ */
+#ifndef CORDON_LLWATCH_H
+#define CORDON_LLWATCH_H
+
+#include <linux/filter.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cpol.h"
+
+struct audit;
+struct bpf_input;
+
+#define LLWATCH_RULES 256     /* path rules matched; more: not watched */
+
+struct llwatch_rule {
+	dev_t dev;
+	ino_t ino;
+	uint64_t access;
+};
+
+struct llwatch {
+	int on;                       /* the filter sends the calls */
+	int ready;                    /* rules found in the run's view */
+	const struct cpol *pol;
+	uint64_t handled;             /* the ruleset's fs rights */
+	uint64_t tmp_access;          /* a private /tmp's and /dev/shm's */
+	int private_tmp, private_shm, net;
+	const char *workdir, *snippet;  /* as the run sees them */
+	struct llwatch_rule r[LLWATCH_RULES];
+	unsigned int n;
+	uint64_t calls;               /* calls seen */
+};
+
+/* The listener's program with the watch: the prefix, the blob's program
+ * with its refusals notified, the blob's own, and the blob's with every
+ * return but trap notified (the calls watched); NULL when it would not
+ * fit (*n: its length). */
+struct sock_filter *llwatch_filter(const struct cpol *p, unsigned short *n);
+
+/* Is nr a call the watch is sent? */
+int llwatch_watched(uint32_t nr);
+
+/* A watched call the blob's program allows, from the run's process pid:
+ * each right it needs that the policy's rules do not grant is added to
+ * a's Landlock denials.  The call then proceeds: Landlock decides. */
+void llwatch_call(struct llwatch *w, struct audit *a,
+    const struct bpf_input *in, pid_t pid);
+
+#endif
