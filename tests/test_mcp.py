@@ -48,7 +48,11 @@ def node(src_dir):
 
 
 STEPS = ["basics", "failure", "image", "timeout", "cancel", "concurrent",
-         "bad"]
+         "bad", "sessions", "session_limit", "session_idle",
+         "session_cancel"]
+# The server's options a step needs (the limit it hits).
+STEP_ARGS = {"session_limit": ["--max-sessions", "2"],
+             "session_idle": ["--session-idle", "1"]}
 
 
 @pytest.mark.parametrize("step", STEPS)
@@ -57,7 +61,8 @@ def test_sdk_client(node, src_dir, build_dir, step):
     server with StdioClientTransport and checks what it answers."""
     if step == "image" and not has_matplotlib():
         pytest.skip("python3-matplotlib is not installed (make deps)")
-    spec = {"command": PYTHON, "args": server_argv(build_dir)[1:],
+    spec = {"command": PYTHON,
+            "args": server_argv(build_dir, *STEP_ARGS.get(step, ()))[1:],
             "env": server_env(src_dir, build_dir)}
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
            "CORDON_MCP_SERVER": json.dumps(spec)}
@@ -412,4 +417,36 @@ def test_sigterm_ends_calls_in_flight(raw, tmp_path, monkeypatch):
     assert s.p.stdout.read() == b""        # no answer to the ended call
     # Nothing of the run was left to init: cordon and its tree are gone.
     assert [p for p in tree if os.path.exists("/proc/%d" % p)] == []
+    assert os.listdir(work) == []
+
+
+def tree_of(pid):
+    tree = {pid}
+    while True:
+        more = {c for p in tree for c in children_of(p)} - tree
+        if not more:
+            return tree
+        tree |= more
+
+
+def test_sessions_closed_at_eof(raw, tmp_path, monkeypatch):
+    """Stdin's EOF with two sessions live: both runs end, their folders
+    are removed, the server exits 0 and leaves no process behind."""
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setenv("TMPDIR", str(work))     # the sessions' folders
+    s = raw("--tool", "code_gen")
+    s.init()
+    for i, sid in enumerate(("one", "two")):
+        r = s.call({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                    "params": {"name": "run_code", "arguments": {
+                        "tool": "code_gen", "session": sid,
+                        "code": "open('f', 'w').write('x'); y = %d" % i}}})
+        assert r["result"]["isError"] is False, r
+    runs = [c for c in children_of(s.p.pid) if b"session.py" in cmdline(c)]
+    assert len(runs) == 2, runs
+    trees = set().union(*(tree_of(c) for c in runs))
+    assert len(os.listdir(work)) == 2
+    assert s.close() == 0
+    assert [p for p in trees if os.path.exists("/proc/%d" % p)] == []
     assert os.listdir(work) == []
