@@ -450,3 +450,43 @@ def test_sessions_closed_at_eof(raw, tmp_path, monkeypatch):
     assert s.close() == 0
     assert [p for p in trees if os.path.exists("/proc/%d" % p)] == []
     assert os.listdir(work) == []
+
+
+# The MCP inspector's CLI (mcp-inspector --cli): its releases from 0.14 on
+# ask for Node >= 22.7.5 (2.x: >= 22.19.0; npm view, 2026-12); 0.13.0
+# declares no engines and runs on Node 20, so package-lock.json pins it.
+INSPECTOR = ("node_modules", ".bin", "mcp-inspector")
+
+
+def inspect(node, src_dir, build_dir, *method):
+    exe = src_dir.joinpath("tests", "mcp", *INSPECTOR)
+    if not exe.exists():
+        pytest.skip("the MCP inspector is not installed in tests/mcp "
+                    "(make deps runs npm ci there)")
+    env = server_env(src_dir, build_dir)
+    sets = ["-e", "PYTHONPATH=" + env["PYTHONPATH"], "-e",
+            "PATH=" + env["PATH"], "-e", "LANG=C.UTF-8"]
+    argv = [node, str(exe), "--cli", *sets, PYTHON,
+            *server_argv(build_dir, "--tool", "code_gen")[1:], *method]
+    p = subprocess.run(argv, env={**env, "PATH": "/usr/bin:/bin"},
+                       capture_output=True, text=True, timeout=STEP_TIMEOUT,
+                       cwd=str(src_dir / "tests" / "mcp"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    return json.loads(p.stdout)
+
+
+def test_inspector_cli(node, src_dir, build_dir):
+    """The MCP inspector's CLI, another client nobody here wrote, lists
+    the tools and runs code (a plain run and a session's cell)."""
+    listed = inspect(node, src_dir, build_dir, "--method", "tools/list")
+    assert sorted(t["name"] for t in listed["tools"]) == [
+        "end_session", "explain_policy", "list_policies", "run_code"]
+    res = inspect(node, src_dir, build_dir, "--method", "tools/call",
+                  "--tool-name", "run_code", "--tool-arg", "tool=code_gen",
+                  "--tool-arg", "code=print(6 * 7)")
+    assert res["isError"] is False, res
+    assert res["structuredContent"]["stdout"] == "42\n"
+    res = inspect(node, src_dir, build_dir, "--method", "tools/call",
+                  "--tool-name", "run_code", "--tool-arg", "tool=code_gen",
+                  "--tool-arg", "session=i1", "--tool-arg", "code=6 * 7")
+    assert res["structuredContent"]["value"] == "42", res
