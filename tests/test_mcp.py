@@ -490,3 +490,26 @@ def test_inspector_cli(node, src_dir, build_dir):
                   "--tool-name", "run_code", "--tool-arg", "tool=code_gen",
                   "--tool-arg", "session=i1", "--tool-arg", "code=6 * 7")
     assert res["structuredContent"]["value"] == "42", res
+
+
+def test_man_page_names_every_option(src_dir, build_dir):
+    """cordon-mcp(1)'s SYNOPSIS and OPTIONS name each option --help
+    lists, and the configuration keys each option's."""
+    import re
+    p = subprocess.run(server_argv(build_dir, "--help"),
+                       env=server_env(src_dir, build_dir),
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    opts = set(re.findall(r"(?<![\w-])--([a-z][a-z-]+)", p.stdout))
+    opts -= {"help", "version"}
+    man = (src_dir / "man" / "cordon-mcp.1").read_text()
+    synopsis = man.split(".Sh DESCRIPTION")[0]
+    assert opts == set(re.findall(r"\.Op Fl -([a-z-]+)", synopsis))
+    listed = set(re.findall(r"^\.It Fl -([a-z-]+)", man, re.M))
+    listed |= set(re.findall(r", Fl -([a-z-]+)", man))
+    assert opts == listed
+    config = man.split(".Sh CONFIGURATION")[1].split(".Sh ")[0]
+    keys = set(re.findall(r"[a-z]+(?:_[a-z]+)*", " ".join(
+        re.findall(r"^\.Li (.*)$", config, re.M))))
+    want = {o.replace("-", "_") for o in opts} - {"config", "tool"}
+    assert want | {"tools"} <= keys, (want | {"tools"}) - keys
