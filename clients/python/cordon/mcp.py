@@ -326,8 +326,8 @@ class Server:
                 "serverInfo": {"name": "cordon-mcp", "version": __version__},
                 "instructions": "run_code runs Python under one of the "
                 "policies list_policies names; explain_policy says what a "
-                "policy may touch.  Each call is a fresh sandboxed run, unless "
-                "it names a session: then it runs as a cell of that "
+                "policy may touch.  Each call is a fresh sandboxed run, "
+                "unless it names a session: then it runs as a cell of that "
                 "session's interpreter (state kept between calls with the "
                 "same id until end_session)."}
 
