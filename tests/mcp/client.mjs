@@ -118,7 +118,7 @@ const steps = {
     assert.ok(client.getServerCapabilities().tools);
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(),
-      ["explain_policy", "list_policies", "run_code"]);
+      ["end_session", "explain_policy", "list_policies", "run_code"]);
     const rc = tools.find((t) => t.name === "run_code");
     assert.ok(rc.outputSchema, "run_code declares an output schema");
     assert.ok(rc.inputSchema.properties.tool.enum.includes("code_gen"));

@@ -175,7 +175,8 @@ def tool_list(infos: Mapping[str, BlobInfo], max_timeout: float,
     ]
     if not structured(version):
         for t in tools:
-            del t["outputSchema"], t["title"]
+            t.pop("outputSchema", None)
+            del t["title"]
     return tools
 
 
