@@ -48,11 +48,12 @@ def node(src_dir):
 
 
 STEPS = ["basics", "failure", "image", "timeout", "cancel", "concurrent",
-         "bad", "sessions", "session_limit", "session_idle",
+         "bad", "sessions", "session_limit", "session_idle", "session_age",
          "session_cancel"]
 # The server's options a step needs (the limit it hits).
 STEP_ARGS = {"session_limit": ["--max-sessions", "2"],
-             "session_idle": ["--session-idle", "1"]}
+             "session_idle": ["--session-idle", "1"],
+             "session_age": ["--session-max-age", "3"]}
 
 
 @pytest.mark.parametrize("step", STEPS)
@@ -237,7 +238,8 @@ def test_warm_pool_from_command_line(raw):
 
 def test_config_file(raw, tmp_path, src_dir, build_dir):
     cfg = tmp_path / "mcp.json"
-    cfg.write_text(json.dumps({"tools": ["code_gen"], "max_timeout": 7}))
+    cfg.write_text(json.dumps({"tools": ["code_gen"], "max_timeout": 7,
+                               "max_sessions": 1}))
     s = raw("--config", str(cfg))
     s.init()
     tools = s.call({"jsonrpc": "2.0", "id": 1,
@@ -254,13 +256,22 @@ def test_config_file(raw, tmp_path, src_dir, build_dir):
                 "params": {"name": "explain_policy",
                            "arguments": {"tool": "radiomics"}}})
     assert err_code(r) == -32602                # not exposed
+    for i, (sid, refused) in enumerate((("a", False), ("b", True))):
+        r = s.call({"jsonrpc": "2.0", "id": 4 + i, "method": "tools/call",
+                    "params": {"name": "run_code", "arguments": {
+                        "tool": "code_gen", "code": "1", "session": sid}}})
+        assert r["result"]["isError"] is refused, r
+    assert "maximum is 1" in r["result"]["content"][0]["text"]
     assert s.close() == 0
     # A config the server cannot use: a clear error, exit 2, nothing served.
     for bad, word in (({"tools": ["no_such_policy"]}, "no_such_policy"),
                       ({"max_timeuot": 3}, "max_timeuot"),
                       ({"warm": ["radiomics"], "tools": ["code_gen"]},
                        "radiomics"),
-                      ({"concurrency": "4"}, "concurrency")):
+                      ({"concurrency": "4"}, "concurrency"),
+                      ({"max_sessions": 0}, "max_sessions"),
+                      ({"session_idle": 0}, "session_idle"),
+                      ({"session_max_age": -1}, "session_max_age")):
         cfg.write_text(json.dumps(bad))
         p = subprocess.run(server_argv(build_dir, "--config", str(cfg)),
                            env=server_env(src_dir, build_dir),

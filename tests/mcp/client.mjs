@@ -317,6 +317,21 @@ const steps = {
     assert.equal(fresh.structuredContent.value, "2", text(fresh));
   },
 
+  // The server was started with --session-max-age 3: the session's run
+  // is ended at its age (its cordon timeout); the next call says so.
+  async session_age({ client, transport }) {
+    const r = await cell(client, "old", "x = 1");
+    assert.equal(r.isError, false, text(r));
+    await until("the session to reach its age",
+      () => runTrees(transport.pid, "session.py").length === 0);
+    const late = await cell(client, "old", "x");
+    assert.equal(late.isError, true);
+    assert.equal(late.structuredContent.outcome, "session_ended");
+    assert.match(text(late), /the session's run: timeout/);
+    const fresh = await cell(client, "old", "x = 2\nx");
+    assert.equal(fresh.structuredContent.value, "2", text(fresh));
+  },
+
   // Cancelling a session's cell interrupts it: the session's run and its
   // sandboxed tree end (its state with them); the id is free again.
   async session_cancel({ client, transport }) {

@@ -373,6 +373,9 @@ def _cell_report(c: CellResult, sid: str) -> str:
     if c.session_ended:
         lines.append(f"the session ended: {c.end_reason} (its state is "
                      "gone; the next call with this id starts a new one)")
+        if c.run is not None:
+            lines.append(f"the session's run: {outcome_name(c.run)} "
+                         f"({c.run.reason})")
     if c.files:
         lines.append("files: " + ", ".join(f"{f.name} ({f.size} bytes)"
                                            for f in c.files))
@@ -403,6 +406,7 @@ def cell_result(c: CellResult, tool: str, sid: str,
             "session": sid, "seq": c.seq, "stdout": c.stdout,
             "stderr": c.stderr, "value": c.value, "timed_out": c.timed_out,
             "session_ended": c.session_ended, "end_reason": c.end_reason,
+            "reason": c.run.reason if c.run is not None else "",
             "files": [{"name": f.name, "bytes": f.size} for f in c.files]}
         if c.error is not None:
             sc["error"] = c.error
