@@ -524,3 +524,23 @@ def test_man_page_names_every_option(src_dir, build_dir):
         re.findall(r"^\.Li (.*)$", config, re.M))))
     want = {o.replace("-", "_") for o in opts} - {"config", "tool"}
     assert want | {"tools"} <= keys, (want | {"tools"}) - keys
+
+
+def test_session_first_calls_at_once_share_it(raw):
+    """Two calls with a new id sent together start one session: both
+    cells run in the same interpreter, one after the other."""
+    s = raw("--tool", "code_gen")
+    s.init()
+    for i in (1, 2):
+        s.send(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                           "params": {"name": "run_code", "arguments": {
+                               "tool": "code_gen", "session": "same",
+                               "code": "n = globals().get('n', 0) + 1\n"
+                                       "(n, id(__builtins__))"}}}))
+    got = sorted(s.read()["result"]["structuredContent"]["value"]
+                 for _ in (1, 2))
+    assert [v.split(",")[0] for v in got] == ["(1", "(2"], got
+    assert got[0].split(",")[1] == got[1].split(",")[1], got
+    runs = [c for c in children_of(s.p.pid) if b"session.py" in cmdline(c)]
+    assert len(runs) == 1, runs
+    assert s.close() == 0

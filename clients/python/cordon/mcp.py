@@ -179,15 +179,16 @@ class Sessions:
                             f"{tool!r} (end_session it, or use another id)")
         try:
             await asyncio.shield(e.ready)
-        except sess.SessionLimit as ex:
+        except Exception as ex:         # the id is free again, whatever
             self._forget(sid, e)
-            raise SessionRefused(f"session {sid!r} not started: {ex} "
-                                 "(max_sessions; end_session one first)") \
-                from None
-        except CordonError as ex:
-            self._forget(sid, e)
-            raise SessionRefused(f"session {sid!r} did not start: {ex}") \
-                from None
+            if isinstance(ex, sess.SessionLimit):
+                raise SessionRefused(f"session {sid!r} not started: {ex} "
+                                     "(max_sessions; end_session one "
+                                     "first)") from None
+            if isinstance(ex, CordonError):
+                raise SessionRefused(f"session {sid!r} did not start: "
+                                     f"{ex}") from None
+            raise
         if e.session.end_reason or self.live.get(sid) is not e:
             self._forget(sid, e)
             raise SessionRefused(f"session {sid!r} has ended "
