@@ -53,7 +53,7 @@ STEPS = ["basics", "failure", "image", "timeout", "cancel", "concurrent",
 # The server's options a step needs (the limit it hits).
 STEP_ARGS = {"session_limit": ["--max-sessions", "2"],
              "session_idle": ["--session-idle", "1"],
-             "session_age": ["--session-max-age", "3"]}
+             "session_age": ["--session-max-age", "10"]}
 
 
 @pytest.mark.parametrize("step", STEPS)

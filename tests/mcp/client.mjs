@@ -317,7 +317,7 @@ const steps = {
     assert.equal(fresh.structuredContent.value, "2", text(fresh));
   },
 
-  // The server was started with --session-max-age 3: the session's run
+  // The server was started with --session-max-age 10: the session's run
   // is ended at its age (its cordon timeout); the next call says so.
   async session_age({ client, transport }) {
     const r = await cell(client, "old", "x = 1");
