@@ -236,6 +236,32 @@ def test_warm_pool_from_command_line(raw):
     assert s.close() == 0
 
 
+def test_warm_tool_session_starts_from_its_pool(raw):
+    """--warm: a session of that tool is a spare of its pool (the
+    preloads already imported), another tool's is cold; one cap over
+    both (--max-sessions 1)."""
+    s = raw("--tool", "code_gen", "--tool", "radiomics", "--warm",
+            "code_gen", "--max-sessions", "1")
+    s.init()
+
+    def cell(i, tool, sid, code):
+        return s.call({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                       "params": {"name": "run_code", "arguments": {
+                           "tool": tool, "code": code, "session": sid}}})
+    probe = "import sys\nprint('pandas' in sys.modules)"
+    r = cell(1, "code_gen", "w", probe)
+    assert r["result"]["structuredContent"]["stdout"] == "True\n", r
+    r = cell(2, "radiomics", "c", probe)
+    assert r["result"]["isError"] is True, r
+    assert "max_sessions" in r["result"]["content"][0]["text"], r
+    s.call({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "end_session", "arguments": {
+                "session": "w"}}})
+    r = cell(4, "radiomics", "c", probe)
+    assert r["result"]["structuredContent"]["stdout"] == "False\n", r
+    assert s.close() == 0
+
+
 def test_config_file(raw, tmp_path, src_dir, build_dir):
     cfg = tmp_path / "mcp.json"
     cfg.write_text(json.dumps({"tools": ["code_gen"], "max_timeout": 7,

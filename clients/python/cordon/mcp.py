@@ -149,9 +149,12 @@ class Sessions:
     age, a cancelled cell, or the server's end.  An ended one's id is
     kept, so the next call with it hears why, until room is needed."""
 
-    def __init__(self, client: Client, cfg: Config) -> None:
+    def __init__(self, client: Client, warm: Client | None,
+                 cfg: Config) -> None:
         client.max_sessions = cfg.max_sessions      # session.py's own cap
-        self.client, self.cfg = client, cfg
+        if warm is not None:
+            warm.max_sessions = cfg.max_sessions
+        self.client, self.warm, self.cfg = client, warm, cfg
         self.live: dict[str, _Live] = {}
         self.ending: set["asyncio.Future[Any]"] = set()
 
@@ -160,7 +163,13 @@ class Sessions:
             for k, e in list(self.live.items()):
                 if e.ready.done() and e.session.end_reason:
                     del self.live[k]
-        s = self.client.session(
+        client = self.warm if self.warm is not None and \
+            tool in self.cfg.warm else self.client
+        other = self.warm if client is self.client else self.client
+        # One cap over both clients: the other's live ones take room.
+        client.max_sessions = self.cfg.max_sessions - (
+            other.live_sessions() if other else 0)
+        s = client.session(
             tool, timeout=self.cfg.session_max_age or None,
             idle_timeout=self.cfg.session_idle,
             cell_timeout=min(sess.DEFAULT_CELL_TIMEOUT, self.cfg.max_timeout))
@@ -247,7 +256,7 @@ class Server:
                  infos: dict[str, BlobInfo], cordonc: str | None) -> None:
         self.cfg, self.cold, self.warm = cfg, cold, warm
         self.infos, self.cordonc = infos, cordonc
-        self.sessions = Sessions(cold, cfg)
+        self.sessions = Sessions(cold, warm, cfg)
         self.version: str | None = None
         self.calls: dict[Any, asyncio.Task[None]] = {}
         self.chan: rpc.Channel | None = None
