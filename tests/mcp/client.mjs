@@ -265,7 +265,14 @@ const steps = {
     // The session runs under one policy: another's call is refused.
     await rpcError(client.callTool({ name: "run_code", arguments: {
       tool: "radiomics", code: "x", session: "a" } }), -32602, /runs under/);
-    await rpcError(cell(client, "c", "1", { files: { "f.txt": { text: "" } } }),
+    // Files go into the session's working directory before the cell, as
+    // a tree; the cell sees them and state is kept; a bad name is refused.
+    r = await cell(client, "a", "open('in/f.txt').read() + str(x)",
+      { files: { "in/f.txt": { text: "got " } } });
+    assert.equal(r.structuredContent.value, "'got 42'", text(r));
+    assert.ok(!r.structuredContent.files.some((f) => f.name === "in/f.txt"),
+      JSON.stringify(r.structuredContent.files));
+    await rpcError(cell(client, "a", "1", { files: { "../f.txt": { text: "" } } }),
       -32602, /files/);
     for (const bad of ["", "../a", "a b", "x".repeat(65), 7])
       await rpcError(cell(client, bad, "1"), -32602, /session/);

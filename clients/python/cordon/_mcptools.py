@@ -236,9 +236,6 @@ def run_args(args: Mapping[str, Any], exposed: Mapping[str, Any],
             raise bad(f"timeout: must be > 0 and <= {max_timeout:g} s")
         timeout = float(timeout)
     sid = session_id(args) if "session" in args else None
-    if sid is not None and "files" in args:
-        raise bad("files: not taken with session (a cell writes its "
-                  "own files)")
     return RunArgs(tool, code, timeout, _files(args.get("files"), max_input),
                    sid)
 

@@ -207,10 +207,11 @@ class Sessions:
         return e
 
     async def run(self, sid: str, tool: str, code: str,
-                  timeout: float | None) -> sess.CellResult:
+                  timeout: float | None,
+                  files: dict[str, bytes]) -> sess.CellResult:
         e = await self.get(sid, tool)
         try:
-            cell = await e.session.run(code, timeout=timeout)
+            cell = await e.session.run(code, timeout=timeout, inputs=files)
         except asyncio.CancelledError:
             # The cell cannot be stopped alone: its session ends.
             if self.live.get(sid) is e:
@@ -409,7 +410,7 @@ class Server:
         tool, code, timeout, files, sid = tools.run_args(
             args, self.infos, self.cfg.max_timeout, self.cfg.max_input_bytes)
         if sid is not None:
-            return await self.run_cell(sid, tool, code, timeout)
+            return await self.run_cell(sid, tool, code, timeout, files)
         client = self.warm if self.warm is not None and \
             tool in self.cfg.warm else self.cold
         try:
@@ -421,12 +422,15 @@ class Server:
         return tools.run_result(r, self.version)
 
     async def run_cell(self, sid: str, tool: str, code: str,
-                       timeout: float | None) -> dict[str, Any]:
+                       timeout: float | None,
+                       files: dict[str, bytes]) -> dict[str, Any]:
         assert self.version is not None
         try:
-            cell = await self.sessions.run(sid, tool, code, timeout)
+            cell = await self.sessions.run(sid, tool, code, timeout, files)
         except SessionRefused as e:
             return tools.failure(tool, str(e), self.version)
+        except InputError as e:
+            raise tools.bad(f"files: {e}") from None
         return tools.cell_result(cell, tool, sid, self.version)
 
     async def end_session(self, args: dict[str, Any]) -> dict[str, Any]:
