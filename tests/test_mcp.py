@@ -48,7 +48,12 @@ def node(src_dir):
 
 
 STEPS = ["basics", "failure", "image", "timeout", "cancel", "concurrent",
-         "bad"]
+         "bad", "sessions", "session_limit", "session_idle", "session_age",
+         "session_cancel"]
+# The server's options a step needs (the limit it hits).
+STEP_ARGS = {"session_limit": ["--max-sessions", "2"],
+             "session_idle": ["--session-idle", "1"],
+             "session_age": ["--session-max-age", "10"]}
 
 
 @pytest.mark.parametrize("step", STEPS)
@@ -57,7 +62,8 @@ def test_sdk_client(node, src_dir, build_dir, step):
     server with StdioClientTransport and checks what it answers."""
     if step == "image" and not has_matplotlib():
         pytest.skip("python3-matplotlib is not installed (make deps)")
-    spec = {"command": PYTHON, "args": server_argv(build_dir)[1:],
+    spec = {"command": PYTHON,
+            "args": server_argv(build_dir, *STEP_ARGS.get(step, ()))[1:],
             "env": server_env(src_dir, build_dir)}
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
            "CORDON_MCP_SERVER": json.dumps(spec)}
@@ -230,9 +236,36 @@ def test_warm_pool_from_command_line(raw):
     assert s.close() == 0
 
 
+def test_warm_tool_session_starts_from_its_pool(raw):
+    """--warm: a session of that tool is a spare of its pool (the
+    preloads already imported), another tool's is cold; one cap over
+    both (--max-sessions 1)."""
+    s = raw("--tool", "code_gen", "--tool", "radiomics", "--warm",
+            "code_gen", "--max-sessions", "1")
+    s.init()
+
+    def cell(i, tool, sid, code):
+        return s.call({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                       "params": {"name": "run_code", "arguments": {
+                           "tool": tool, "code": code, "session": sid}}})
+    probe = "import sys\nprint('pandas' in sys.modules)"
+    r = cell(1, "code_gen", "w", probe)
+    assert r["result"]["structuredContent"]["stdout"] == "True\n", r
+    r = cell(2, "radiomics", "c", probe)
+    assert r["result"]["isError"] is True, r
+    assert "max_sessions" in r["result"]["content"][0]["text"], r
+    s.call({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "end_session", "arguments": {
+                "session": "w"}}})
+    r = cell(4, "radiomics", "c", probe)
+    assert r["result"]["structuredContent"]["stdout"] == "False\n", r
+    assert s.close() == 0
+
+
 def test_config_file(raw, tmp_path, src_dir, build_dir):
     cfg = tmp_path / "mcp.json"
-    cfg.write_text(json.dumps({"tools": ["code_gen"], "max_timeout": 7}))
+    cfg.write_text(json.dumps({"tools": ["code_gen"], "max_timeout": 7,
+                               "max_sessions": 1}))
     s = raw("--config", str(cfg))
     s.init()
     tools = s.call({"jsonrpc": "2.0", "id": 1,
@@ -249,13 +282,22 @@ def test_config_file(raw, tmp_path, src_dir, build_dir):
                 "params": {"name": "explain_policy",
                            "arguments": {"tool": "radiomics"}}})
     assert err_code(r) == -32602                # not exposed
+    for i, (sid, refused) in enumerate((("a", False), ("b", True))):
+        r = s.call({"jsonrpc": "2.0", "id": 4 + i, "method": "tools/call",
+                    "params": {"name": "run_code", "arguments": {
+                        "tool": "code_gen", "code": "1", "session": sid}}})
+        assert r["result"]["isError"] is refused, r
+    assert "maximum is 1" in r["result"]["content"][0]["text"]
     assert s.close() == 0
     # A config the server cannot use: a clear error, exit 2, nothing served.
     for bad, word in (({"tools": ["no_such_policy"]}, "no_such_policy"),
                       ({"max_timeuot": 3}, "max_timeuot"),
                       ({"warm": ["radiomics"], "tools": ["code_gen"]},
                        "radiomics"),
-                      ({"concurrency": "4"}, "concurrency")):
+                      ({"concurrency": "4"}, "concurrency"),
+                      ({"max_sessions": 0}, "max_sessions"),
+                      ({"session_idle": 0}, "session_idle"),
+                      ({"session_max_age": -1}, "session_max_age")):
         cfg.write_text(json.dumps(bad))
         p = subprocess.run(server_argv(build_dir, "--config", str(cfg)),
                            env=server_env(src_dir, build_dir),
@@ -413,3 +455,118 @@ def test_sigterm_ends_calls_in_flight(raw, tmp_path, monkeypatch):
     # Nothing of the run was left to init: cordon and its tree are gone.
     assert [p for p in tree if os.path.exists("/proc/%d" % p)] == []
     assert os.listdir(work) == []
+
+
+def tree_of(pid):
+    tree = {pid}
+    while True:
+        more = {c for p in tree for c in children_of(p)} - tree
+        if not more:
+            return tree
+        tree |= more
+
+
+def test_sessions_closed_at_eof(raw, tmp_path, monkeypatch):
+    """Stdin's EOF with two sessions live: both runs end, their folders
+    are removed, the server exits 0 and leaves no process behind."""
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setenv("TMPDIR", str(work))     # the sessions' folders
+    s = raw("--tool", "code_gen")
+    s.init()
+    for i, sid in enumerate(("one", "two")):
+        r = s.call({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                    "params": {"name": "run_code", "arguments": {
+                        "tool": "code_gen", "session": sid,
+                        "code": "open('f', 'w').write('x'); y = %d" % i}}})
+        assert r["result"]["isError"] is False, r
+    runs = [c for c in children_of(s.p.pid) if b"session.py" in cmdline(c)]
+    assert len(runs) == 2, runs
+    trees = set().union(*(tree_of(c) for c in runs))
+    assert len(os.listdir(work)) == 2
+    assert s.close() == 0
+    assert [p for p in trees if os.path.exists("/proc/%d" % p)] == []
+    assert os.listdir(work) == []
+
+
+# The MCP inspector's CLI (mcp-inspector --cli): its releases from 0.14 on
+# ask for Node >= 22.7.5 (2.x: >= 22.19.0; npm view, 2026-12); 0.13.0
+# declares no engines and runs on Node 20, so package-lock.json pins it.
+INSPECTOR = ("node_modules", ".bin", "mcp-inspector")
+
+
+def inspect(node, src_dir, build_dir, *method):
+    exe = src_dir.joinpath("tests", "mcp", *INSPECTOR)
+    if not exe.exists():
+        pytest.skip("the MCP inspector is not installed in tests/mcp "
+                    "(make deps runs npm ci there)")
+    env = server_env(src_dir, build_dir)
+    sets = ["-e", "PYTHONPATH=" + env["PYTHONPATH"], "-e",
+            "PATH=" + env["PATH"], "-e", "LANG=C.UTF-8"]
+    argv = [node, str(exe), "--cli", *sets, PYTHON,
+            *server_argv(build_dir, "--tool", "code_gen")[1:], *method]
+    p = subprocess.run(argv, env={**env, "PATH": "/usr/bin:/bin"},
+                       capture_output=True, text=True, timeout=STEP_TIMEOUT,
+                       cwd=str(src_dir / "tests" / "mcp"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    return json.loads(p.stdout)
+
+
+def test_inspector_cli(node, src_dir, build_dir):
+    """The MCP inspector's CLI, another client nobody here wrote, lists
+    the tools and runs code (a plain run and a session's cell)."""
+    listed = inspect(node, src_dir, build_dir, "--method", "tools/list")
+    assert sorted(t["name"] for t in listed["tools"]) == [
+        "end_session", "explain_policy", "list_policies", "run_code"]
+    res = inspect(node, src_dir, build_dir, "--method", "tools/call",
+                  "--tool-name", "run_code", "--tool-arg", "tool=code_gen",
+                  "--tool-arg", "code=print(6 * 7)")
+    assert res["isError"] is False, res
+    assert res["structuredContent"]["stdout"] == "42\n"
+    res = inspect(node, src_dir, build_dir, "--method", "tools/call",
+                  "--tool-name", "run_code", "--tool-arg", "tool=code_gen",
+                  "--tool-arg", "session=i1", "--tool-arg", "code=6 * 7")
+    assert res["structuredContent"]["value"] == "42", res
+
+
+def test_man_page_names_every_option(src_dir, build_dir):
+    """cordon-mcp(1)'s SYNOPSIS and OPTIONS name each option --help
+    lists, and the configuration keys each option's."""
+    import re
+    p = subprocess.run(server_argv(build_dir, "--help"),
+                       env=server_env(src_dir, build_dir),
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    opts = set(re.findall(r"(?<![\w-])--([a-z][a-z-]+)", p.stdout))
+    opts -= {"help", "version"}
+    man = (src_dir / "man" / "cordon-mcp.1").read_text()
+    synopsis = man.split(".Sh DESCRIPTION")[0]
+    assert opts == set(re.findall(r"\.Op Fl -([a-z-]+)", synopsis))
+    listed = set(re.findall(r"^\.It Fl -([a-z-]+)", man, re.M))
+    listed |= set(re.findall(r", Fl -([a-z-]+)", man))
+    assert opts == listed
+    config = man.split(".Sh CONFIGURATION")[1].split(".Sh ")[0]
+    keys = set(re.findall(r"[a-z]+(?:_[a-z]+)*", " ".join(
+        re.findall(r"^\.Li (.*)$", config, re.M))))
+    want = {o.replace("-", "_") for o in opts} - {"config", "tool"}
+    assert want | {"tools"} <= keys, (want | {"tools"}) - keys
+
+
+def test_session_first_calls_at_once_share_it(raw):
+    """Two calls with a new id sent together start one session: both
+    cells run in the same interpreter, one after the other."""
+    s = raw("--tool", "code_gen")
+    s.init()
+    for i in (1, 2):
+        s.send(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                           "params": {"name": "run_code", "arguments": {
+                               "tool": "code_gen", "session": "same",
+                               "code": "n = globals().get('n', 0) + 1\n"
+                                       "(n, id(__builtins__))"}}}))
+    got = sorted(s.read()["result"]["structuredContent"]["value"]
+                 for _ in (1, 2))
+    assert [v.split(",")[0] for v in got] == ["(1", "(2"], got
+    assert got[0].split(",")[1] == got[1].split(",")[1], got
+    runs = [c for c in children_of(s.p.pid) if b"session.py" in cmdline(c)]
+    assert len(runs) == 1, runs
+    assert s.close() == 0

@@ -121,6 +121,88 @@ def test_files_persist_and_are_reported(client):
         [("data.txt", 5, b"abcde")]
 
 
+def test_tree_in_per_cell(client, tmp_path):
+    """A cell's inputs: a package and its tests as relative paths (folders
+    made), a Path read; not listed among the cell's files; the next
+    cell's inputs replace a file."""
+    src = tmp_path / "data.csv"
+    src.write_text("a,b\n1,2\n")
+
+    async def go():
+        async with client.session(GENERAL) as s:
+            a = await s.run(
+                "import sys; sys.path.insert(0, '.')\n"
+                "from pkg.mod import f\n"
+                "exec(open('tests/test_mod.py').read())\n"
+                "open('report.txt', 'w').write(str(f(2)))\n"
+                "open('data.csv').read()",
+                inputs={"pkg/__init__.py": "", "pkg/mod.py":
+                        "def f(x):\n    return x * 21\n",
+                        "tests/test_mod.py": "assert f(2) == 42\n",
+                        "data.csv": src, "cfg": {"k": 1}})
+            b = await s.run("open('pkg/mod.py').read()",
+                            inputs={"pkg/mod.py": b"X = 1\n"})
+            c = await s.run("open('cfg.json').read()")
+            return a, b, c
+    a, b, c = run(go())
+    assert a.ok, a
+    assert a.value == repr("a,b\n1,2\n")
+    assert [f.name for f in a.files] == ["report.txt"], a.files
+    assert b.value == repr("X = 1\n") and b.files == (), b
+    assert c.value == repr('{"k": 1}'), c
+
+
+def test_cell_inputs_guarded(cpkg, client):
+    """Bad names refused before anything is sent; a name through a file
+    the session made fails in the driver: the cell reports it and does
+    not run."""
+    async def go():
+        async with client.session(GENERAL) as s:
+            for bad in ("/etc/x", "../x", "a/../b", "a//b", "", "a/./b"):
+                with pytest.raises(cpkg.InputError):
+                    await s.run("1", inputs={bad: b"x"})
+            await s.run("open('f', 'w').close()")
+            r = await s.run("ran = True", inputs={"f/x.txt": b"x"})
+            after = await s.run("'ran' in dir()")
+            return r, after
+    r, after = run(go())
+    assert not r.ok and "InputError: input 'f/x.txt'" in r.error, r
+    assert after.value == "False", after
+
+
+def cpkg_session():
+    import cordon.session
+    return cordon.session
+
+
+def test_driver_never_follows_a_link(cpkg, src_dir, tmp_path):
+    """The driver's writer (run here, outside a sandbox, on a tree with
+    links planted as a snippet could): refused, nothing written through
+    them."""
+    text = (src_dir / "clients" / "python" / "cordon" /
+            "_sessiondrv.py").read_text()
+    assert text.rstrip().endswith("main()")
+    ns = {"__name__": "drv"}
+    exec(compile(text.rstrip()[:-len("main()")], "drv", "exec"), ns)
+    root, out = tmp_path / "root", tmp_path / "out"
+    root.mkdir()
+    out.mkdir()
+    os.symlink(out, root / "dir")
+    os.symlink(out / "t.txt", root / "file")
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for name in ("dir/x.txt", "file", "../x", "a/../../x"):
+            with pytest.raises(OSError):
+                ns["_write_input"](fd, name, b"x")
+        ns["_write_input"](fd, "ok/y.txt", b"y")
+    finally:
+        os.close(fd)
+    assert os.listdir(out) == []
+    assert (root / "ok" / "y.txt").read_bytes() == b"y"
+    # The client's request bound is the driver's.
+    assert ns["REQ_MAX"] == cpkg_session().REQUEST_MAX
+
+
 def _norm(text):
     return re.sub(r'File "[^"]*"', 'File "SNIPPET"', text)
 

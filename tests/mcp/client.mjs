@@ -30,6 +30,15 @@ function run(client, code, extra = {}, opts = {}) {
     { ...LONG, ...opts });
 }
 
+function cell(client, session, code, extra = {}, opts = {}) {
+  return run(client, code, { session, ...extra }, opts);
+}
+
+function endSession(client, session) {
+  return client.callTool({ name: "end_session", arguments: { session } },
+    undefined, LONG);
+}
+
 function text(res) {
   return res.content.filter((c) => c.type === "text").map((c) => c.text)
     .join("\n");
@@ -59,13 +68,14 @@ function processes() {
   return out;
 }
 
-// The server's runs: cordon children whose command names a snippet, each
-// with its descendants (the sandboxed tree).
-function runTrees(server) {
+// The server's runs: cordon children whose command names a snippet (a
+// session's is its driver, session.py), each with its descendants (the
+// sandboxed tree).
+function runTrees(server, snippet = "snippet.py") {
   const procs = processes();
   const trees = [];
   for (const [pid, [ppid, cmd]] of procs) {
-    if (ppid !== server || !cmd.includes("snippet.py")) continue;
+    if (ppid !== server || !cmd.includes(snippet)) continue;
     const tree = new Set([pid]);
     let grew = true;
     while (grew) {
@@ -76,6 +86,18 @@ function runTrees(server) {
     trees.push(tree);
   }
   return trees;
+}
+
+// User-mode CPU ticks of these processes (utime, /proc/PID/stat).
+function cpuTicks(pids) {
+  let n = 0;
+  for (const p of pids) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      n += Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[11]);
+    } catch { continue; }
+  }
+  return n;
 }
 
 function alive(pid) {
@@ -96,7 +118,7 @@ const steps = {
     assert.ok(client.getServerCapabilities().tools);
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(),
-      ["explain_policy", "list_policies", "run_code"]);
+      ["end_session", "explain_policy", "list_policies", "run_code"]);
     const rc = tools.find((t) => t.name === "run_code");
     assert.ok(rc.outputSchema, "run_code declares an output schema");
     assert.ok(rc.inputSchema.properties.tool.enum.includes("code_gen"));
@@ -210,6 +232,138 @@ const steps = {
     });
   },
 
+  // Sessions by id: state across calls, isolation, a cell's timeout,
+  // end_session, an id unknown once ended, bad ids and a policy mismatch.
+  async sessions({ client }) {
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((t) => t.name === "end_session"));
+    let r = await cell(client, "a", "x = 41\nopen('kept.txt', 'w').write('k')");
+    assert.equal(r.isError, false, text(r));
+    assert.equal(r.structuredContent.session, "a");
+    assert.ok(r.structuredContent.files.some((f) => f.name === "kept.txt"));
+    r = await cell(client, "a", "x = x + 1\nprint(open('kept.txt').read())\nx");
+    assert.equal(r.isError, false, text(r));
+    assert.equal(r.structuredContent.value, "42");
+    assert.equal(r.structuredContent.stdout, "k\n");
+    assert.equal(r.structuredContent.seq, 2);
+    // Another session sees none of it: not the variable, not the file.
+    r = await cell(client, "b", "import os\nprint(os.path.exists('kept.txt'))\nx");
+    assert.equal(r.isError, true);
+    assert.equal(r.structuredContent.outcome, "exception");
+    assert.equal(r.structuredContent.stdout, "False\n");
+    assert.match(r.structuredContent.error, /NameError: name 'x'/);
+    // A plain call is a fresh run, whatever the sessions hold.
+    r = await run(client, "print('x' in globals())");
+    assert.equal(r.structuredContent.stdout, "False\n");
+    // A cell's timeout interrupts the cell; the session keeps its state.
+    r = await cell(client, "a", "import time\ntime.sleep(300)", { timeout: 1 });
+    assert.equal(r.isError, true);
+    assert.equal(r.structuredContent.outcome, "timeout");
+    assert.equal(r.structuredContent.session_ended, false);
+    r = await cell(client, "a", "x");
+    assert.equal(r.structuredContent.value, "42", text(r));
+    // The session runs under one policy: another's call is refused.
+    await rpcError(client.callTool({ name: "run_code", arguments: {
+      tool: "radiomics", code: "x", session: "a" } }), -32602, /runs under/);
+    // Files go into the session's working directory before the cell, as
+    // a tree; the cell sees them and state is kept; a bad name is refused.
+    r = await cell(client, "a", "open('in/f.txt').read() + str(x)",
+      { files: { "in/f.txt": { text: "got " } } });
+    assert.equal(r.structuredContent.value, "'got 42'", text(r));
+    assert.ok(!r.structuredContent.files.some((f) => f.name === "in/f.txt"),
+      JSON.stringify(r.structuredContent.files));
+    await rpcError(cell(client, "a", "1", { files: { "../f.txt": { text: "" } } }),
+      -32602, /files/);
+    for (const bad of ["", "../a", "a b", "x".repeat(65), 7])
+      await rpcError(cell(client, bad, "1"), -32602, /session/);
+    await rpcError(endSession(client, "../a"), -32602, /session/);
+    // end_session ends it; its id is then unknown to end_session, and the
+    // next run_code with it starts a new session, empty.
+    r = await endSession(client, "a");
+    assert.equal(r.isError, false, text(r));
+    assert.match(text(r), /session a ended/);
+    await rpcError(endSession(client, "a"), -32602, /no session 'a'/);
+    await rpcError(endSession(client, "never"), -32602, /no session/);
+    r = await cell(client, "a", "x");
+    assert.equal(r.isError, true);
+    assert.equal(r.structuredContent.seq, 1);
+    assert.match(r.structuredContent.error, /NameError/);
+  },
+
+  // The server was started with --max-sessions 2.
+  async session_limit({ client }) {
+    for (const id of ["s1", "s2"]) {
+      const r = await cell(client, id, `v = '${id}'`);
+      assert.equal(r.isError, false, text(r));
+    }
+    let r = await cell(client, "s3", "1");
+    assert.equal(r.isError, true);
+    assert.match(text(r), /maximum is 2/);
+    assert.match(text(r), /max_sessions/);
+    // The live ones are untouched; ending one makes room.
+    r = await cell(client, "s1", "v");
+    assert.equal(r.structuredContent.value, "'s1'");
+    await endSession(client, "s1");
+    r = await cell(client, "s3", "v = 3\nv");
+    assert.equal(r.isError, false, text(r));
+    assert.equal(r.structuredContent.value, "3");
+  },
+
+  // The server was started with --session-idle 1: an idle session ends,
+  // and the next call with its id hears why.
+  async session_idle({ client, transport }) {
+    const r = await cell(client, "idle", "x = 1");
+    assert.equal(r.isError, false, text(r));
+    await until("the idle session to end",
+      () => runTrees(transport.pid, "session.py").length === 0);
+    const again = await cell(client, "idle", "x");
+    assert.equal(again.isError, true);
+    assert.match(text(again), /has ended \(idle timeout\)/);
+    // And the id after that is a new session's.
+    const fresh = await cell(client, "idle", "x = 2\nx");
+    assert.equal(fresh.structuredContent.value, "2", text(fresh));
+  },
+
+  // The server was started with --session-max-age 10: the session's run
+  // is ended at its age (its cordon timeout); the next call says so.
+  async session_age({ client, transport }) {
+    const r = await cell(client, "old", "x = 1");
+    assert.equal(r.isError, false, text(r));
+    await until("the session to reach its age",
+      () => runTrees(transport.pid, "session.py").length === 0);
+    const late = await cell(client, "old", "x");
+    assert.equal(late.isError, true);
+    assert.equal(late.structuredContent.outcome, "session_ended");
+    assert.match(text(late), /the session's run: timeout/);
+    const fresh = await cell(client, "old", "x = 2\nx");
+    assert.equal(fresh.structuredContent.value, "2", text(fresh));
+  },
+
+  // Cancelling a session's cell interrupts it: the session's run and its
+  // sandboxed tree end (its state with them); the id is free again.
+  async session_cancel({ client, transport }) {
+    const pid = transport.pid;
+    let r = await cell(client, "c", "x = 5");
+    assert.equal(r.isError, false, text(r));
+    const ac = new AbortController();
+    const [tree] = runTrees(pid, "session.py");
+    assert.ok(tree && tree.size > 1, "the session's run is under way");
+    const before = cpuTicks(tree);
+    const call = cell(client, "c", "while True:\n    pass",
+      { timeout: 300 }, { signal: ac.signal });
+    // The cell runs once the session's processes burn CPU (idle, the
+    // driver waits on a read).
+    await until("the cell to run", () => cpuTicks(tree) >= before + 20);
+    ac.abort("test cancels");
+    await assert.rejects(call);
+    await until("the cancelled session to end",
+      () => [...tree].every((p) => !alive(p)));
+    assert.deepEqual(runTrees(pid, "session.py"), []);
+    r = await cell(client, "c", "x");
+    assert.equal(r.isError, true);
+    assert.match(r.structuredContent.error, /NameError/);
+  },
+
   // The README's mcpServers entry (tests/test_mcp.py hands its command
   // and args over as they are written).
   async readme({ client }) {
@@ -232,7 +386,7 @@ const steps = {
     await rpcError(client.callTool({ name: "run_code",
       arguments: { tool: "not_a_policy", code: "1" } }), -32602, /exposed/);
     await rpcError(run(client, "1", { timeout: -1 }), -32602, /timeout/);
-    await rpcError(run(client, "1", { session: "s1" }), -32602, /session/);
+    await rpcError(run(client, "1", { session: "../s1" }), -32602, /session/);
     await rpcError(run(client, "1", { files: { "../x": { text: "" } } }),
       -32602, /files/);
     await rpcError(run(client, "#".repeat((1 << 20) + 1)), -32602, /longer/);

@@ -5,16 +5,23 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import subprocess
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from ._jsonrpc import INVALID_PARAMS, RpcError
 from .blob import BlobInfo
 from .result import Outcome, RunResult
+from .session import CellResult
 
 MAX_CODE = 1 << 20          # bytes of one snippet
 MAX_FILES = 64              # input files of one call
 EXPLAIN_TIMEOUT = 30.0      # seconds for cordonc explain --json
+# A session id: chosen by the client, echoed in logs and results, so short
+# and plain (no path, no control character).
+MAX_SESSION_ID = 64
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,%d}"
+                        % (MAX_SESSION_ID - 1))
 IMAGE_TYPES = ((".png", "image/png", (b"\x89PNG\r\n\x1a\n",)),
                (".jpg", "image/jpeg", (b"\xff\xd8\xff",)),
                (".jpeg", "image/jpeg", (b"\xff\xd8\xff",)),
@@ -53,6 +60,14 @@ RUN_OUTPUT_SCHEMA: dict[str, Any] = {
         "policy": {"type": "string"},
         "blob": {"type": "string"},
         "error": {"type": "string"},
+        # A session's cell (run_code with session): outcome is completed,
+        # exception, timeout or session_ended.
+        "session": {"type": "string"},
+        "seq": {"type": "integer"},
+        "value": {"type": ["string", "null"]},
+        "timed_out": {"type": "boolean"},
+        "session_ended": {"type": "boolean"},
+        "end_reason": {"type": "string"},
     },
     "required": ["tool", "ok", "outcome"],
 }
@@ -91,6 +106,13 @@ def tool_list(infos: Mapping[str, BlobInfo], max_timeout: float,
     which = "; ".join(f"{n}: {infos[n].description}" for n in names)
     tool_prop = {"type": "string", "enum": names,
                  "description": "the policy to run under (" + which + ")"}
+    session_prop = {"type": "string",
+                    "pattern": "^" + SESSION_ID.pattern + "$",
+                    "maxLength": MAX_SESSION_ID,
+                    "description": "run the code as a cell of the session "
+                    "with this id (chosen by you; started on first use, "
+                    "under this tool): variables, imports and files stay "
+                    "between calls with the same id until end_session"}
     file_val = {"type": "object", "oneOf": [
         {"properties": {"text": {"type": "string"}}, "required": ["text"],
          "additionalProperties": False},
@@ -116,7 +138,8 @@ def tool_list(infos: Mapping[str, BlobInfo], max_timeout: float,
                            file_val, "description": "input files placed in "
                            "the working folder: name (as the Python "
                            "client's inputs= takes it) -> {text} or "
-                           "{base64}"},
+                           "{base64} (not with session)"},
+                 "session": session_prop,
              },
              "required": ["code", "tool"], "additionalProperties": False},
          "outputSchema": RUN_OUTPUT_SCHEMA,
@@ -139,10 +162,21 @@ def tool_list(infos: Mapping[str, BlobInfo], max_timeout: float,
                          "additionalProperties": False},
          "outputSchema": EXPLAIN_OUTPUT_SCHEMA,
          "annotations": {"readOnlyHint": True}},
+        {"name": "end_session",
+         "title": "End a cordon session",
+         "description": "End the session run_code started under this id: "
+                        "its interpreter, state and files are gone.",
+         "inputSchema": {"type": "object",
+                         "properties": {"session": session_prop},
+                         "required": ["session"],
+                         "additionalProperties": False},
+         "annotations": {"readOnlyHint": False, "destructiveHint": True,
+                         "idempotentHint": False, "openWorldHint": False}},
     ]
     if not structured(version):
         for t in tools:
-            del t["outputSchema"], t["title"]
+            t.pop("outputSchema", None)
+            del t["title"]
     return tools
 
 
@@ -152,9 +186,6 @@ def bad(msg: str) -> RpcError:
 
 def no_extra(args: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
     extra = sorted(set(args) - set(allowed))
-    if "session" in extra:
-        raise bad("session: sessions are not available in this cordon-mcp "
-                  "(each run_code call is a fresh run)")
     if extra:
         raise bad(f"unknown argument(s): {', '.join(extra)}")
 
@@ -169,11 +200,27 @@ def pick_tool(args: Mapping[str, Any], exposed: Mapping[str, Any]) -> str:
     return tool
 
 
+class RunArgs(NamedTuple):
+    tool: str
+    code: str
+    timeout: float | None
+    files: dict[str, bytes]
+    session: str | None
+
+
+def session_id(args: Mapping[str, Any]) -> str:
+    sid = args.get("session")
+    if not isinstance(sid, str) or not SESSION_ID.fullmatch(sid):
+        raise bad(f"session: an id of 1 to {MAX_SESSION_ID} letters, "
+                  "digits and _.:- (starting with a letter or digit) is "
+                  "required")
+    return sid
+
+
 def run_args(args: Mapping[str, Any], exposed: Mapping[str, Any],
-             max_timeout: float, max_input: int
-             ) -> tuple[str, str, float | None, dict[str, bytes]]:
-    """run_code's arguments checked: (tool, code, timeout, files)."""
-    no_extra(args, ("code", "tool", "timeout", "files"))
+             max_timeout: float, max_input: int) -> RunArgs:
+    """run_code's arguments checked."""
+    no_extra(args, ("code", "tool", "timeout", "files", "session"))
     tool = pick_tool(args, exposed)
     code = args.get("code")
     if not isinstance(code, str):
@@ -188,7 +235,9 @@ def run_args(args: Mapping[str, Any], exposed: Mapping[str, Any],
         if not 0 < timeout <= max_timeout:
             raise bad(f"timeout: must be > 0 and <= {max_timeout:g} s")
         timeout = float(timeout)
-    return tool, code, timeout, _files(args.get("files"), max_input)
+    sid = session_id(args) if "session" in args else None
+    return RunArgs(tool, code, timeout, _files(args.get("files"), max_input),
+                   sid)
 
 
 def _utf8(what: str, s: str) -> bytes:
@@ -308,6 +357,67 @@ def run_result(r: RunResult, version: str) -> dict[str, Any]:
                         for x in r.refused],
             "policy": r.policy, "blob": r.blob}
     return res
+
+
+def cell_outcome(c: CellResult) -> str:
+    return ("session_ended" if c.session_ended else "timeout"
+            if c.timed_out else "exception" if c.error is not None
+            else "completed")
+
+
+def _cell_report(c: CellResult, sid: str) -> str:
+    lines = [f"session {sid}, cell {c.seq}: {cell_outcome(c)}"]
+    if c.session_ended:
+        lines.append(f"the session ended: {c.end_reason} (its state is "
+                     "gone; the next call with this id starts a new one)")
+        if c.run is not None:
+            lines.append(f"the session's run: {outcome_name(c.run)} "
+                         f"({c.run.reason})")
+    if c.files:
+        lines.append("files: " + ", ".join(f"{f.name} ({f.size} bytes)"
+                                           for f in c.files))
+    out = "\n".join(lines)
+    for name, body in (("stdout", c.stdout), ("stderr", c.stderr),
+                       ("value", c.value), ("error", c.error)):
+        if body:
+            out += f"\n--- {name} ---\n" + body
+    return out
+
+
+def cell_result(c: CellResult, tool: str, sid: str,
+                version: str) -> dict[str, Any]:
+    """A session's cell as a tools/call result; isError when it raised,
+    timed out or ended the session."""
+    content: list[dict[str, Any]] = [{"type": "text",
+                                      "text": _cell_report(c, sid)}]
+    for f in c.files:
+        mime = None if f.truncated else _image_type(f.name, f.data)
+        if mime:
+            content.append({"type": "image", "mimeType": mime,
+                            "data": base64.b64encode(f.data).decode()})
+    ok = c.ok and not c.timed_out
+    res: dict[str, Any] = {"content": content, "isError": not ok}
+    if structured(version):
+        sc: dict[str, Any] = {
+            "tool": tool, "ok": ok, "outcome": cell_outcome(c),
+            "session": sid, "seq": c.seq, "stdout": c.stdout,
+            "stderr": c.stderr, "value": c.value, "timed_out": c.timed_out,
+            "session_ended": c.session_ended, "end_reason": c.end_reason,
+            "reason": c.run.reason if c.run is not None else "",
+            "files": [{"name": f.name, "bytes": f.size} for f in c.files]}
+        if c.error is not None:
+            sc["error"] = c.error
+        res["structuredContent"] = sc
+    return res
+
+
+def ended_result(sid: str, reason: str, run: RunResult | None
+                 ) -> dict[str, Any]:
+    """end_session's answer: what the session's run came to."""
+    text = f"session {sid} ended ({reason})"
+    if run is not None:
+        text += "\n" + _report(run)
+    return {"content": [{"type": "text", "text": text}], "isError": False}
 
 
 def failure(tool: str, msg: str, version: str) -> dict[str, Any]:

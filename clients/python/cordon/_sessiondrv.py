@@ -7,7 +7,7 @@ shares its interpreter, so whatever it writes is untrusted to the client
 from cordon's status, never from here).
 
 Request: b"C" + 8 hex digits (length) + b"\\n" + JSON {"seq", "code",
-"timeout"}.  Frame: b"\\0CORDONSESSION" + 8 hex digits + b"\\n" + JSON.
+"timeout", "files": {relative name: base64}}.  Frame: b"\\0CORDONSESSION" + 8 hex digits + b"\\n" + JSON.
 Standard library only; kept to one Python version's features (3.9+).
 """
 import ast
@@ -112,6 +112,56 @@ def _changed(root, before, skip):
     return out, after
 
 
+def _open_dir(fd, part):
+    """part below fd, made (0700) when missing, never a link."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        return os.open(part, flags, dir_fd=fd)
+    except FileNotFoundError:
+        os.mkdir(part, 0o700, dir_fd=fd)
+        return os.open(part, flags, dir_fd=fd)
+
+
+def _write_input(root_fd, name, data):
+    """One input file below the workdir: relative, no '.', '..' or empty
+    part, bounded, no link followed (the client checked the name too)."""
+    parts = name.split("/")
+    if not name or "\0" in name or len(parts) > DEPTH_MAX or any(
+            p in ("", ".", "..") or len(p.encode()) > 255 for p in parts):
+        raise OSError("input %r: not a relative path of plain names" % name)
+    fd = os.dup(root_fd)
+    try:
+        for p in parts[:-1]:
+            nfd = _open_dir(fd, p)
+            os.close(fd)
+            fd = nfd
+        out = os.open(parts[-1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC |
+                      os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=fd)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(out, view):]
+        finally:
+            os.close(out)
+    finally:
+        os.close(fd)
+
+
+def _inputs(root, files):
+    """The request's input files, or the error text of the first that
+    could not be written (the cell then does not run)."""
+    root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for name, b64 in sorted(files.items()):
+            try:
+                _write_input(root_fd, name, base64.b64decode(b64))
+            except (OSError, ValueError) as e:
+                return "InputError: input %r: %s\n" % (name, e)
+    finally:
+        os.close(root_fd)
+    return None
+
+
 def _compile(code, filename):
     """(exec code, eval code or None): a final expression is evaluated
     apart, for its value, as a REPL does."""
@@ -191,8 +241,13 @@ def main():
         req = _request(req_fd)
         if req is None:
             return
+        error = _inputs(root, req.get("files") or {})
+        if req.get("files"):
+            before = _tree(root)        # inputs are not the cell's files
         # Not a file on disk: tracebacks read the cell's own lines.
-        res = _run_cell(req, env, "<cell %d>" % int(req["seq"]))
+        res = _run_cell(req, env, "<cell %d>" % int(req["seq"])) \
+            if error is None else {"stdout": "", "stderr": "", "value": None,
+                                   "error": error, "timed_out": False}
         files, before = _changed(root, before, skip)
         res["files"] = files
         res["seq"] = req["seq"]

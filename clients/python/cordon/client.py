@@ -662,6 +662,11 @@ class Client:
                                    f"{self.max_sessions}")
             live.add(s)
 
+    def live_sessions(self) -> int:
+        """How many of this client's sessions are live now."""
+        with self._pool_lock:
+            return len(self.__dict__.get("_sessions", ()))
+
     def _session_closed(self, s: Any) -> None:
         with self._pool_lock:
             self.__dict__.setdefault("_sessions", set()).discard(s)

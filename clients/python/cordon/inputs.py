@@ -122,6 +122,32 @@ def _encode(kind: str, value: Any) -> bytes:
     raise AssertionError(kind)
 
 
+def encode_inputs(inputs: Mapping[str, Any]) -> dict[str, bytes]:
+    """{file name: bytes} for inputs that travel as bytes (a session's
+    cell: written inside the sandbox by its driver).  A path is read if it
+    is a regular file; a folder is refused."""
+    out: dict[str, bytes] = {}
+    for name, value in inputs.items():
+        kind = _kind(value)
+        fname = file_name(name, value)
+        if fname in out:
+            raise InputError(f"input {fname!r} given twice")
+        if kind != "path":
+            out[fname] = _encode(kind, value)
+            continue
+        try:
+            fd = os.open(os.fspath(value), os.O_RDONLY | os.O_CLOEXEC |
+                         os.O_NONBLOCK | os.O_NOCTTY)
+        except OSError as e:
+            raise InputError(f"input {name!r}: {e}") from e
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise InputError(f"input {name!r}: only a regular file "
+                                 "is taken here (a folder: pass its files)")
+            out[fname] = f.read()
+    return out
+
+
 def _default_index(frame: Any) -> bool:
     idx: Any = getattr(frame, "index", None)
     if type(idx).__name__ != "RangeIndex" or idx.name is not None:

@@ -24,6 +24,7 @@ from typing import Any, Sequence
 from . import __version__, _discover
 from . import _jsonrpc as rpc
 from . import _mcptools as tools
+from . import session as sess
 from .blob import BlobInfo
 from .client import Client
 from .errors import CordonError, InputError
@@ -47,6 +48,9 @@ class Config:
     max_input_bytes: int = 8 << 20      # input files of one call, decoded
     max_output_bytes: int = 16 << 20    # output files of one call
     max_output_files: int = 32
+    max_sessions: int = sess.DEFAULT_MAX_SESSIONS   # live at once
+    session_idle: float = sess.DEFAULT_IDLE_TIMEOUT  # seconds between cells
+    session_max_age: float = 0.0        # seconds; 0: the policy's timeout
     cordon: str | None = None
     cordonc: str | None = None
 
@@ -94,7 +98,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="run this policy's calls in a warm pool (repeat)")
     for name, kind in (("concurrency", int), ("max-timeout", float),
                        ("max-line", int), ("max-input-bytes", int),
-                       ("max-output-bytes", int), ("max-output-files", int)):
+                       ("max-output-bytes", int), ("max-output-files", int),
+                       ("max-sessions", int), ("session-idle", float),
+                       ("session-max-age", float)):
         p.add_argument("--" + name, type=kind, metavar="N")
     p.add_argument("--cordon", metavar="PATH")
     p.add_argument("--cordonc", metavar="PATH")
@@ -113,12 +119,134 @@ def parse_config(argv: Sequence[str]) -> Config:
         if val is not None:
             setattr(cfg, key, val)
     for key in ("concurrency", "max_line", "max_input_bytes",
-                "max_output_bytes", "max_output_files"):
+                "max_output_bytes", "max_output_files", "max_sessions"):
         if getattr(cfg, key) < 1:
             raise ConfigFail(f"{key} must be >= 1")
-    if not cfg.max_timeout > 0:
-        raise ConfigFail("max_timeout must be > 0")
+    for key in ("max_timeout", "session_idle"):
+        if not getattr(cfg, key) > 0:
+            raise ConfigFail(f"{key} must be > 0")
+    if not cfg.session_max_age >= 0:
+        raise ConfigFail("session_max_age must be >= 0 (0: the policy's "
+                         "timeout)")
     return cfg
+
+
+class SessionRefused(Exception):
+    """A session cannot take the cell (the limit, ended, did not start):
+    a tool error (isError), said to the model."""
+
+
+@dataclasses.dataclass
+class _Live:
+    tool: str
+    session: sess.Session
+    ready: "asyncio.Future[None]"       # its start
+
+
+class Sessions:
+    """run_code's sessions by id: each one client.session(tool), started
+    on first use and ended by end_session, its own idle timeout or maximum
+    age, a cancelled cell, or the server's end.  An ended one's id is
+    kept, so the next call with it hears why, until room is needed."""
+
+    def __init__(self, client: Client, warm: Client | None,
+                 cfg: Config) -> None:
+        client.max_sessions = cfg.max_sessions      # session.py's own cap
+        if warm is not None:
+            warm.max_sessions = cfg.max_sessions
+        self.client, self.warm, self.cfg = client, warm, cfg
+        self.live: dict[str, _Live] = {}
+        self.ending: set["asyncio.Future[Any]"] = set()
+
+    def _start(self, sid: str, tool: str) -> _Live:
+        if len(self.live) >= 2 * self.cfg.max_sessions:
+            for k, e in list(self.live.items()):
+                if e.ready.done() and e.session.end_reason:
+                    del self.live[k]
+        client = self.warm if self.warm is not None and \
+            tool in self.cfg.warm else self.client
+        other = self.warm if client is self.client else self.client
+        # One cap over both clients: the other's live ones take room.
+        client.max_sessions = self.cfg.max_sessions - (
+            other.live_sessions() if other else 0)
+        s = client.session(
+            tool, timeout=self.cfg.session_max_age or None,
+            idle_timeout=self.cfg.session_idle,
+            cell_timeout=min(sess.DEFAULT_CELL_TIMEOUT, self.cfg.max_timeout))
+        e = _Live(tool, s, asyncio.ensure_future(s.start()))
+        self.live[sid] = e
+        return e
+
+    def _forget(self, sid: str, e: _Live) -> None:
+        if self.live.get(sid) is e:
+            del self.live[sid]
+
+    async def get(self, sid: str, tool: str) -> _Live:
+        e = self.live.get(sid) or self._start(sid, tool)
+        if e.tool != tool:
+            raise tools.bad(f"session: {sid!r} runs under {e.tool!r}, not "
+                            f"{tool!r} (end_session it, or use another id)")
+        try:
+            await asyncio.shield(e.ready)
+        except Exception as ex:         # the id is free again, whatever
+            self._forget(sid, e)
+            if isinstance(ex, sess.SessionLimit):
+                raise SessionRefused(f"session {sid!r} not started: {ex} "
+                                     "(max_sessions; end_session one "
+                                     "first)") from None
+            if isinstance(ex, CordonError):
+                raise SessionRefused(f"session {sid!r} did not start: "
+                                     f"{ex}") from None
+            raise
+        if e.session.end_reason or self.live.get(sid) is not e:
+            self._forget(sid, e)
+            raise SessionRefused(f"session {sid!r} has ended "
+                                 f"({e.session.end_reason or 'ended'}): its "
+                                 "state is gone; call again to start a new "
+                                 "one")
+        return e
+
+    async def run(self, sid: str, tool: str, code: str,
+                  timeout: float | None,
+                  files: dict[str, bytes]) -> sess.CellResult:
+        e = await self.get(sid, tool)
+        try:
+            cell = await e.session.run(code, timeout=timeout, inputs=files)
+        except asyncio.CancelledError:
+            # The cell cannot be stopped alone: its session ends.
+            if self.live.get(sid) is e:
+                self.end(sid)
+            raise
+        except sess.SessionEnded as ex:
+            self._forget(sid, e)
+            raise SessionRefused(f"session {sid!r} has ended ({ex.reason})"
+                                 ": its state is gone; call again to start "
+                                 "a new one") from None
+        if cell.session_ended:
+            self._forget(sid, e)
+        return cell
+
+    def end(self, sid: str) -> "asyncio.Future[Any]":
+        """Forget the session and close it (in a task of its own, which
+        close_all waits for)."""
+        e = self.live.pop(sid)
+        t = asyncio.ensure_future(self._close(e))
+        self.ending.add(t)
+        t.add_done_callback(self.ending.discard)
+        return t
+
+    @staticmethod
+    async def _close(e: _Live) -> Any:
+        try:
+            await e.ready
+        except Exception:
+            return None                 # it did not start: nothing to end
+        return await e.session.close()
+
+    async def close_all(self) -> None:
+        for sid in list(self.live):
+            self.end(sid)
+        await asyncio.gather(*list(self.ending), return_exceptions=True)
 
 
 class Server:
@@ -129,6 +257,7 @@ class Server:
                  infos: dict[str, BlobInfo], cordonc: str | None) -> None:
         self.cfg, self.cold, self.warm = cfg, cold, warm
         self.infos, self.cordonc = infos, cordonc
+        self.sessions = Sessions(cold, warm, cfg)
         self.version: str | None = None
         self.calls: dict[Any, asyncio.Task[None]] = {}
         self.chan: rpc.Channel | None = None
@@ -208,7 +337,10 @@ class Server:
                 "serverInfo": {"name": "cordon-mcp", "version": __version__},
                 "instructions": "run_code runs Python under one of the "
                 "policies list_policies names; explain_policy says what a "
-                "policy may touch.  Each call is a fresh sandboxed run."}
+                "policy may touch.  Each call is a fresh sandboxed run, "
+                "unless it names a session: then it runs as a cell of that "
+                "session's interpreter (state kept between calls with the "
+                "same id until end_session)."}
 
     async def answer(self, req_id: Any, params: dict[str, Any]) -> None:
         """Run one tools/call and send its answer (none if cancelled)."""
@@ -269,12 +401,16 @@ class Server:
                 return tools.failure(tool, f"explain_policy: {e}",
                                      self.version)
             return tools.explain_result(view, self.version)
+        if name == "end_session":
+            return await self.end_session(args)
         raise tools.bad(f"unknown tool: {name!r}")
 
     async def run_code(self, args: dict[str, Any]) -> dict[str, Any]:
         assert self.version is not None
-        tool, code, timeout, files = tools.run_args(
+        tool, code, timeout, files, sid = tools.run_args(
             args, self.infos, self.cfg.max_timeout, self.cfg.max_input_bytes)
+        if sid is not None:
+            return await self.run_cell(sid, tool, code, timeout, files)
         client = self.warm if self.warm is not None and \
             tool in self.cfg.warm else self.cold
         try:
@@ -284,6 +420,28 @@ class Server:
         except CordonError as e:
             return tools.failure(tool, str(e), self.version)
         return tools.run_result(r, self.version)
+
+    async def run_cell(self, sid: str, tool: str, code: str,
+                       timeout: float | None,
+                       files: dict[str, bytes]) -> dict[str, Any]:
+        assert self.version is not None
+        try:
+            cell = await self.sessions.run(sid, tool, code, timeout, files)
+        except SessionRefused as e:
+            return tools.failure(tool, str(e), self.version)
+        except InputError as e:
+            raise tools.bad(f"files: {e}") from None
+        return tools.cell_result(cell, tool, sid, self.version)
+
+    async def end_session(self, args: dict[str, Any]) -> dict[str, Any]:
+        tools.no_extra(args, ("session",))
+        sid = tools.session_id(args)
+        e = self.sessions.live.get(sid)
+        if e is None:
+            raise tools.bad(f"session: no session {sid!r} (never started, "
+                            "or already ended)")
+        run = await asyncio.shield(self.sessions.end(sid))
+        return tools.ended_result(sid, e.session.end_reason or "closed", run)
 
     async def drain(self) -> None:
         """Wait for the calls in flight, or a signal (self.stopping)."""
@@ -354,6 +512,7 @@ async def _main(cfg: Config, in_fd: int, out_fd: int) -> int:
         except asyncio.CancelledError:
             pass
         await server.stop()
+        await server.sessions.close_all()
         chan.close()
     finally:
         await asyncio.get_running_loop().run_in_executor(None, cold.close)

@@ -36,11 +36,13 @@ import time
 from typing import Any, Mapping
 
 from . import _fs
-from .errors import CordonError, LauncherError
+from .errors import CordonError, InputError, LauncherError
+from .inputs import encode_inputs
 from .result import RunResult
 
 FRAME = b"\0CORDONSESSION"
 FRAME_MAX = 24 << 20            # one frame's JSON, at most
+REQUEST_MAX = 16 << 20          # one request (the driver's REQ_MAX)
 DEFAULT_CELL_TIMEOUT = 30.0
 DEFAULT_IDLE_TIMEOUT = 300.0
 CELL_GRACE = 2.0                # past a cell's timeout: the session ends
@@ -270,12 +272,21 @@ class Session:
             raise _Bad("json")
         return d
 
-    async def run(self, code: str, *, timeout: float | None = None
-                  ) -> CellResult:
+    async def run(self, code: str, *, timeout: float | None = None,
+                  inputs: Mapping[str, Any] | None = None) -> CellResult:
         """Run one cell; its timeout (default cell_timeout) interrupts it
         and keeps the session when the cell lets the driver's SIGALRM
         through; when not, after CELL_GRACE s the session is ended and the
-        result says so.  Raises SessionEnded when it had ended before."""
+        result says so.  inputs: files written into the workdir first (as
+        a run's, cordon.inputs; relative paths, no link followed), not
+        listed among the cell's files.  Raises SessionEnded when it had
+        ended before, InputError for a bad input."""
+        files = {n: base64.b64encode(b).decode("ascii")
+                 for n, b in encode_inputs(inputs or {}).items()}
+        size = len(json.dumps({"code": code, "files": files}))
+        if size > REQUEST_MAX - 4096:   # room for seq and timeout
+            raise InputError(f"the cell's code and inputs are {size} bytes "
+                             f"as sent, over the request's {REQUEST_MAX}")
         async with self._lock:
             if self._proc is None:
                 raise SessionEnded(self.end_reason or "not started",
@@ -287,8 +298,9 @@ class Session:
             t = timeout if timeout is not None else self.cell_timeout
             if not t > 0:
                 raise ValueError("timeout must be > 0 seconds")
-            body = json.dumps({"seq": seq, "code": code,
-                               "timeout": t}).encode()
+            body = json.dumps({"seq": seq, "code": code, "timeout": t,
+                               "files": files}).encode()
+
             assert self._proc.stdin is not None
             try:
                 self._proc.stdin.write(b"C%08x\n" % len(body) + body)
@@ -396,9 +408,10 @@ class SyncSession:
     def start(self) -> None:
         self._call(self.session.start())
 
-    def run(self, code: str, *, timeout: float | None = None
-            ) -> CellResult:
-        return self._call(self.session.run(code, timeout=timeout))
+    def run(self, code: str, *, timeout: float | None = None,
+            inputs: Mapping[str, Any] | None = None) -> CellResult:
+        return self._call(self.session.run(code, timeout=timeout,
+                                           inputs=inputs))
 
     def close(self) -> RunResult | None:
         try:
