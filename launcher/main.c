@@ -2,8 +2,8 @@
  * main.c - cordon: run a snippet under a compiled policy.
  *
  * Options are parsed into struct opts; then, in order: validate the whole
- * blob, probe Landlock and refuse what the kernel cannot enforce, read the
- * snippet, make the workdir, build the Landlock ruleset, start the child
+ * blob, probe the kernel (probe.c) and make the run's plan (plan.c),
+ * which refuses what cannot be enforced, read the snippet, make the workdir, build the Landlock ruleset, start the child
  * (run.c), supervise it, report, clean up.  Nothing irreversible happens
  * before the blob is validated and every rule path is open.
  */
@@ -22,8 +22,8 @@
 
 #include "bpf.h"
 #include "audit.h"
-#include "cordon.h"
 #include "outfile.h"
+#include "plan.h"
 
 static const char usage_text[] =
     "usage: cordon [--check] [--keep-workdir] [--no-namespaces] [--quiet]\n"
@@ -280,7 +280,6 @@ static int stdin_refused(const struct opts *o)
 	return 1;
 }
 
-/* Returns -1 to go on, or an exit status (help, version, bad usage). */
 /* The options that only switch something on. */
 static int *flag(struct opts *o, int c)
 {
@@ -297,16 +296,25 @@ static int *flag(struct opts *o, int c)
 	return NULL;
 }
 
-int opts_parse(int argc, char **argv, struct opts *o)
+/* Nothing given: no limit, cap or descriptor. */
+static void opts_init(struct opts *o)
 {
-	uint64_t v;
-	int c, i, li = 0, rc, *f;
+	int i;
 
 	memset(o, 0, sizeof(*o));
 	o->status_fd = o->warm_ctl = -1;
 	o->output_cap = UINT64_MAX;
 	for (i = 0; i <= CPOL_RLIM_MAX; i++)
 		o->limit[i] = UINT64_MAX;
+}
+
+/* Returns -1 to go on, or an exit status (help, version, bad usage). */
+int opts_parse(int argc, char **argv, struct opts *o)
+{
+	uint64_t v;
+	int c, li = 0, rc, *f;
+
+	opts_init(o);
 	while ((c = getopt_long(argc, argv, "+", cordon_options, &li)) != -1) {
 		if ((f = flag(o, c)) != NULL) {
 			*f = 1;
@@ -420,11 +428,13 @@ static int check_print(const struct cpol *p, const struct layers *l,
 	return fflush(stdout) == 0 ? 0 : EXIT_CORDON;
 }
 
-/* Validate the blob and the kernel's support.  Returns 0 or -1. */
+/* Validate the blob, ask the kernel (probe.c) and make the run's plan
+ * (plan.c), which refuses what cannot hold.  Returns 0 or -1. */
 static int prepare(const struct opts *o, struct cpol *pol,
-    struct report *r, char *err)
+    struct probe *pr, struct run_plan *pl, struct report *r, char *err)
 {
 	char msg[ERRLEN - 64];
+	int rc;
 
 	if (cpol_load(o->policy, CPOL_READ_NO_RULES, pol, err, ERRLEN) < 0)
 		return -1;
@@ -443,31 +453,11 @@ static int prepare(const struct opts *o, struct cpol *pol,
 		    o->policy, msg);
 		return -1;
 	}
-	if (o->observe_hosts && !o->observe) {
-		snprintf(err, ERRLEN, "--observe-hosts is a part of learn "
-		    "mode: only with --observe");
-		return -1;
-	}
-	if (o->observe && o->no_namespaces) {
-		snprintf(err, ERRLEN, "--observe needs a PID namespace (its "
-		    "seccomp listener): not with --no-namespaces");
-		return -1;
-	}
-	if (o->ll_watch && (o->observe || o->no_namespaces)) {
-		snprintf(err, ERRLEN, "--landlock-watch needs Landlock and a "
-		    "PID namespace (its listener): not with %s", o->observe ?
-		    "--observe" : "--no-namespaces");
-		return -1;
-	}
-	if (o->no_namespaces && (pol->flags & (CPOL_F_PRIVATE_TMP |
-	    CPOL_F_PRIVATE_SHM)) && !(pol->flags & CPOL_F_BEST_EFFORT_NS)) {
-		snprintf(err, ERRLEN, "policy %s requires a private /tmp, "
-		    "which needs namespaces (--no-namespaces)", pol->name);
-		return -1;
-	}
-	r->layers.landlock_abi = landlock_probe(&r->layers.landlock_errata);
-	return landlock_check(pol, r->layers.landlock_abi, &r->layers, err,
-	    ERRLEN);
+	/* --check asks the kernel for the namespaces; a run's clone does. */
+	probe_make(pol, o, o->check && !o->serve && !o->no_namespaces, pr);
+	rc = plan_make(pol, o, pr, pl, err, ERRLEN);
+	r->layers = pl->layers;
+	return rc;
 }
 
 /* The files written after the run (common/outfile.c's rule), refused
@@ -490,6 +480,8 @@ int main(int argc, char **argv)
 	struct report r;
 	struct opts o;
 	struct cpol pol;
+	struct probe pr;
+	struct run_plan pl;
 	char err[ERRLEN];
 	int rc;
 
@@ -513,13 +505,12 @@ int main(int argc, char **argv)
 		return EXIT_CORDON;
 	}
 	r.wall_ms = supervise_now_ms();
-	if (prepare(&o, &pol, &r, err) < 0)
+	if (prepare(&o, &pol, &pr, &pl, &r, err) < 0)
 		rc = EXIT_CORDON;
 	else if (o.serve)
 		rc = serve_exec(&o, &pol, argv, err);  /* on failure only */
 	else if (o.check)
-		rc = check_print(&pol, &r.layers, !o.no_namespaces &&
-		    run_probe_ns(run_ns_wanted(&pol, o.limit)));
+		rc = check_print(&pol, &r.layers, pr.ns == 1);
 	else {
 		if (o.observe)
 			fprintf(stderr, "cordon: --observe: LEARN MODE: no "
@@ -528,7 +519,7 @@ int main(int argc, char **argv)
 			    o.observe_hosts || (pol.flags & CPOL_F_NET_HOSTS) ?
 			    "the egress proxy letting every host through" :
 			    "no network namespace");
-		rc = launch(&o, &pol, &r, err);
+		rc = launch(&o, &pol, &pl, &r, err);
 	}
 	if (r.outcome == OUT_ERROR && rc != 0) {
 		if (err[0])
