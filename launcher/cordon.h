@@ -62,6 +62,7 @@ struct opts {
 	const char *status_file;
 	const char *cgroup;           /* --cgroup: a delegated v2 parent */
 	int check, no_namespaces, quiet;
+	int json;                     /* --check --json */
 	int keep_stdin;               /* --stdin: the run's stdin is ours */
 	int ll_watch;                 /* --landlock-watch (llwatch.c) */
 	int nice, idle;               /* --nice (0..19), --idle: the run's */

@@ -26,14 +26,13 @@
 #include "plan.h"
 
 static const char usage_text[] =
-    "usage: cordon [--check] [--keep-workdir] [--no-namespaces] [--quiet]\n"
-    "              [--idle] [--nice n] [--limit name=value] "
-    "[--output bytes]\n"
-    "              [--status-fd fd] [--status-file path] "
-    "[--timeout seconds]\n"
-    "              [--workdir dir] [--cgroup dir] [--resolve name:address]\n"
-    "              [--observe trace [--observe-hosts]] [--stdin]\n"
-    "              [--landlock-watch]\n"
+    "usage: cordon [--check [--json]] [--keep-workdir] [--no-namespaces]\n"
+    "              [--quiet] [--idle] [--nice n] [--limit name=value]\n"
+    "              [--output bytes] [--status-fd fd] [--status-file path]\n"
+    "              [--timeout seconds] [--workdir dir] [--cgroup dir]\n"
+    "              [--resolve name:address] "
+    "[--observe trace [--observe-hosts]]\n"
+    "              [--stdin] [--landlock-watch]\n"
     "              policy.cpol snippet | - [arg ...]\n"
     "       cordon --serve @name policy.cpol\n"
     "       cordon --submit @name [option ...] snippet | - [arg ...]\n";
@@ -44,7 +43,9 @@ static const char options_text[] =
     "\n"
     "options:\n"
     "  --check               validate the blob and this kernel's support,\n"
-    "                        print the layers that would apply, run nothing\n"
+    "                        print the run's plan with a reason for each\n"
+    "                        decision, run nothing\n"
+    "  --json                with --check: the plan as one JSON object\n"
     "  --keep-workdir        keep the working directory and print its path\n"
     "  --no-namespaces       use no namespace (no private /tmp; a disk\n"
     "                        bound is watched instead)\n"
@@ -209,7 +210,8 @@ const struct option cordon_options[] = {
 	{ "cgroup", 1, NULL, 'C' }, { "resolve", 1, NULL, 'R' },
 	{ "observe", 1, NULL, 'L' }, { "serve", 1, NULL, 'S' },
 	{ "observe-hosts", 0, NULL, 'H' }, { "stdin", 0, NULL, 'i' },
-	{ "landlock-watch", 0, NULL, 'W' }, { NULL, 0, NULL, 0 },
+	{ "landlock-watch", 0, NULL, 'W' }, { "json", 0, NULL, 'j' },
+	{ NULL, 0, NULL, 0 },
 };
 
 /* The options a warm request may carry, by letter: a run's own, and
@@ -270,9 +272,15 @@ static int serve_opts_ok(const struct opts *o, int operands)
 }
 
 /* --stdin gives the run cordon's stdin: a snippet read from it would
- * leave none, and --check runs nothing.  1 (said) when refused. */
+ * leave none, and --check runs nothing; --json is --check's.  1 (said)
+ * when refused. */
 static int stdin_refused(const struct opts *o)
 {
+	if (o->json && (!o->check || o->serve)) {
+		fprintf(stderr, "cordon: --json is a form of --check's "
+		    "output: only with --check\n");
+		return 1;
+	}
 	if (!o->keep_stdin || (!o->check && strcmp(o->snippet, "-") != 0))
 		return 0;
 	fprintf(stderr, "cordon: --stdin needs a snippet file (not - or "
@@ -292,6 +300,7 @@ static int *flag(struct opts *o, int c)
 	case 'W': return &o->ll_watch;
 	case 'I': return &o->idle;
 	case 'H': return &o->observe_hosts;
+	case 'j': return &o->json;
 	}
 	return NULL;
 }
@@ -398,36 +407,6 @@ static int fds_sane(void)
 	return fd;
 }
 
-static int check_print(const struct cpol *p, const struct layers *l,
-    int ns)
-{
-	uint32_t i;
-	int j;
-
-	printf("policy %s: %s\nblob sha256 ", p->name, p->description);
-	for (j = 0; j < 32; j++)
-		printf("%02x", p->blob_digest[j]);
-	printf("\nlandlock: ABI %d (policy minimum %u%s), errata 0x%x\n",
-	    l->landlock_abi, p->landlock_abi_min, p->flags &
-	    CPOL_F_BEST_EFFORT_LANDLOCK ? ", best effort" : "",
-	    l->landlock_errata);
-	printf("landlock fs: %s, %u path rules\n", l->landlock_fs ? "yes" :
-	    "NO", p->nfs);
-	printf("landlock net: %s, network %s", l->landlock_net ? "yes" : "NO",
-	    p->flags & CPOL_F_NET_OFF ? "off" : "tcp");
-	for (i = 0; i < p->nnet; i++)
-		printf(" %s %u", p->net[i].kind == CPOL_NET_BIND ? "bind" :
-		    "connect", p->net[i].port);
-	printf("\nscopes: abstract unix %s, signal %s\n",
-	    l->scope_abstract_unix ? "yes" : "NO",
-	    l->scope_signal ? "yes" : "NO");
-	printf("seccomp: %u instructions\nrlimits: %u\nnamespaces: %s\n"
-	    "no_new_privs, capabilities dropped, environment from nothing, "
-	    "descriptors closed, new session: yes\n", p->ninsns, p->nlimits,
-	    ns ? "available" : "not used");
-	return fflush(stdout) == 0 ? 0 : EXIT_CORDON;
-}
-
 /* Validate the blob, ask the kernel (probe.c) and make the run's plan
  * (plan.c), which refuses what cannot hold.  Returns 0 or -1. */
 static int prepare(const struct opts *o, struct cpol *pol,
@@ -510,7 +489,7 @@ int main(int argc, char **argv)
 	else if (o.serve)
 		rc = serve_exec(&o, &pol, argv, err);  /* on failure only */
 	else if (o.check)
-		rc = check_print(&pol, &r.layers, pr.ns == 1);
+		rc = plan_say(&pol, &pl, &pr, o.json) < 0 ? EXIT_CORDON : 0;
 	else {
 		if (o.observe)
 			fprintf(stderr, "cordon: --observe: LEARN MODE: no "

@@ -5,7 +5,7 @@
  * know (struct probe); plan.c decides, making no system call
  * (plan_make: every decision with its reason, or the one refusal that
  * stops the run); launch.c and run.c carry the plan out, bounds.c and
- * the supervisor read it.
+ * the supervisor read it, and cordon --check prints it (plansay.c).
  */
 #ifndef CORDON_PLAN_H
 #define CORDON_PLAN_H
@@ -72,5 +72,9 @@ int plan_make(const struct cpol *p, const struct opts *o,
  * policy requires a controller.  No system call. */
 int plan_held(struct run_plan *pl, const struct cpol *p,
     const struct cgroup *cg, char *err, size_t errlen);
+
+/* plansay.c: cordon --check's view of the plan, text or JSON. */
+int plan_say(const struct cpol *p, const struct run_plan *pl,
+    const struct probe *pr, int json);
 
 #endif
