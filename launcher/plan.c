@@ -173,9 +173,9 @@ static void plan_required(const struct cpol *p, const struct probe *pr,
 	which = pl->limit[B_FILES] == UINT64_MAX ? "limit disk needs" :
 	    pl->limit[B_DISK] == UINT64_MAX ? "limit files needs" :
 	    "limit disk and limit files need";
-	pl->disk_why = w ? "the run tmpfs (a watch cannot hold them here)" :
-	    "the run tmpfs, or a watch of the workdir without a mount "
-	    "namespace";
+	snprintf(pl->disk_why, sizeof(pl->disk_why), w ? "the run tmpfs (a "
+	    "watch cannot hold them here: %s)" : "%sthe run tmpfs; without a "
+	    "mount namespace, a watch of the workdir", w ? w : "");
 	if (w && !pl->ns_required[0])
 		snprintf(pl->ns_required, n, "%s a mount namespace here (%s)",
 		    which, w);
@@ -324,6 +324,10 @@ int plan_make(const struct cpol *p, const struct opts *o,
 	    pl->ns_flags & CLONE_NEWNS ? BY_TMPFS : BY_WATCH;
 	pl->by[B_FILES] = pl->limit[B_FILES] == UINT64_MAX ? BY_NONE :
 	    pl->ns_flags & CLONE_NEWNS ? BY_TMPFS : BY_WATCH;
+	if (pl->by[B_DISK] == BY_WATCH || pl->by[B_FILES] == BY_WATCH)
+		snprintf(pl->disk_why, sizeof(pl->disk_why), "no mount "
+		    "namespace: cordon watches the workdir (Landlock keeps "
+		    "every write inside it) and ends the run past the bound");
 	plan_filter(p, pl);
 	pl->timeout_ms = command_timeout_ms(p, o->timeout_ms);
 	pl->output_cap = command_output_cap(p, o->output_cap);

@@ -51,7 +51,7 @@ struct run_plan {
 	uint64_t limit[NBOUNDS];      /* UINT64_MAX: none */
 	enum bound_by by[NBOUNDS];    /* disk, files: planned (tmpfs or
 	                               * watch); memory, pids: plan_held */
-	const char *disk_why;         /* why disk and files are held so */
+	char disk_why[300];           /* why disk and files are held so */
 	char why[2][360];             /* memory, pids: why no controller */
 	struct rlim rlim[CPOL_RLIM_KERNEL_MAX];  /* after capping */
 	int nrlim;

@@ -34,7 +34,8 @@ static const char *holder(const struct run_plan *pl, int i)
 	if (i == B_MEMORY)
 		return "cgroup, else rlimit-per-process";
 	if (i == B_PIDS)
-		return pl->root ? "cgroup, else none" : "cgroup, else rlimit";
+		return pl->root ? "cgroup, else none (RLIMIT_NPROC does not "
+		    "bind root)" : "cgroup, else rlimit";
 	return status_bound_by(pl->by[i]);
 }
 
@@ -62,8 +63,7 @@ static void text_bounds(const struct run_plan *pl)
 		}
 		printf("  %s: %llu by %s%s%s\n", name[i],
 		    (unsigned long long)pl->limit[i], holder(pl, i),
-		    i >= B_DISK && pl->disk_why ? ": " : "",
-		    i >= B_DISK && pl->disk_why ? pl->disk_why : "");
+		    i >= B_DISK ? ": " : "", i >= B_DISK ? pl->disk_why : "");
 	}
 	printf("rlimits:");
 	for (i = 0; i < pl->nrlim; i++)
