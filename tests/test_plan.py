@@ -80,6 +80,10 @@ def refusals(launcher_blobs, policies_dir, compiled, tmp_path):
          "requires the run tmpfs)", "private"),
         ("--observe-hosts alone", private, ["--observe-hosts"],
          "--observe-hosts is a part of learn mode", None),
+        ("--landlock-watch without namespaces", private,
+         ["--landlock-watch", "--no-namespaces"], "--landlock-watch needs "
+         "Landlock and a PID namespace (its listener): not with "
+         "--no-namespaces", None),
         ("the proxy's share of pids", policies_dir / "idc_query.cpol",
          ["--limit", "pids=2"], "leaves no process for the run beside "
          "the egress proxy's 2", None),

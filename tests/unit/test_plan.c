@@ -28,7 +28,7 @@
 #define GB (1ULL << 30)
 
 /* The options of a row, on top of opts_parse's defaults. */
-enum { O_NONS = 1, O_OBSERVE = 2, O_HOSTS = 4 };
+enum { O_NONS = 1, O_OBSERVE = 2, O_HOSTS = 4, O_WATCH = 8 };
 
 struct row {
 	const char *name;
@@ -92,6 +92,12 @@ static const struct row rows[] = {
 	/* refusals, each with its one cause */
 	{ "observe-hosts alone", OFF, .opts = O_HOSTS, .abi = 7, .ns = -1,
 	  .refused = "--observe-hosts is a part of learn mode" },
+	{ "landlock-watch with observe", OFF, .opts = O_WATCH | O_OBSERVE,
+	  .abi = 7, .ns = -1, .refused = "--landlock-watch needs Landlock and "
+	  "a PID namespace (its listener): not with --observe" },
+	{ "landlock-watch without namespaces", OFF, .opts = O_WATCH | O_NONS,
+	  .abi = 7, .ns = -1, .refused = "--landlock-watch needs Landlock and "
+	  "a PID namespace (its listener): not with --no-namespaces" },
 	{ "Landlock too old", OFF, .abi = 3, .ns = -1,
 	  .refused = "needs Landlock ABI 6, this kernel has 3" },
 	{ "no Landlock", OFF, .abi = 0, .ns = -1,
@@ -181,6 +187,7 @@ static void options(const struct row *r, struct opts *o)
 	o->no_namespaces = (r->opts & O_NONS) != 0;
 	o->observe = r->opts & O_OBSERVE ? "trace" : NULL;
 	o->observe_hosts = (r->opts & O_HOSTS) != 0;
+	o->ll_watch = (r->opts & O_WATCH) != 0;
 }
 
 static void test_table(void **state)
