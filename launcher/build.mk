@@ -11,7 +11,8 @@ LAUNCHER_SRCS := launcher/main.c launcher/launch.c launcher/run.c \
 	launcher/pathcall.c launcher/llwatch.c \
 	launcher/serve.c \
 	launcher/warmhold.c launcher/warmdir.c \
-	launcher/submit.c launcher/notes.c launcher/feed.c
+	launcher/submit.c launcher/notes.c launcher/feed.c \
+	launcher/plan.c launcher/probe.c launcher/plansay.c
 LAUNCHER_OBJS := $(LAUNCHER_SRCS:%.c=$(BUILD)/%.o)
 # The launcher handles sizes from the blob: conversions must be explicit.
 $(LAUNCHER_OBJS): CFLAGS += $(WARN_STRICT)

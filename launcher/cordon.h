@@ -1,8 +1,9 @@
 /*
  * cordon.h - the launcher's modules and what they pass each other.
  *
- * main.c parses options and runs the steps in order; nothing but main
- * exits.  Every module returns -1 (or NULL) with a message in an err
+ * main.c parses options and runs the steps in order (probe.c asks the
+ * kernel, plan.c decides, launch.c carries the plan out); nothing but
+ * main exits.  Every module returns -1 (or NULL) with a message in an err
  * buffer, and never prints on its own, except the child (run.c), which
  * reports through a close-on-exec pipe.
  */
@@ -59,6 +60,7 @@ struct opts {
 	const char *status_file;
 	const char *cgroup;           /* --cgroup: a delegated v2 parent */
 	int check, no_namespaces, quiet;
+	int json;                     /* --check --json */
 	int keep_stdin;               /* --stdin: the run's stdin is ours */
 	int ll_watch;                 /* --landlock-watch (llwatch.c) */
 	int nice, idle;               /* --nice (0..19), --idle: the run's */
@@ -202,20 +204,18 @@ struct rlim {
 	uint64_t value;
 };
 
-/* Everything the child needs, prepared by the parent: it parses nothing. */
+/* Everything the child needs, prepared by the parent: it parses nothing
+ * and decides nothing (the plan, plan.h, holds the decisions). */
+struct run_plan;
 struct launch {
 	const struct cpol *pol;
+	const struct run_plan *plan;  /* rlimits, bounds, Landlock rights */
 	char **argv, **envp;
-	struct rlim rlim[CPOL_RLIM_KERNEL_MAX];
-	int nrlim;
 	int ruleset_fd;               /* -1: Landlock unavailable (best effort) */
-	uint64_t ll_handled;          /* the ruleset's handled fs rights */
-	uint64_t tmp_access;          /* rights on a private /tmp, /dev/shm */
 	int workdir_fd;               /* O_PATH|O_DIRECTORY */
 	const char *workdir;
 	const char *snippet_name;     /* in the workdir */
 	struct cgroup cg;             /* joined first; version 0: none */
-	uint64_t disk, files;         /* run tmpfs bounds; UINT64_MAX: none */
 	uint64_t own_inodes;          /* the run tmpfs's own, on top of files */
 	int mnt_w;                    /* child -> cordon: the run tmpfs */
 	int net_w;                    /* child -> cordon: the proxy's
@@ -230,10 +230,7 @@ struct launch {
 	int notify_skipped;           /* program too long for the listener */
 	int notify_w;                 /* init -> cordon: the listener, or -1 */
 	unsigned long ns_flags;       /* CLONE_NEW* the clone got */
-	int ns_required;              /* no namespace: refuse (private tmp) */
-	unsigned int proxy_procs;     /* the egress proxy's share of the
-	                               * pids bound (egress.c), or 0 */
-	int private_tmp, private_shm;
+	int private_tmp, private_shm; /* the plan's, until a fallback */
 	int nice, idle;               /* lower the run's priority (opts) */
 	int go_r, ready_w;            /* a warm spare: the run's stdin (its
 	                               * request) and fd 3 ("warm"), or -1 */
@@ -295,8 +292,8 @@ int warm_hold(struct opts *o, struct warm_spare *w,
 void warm_said(int ctl, int rc);
 
 /* launch.c */
-int launch(struct opts *o, const struct cpol *pol, struct report *r,
-    char *err);
+int launch(struct opts *o, const struct cpol *pol, struct run_plan *pl,
+    struct report *r, char *err);
 
 /* landlock.c */
 int landlock_probe(int *errata);
@@ -336,8 +333,8 @@ int workdir_remove(const char *path, const char *snippet, char *err,
     size_t errlen);
 
 /* bounds.c: how the whole-run bounds are held, and what the run used */
-int bounds_prepare(const struct opts *o, const struct cpol *p,
-    struct launch *ln, struct bounds *b, char *err);
+int bounds_prepare(const struct opts *o, struct run_plan *pl,
+    const struct cpol *p, struct launch *ln, struct bounds *b, char *err);
 void bounds_started(const struct launch *ln, struct bounds *b);
 int bounds_finish(struct launch *ln, struct bounds *b, int mnt, int wfd,
     char *err);
@@ -402,7 +399,6 @@ void command_free(char **v);
 /* run.c */
 int file_put(const char *file, const char *text);
 int run_caps_drop(void);
-unsigned long run_ns_wanted(const struct cpol *p, const uint64_t *cli);
 pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen);
 int run_probe_ns(unsigned long flags);
 int run_workdir_private(const struct launch *ln);

@@ -25,32 +25,8 @@ void egress_init(struct egress_run *e)
 	e->pid = -1;
 }
 
-/* The proxy's processes at most, itself included: a share of the run's
- * pids and nproc bounds (the policy's or --limit's; as root the pids
- * bound is the lower of the two), a quarter and at least 2, which
- * bounds_prepare takes off the run's own pids group, so that the two
- * together stay within the bound. */
-static unsigned int procs_bound(const struct cpol *p, const uint64_t *cli)
-{
-	uint64_t pids = command_limit(p, cli, CPOL_RLIM_PIDS),
-	    nproc = command_limit(p, cli, CPOL_RLIM_NPROC),
-	    most = EGRESS_MAX_OPEN + 1, quarter;
-
-	if (nproc < pids)
-		pids = nproc;
-	quarter = pids / 4 > 2 ? pids / 4 : 2;
-	if (pids != UINT64_MAX && quarter < most)
-		most = quarter;
-	return (unsigned int)most;
-}
-
-unsigned int egress_procs(const struct egress_run *e)
-{
-	return e->on && e->conf ? e->conf->procs : 0;
-}
-
 int egress_prepare(struct egress_run *e, const struct cpol *p,
-    const uint64_t *cli, const struct egress_map *map, int nmap, char *err,
+    unsigned int procs, const struct egress_map *map, int nmap, char *err,
     size_t errlen)
 {
 	void *sh, *dns;
@@ -66,7 +42,7 @@ int egress_prepare(struct egress_run *e, const struct cpol *p,
 	e->conf->pol = p;
 	e->conf->map = map;
 	e->conf->nmap = nmap;
-	e->conf->procs = procs_bound(p, cli);
+	e->conf->procs = procs;   /* the plan's share (plan.c) */
 	e->conf->observe = e->observe;
 	if (egress_conf_load(e->conf, err, errlen) < 0)
 		return -1;

@@ -181,10 +181,8 @@ struct egress_run {
 };
 void egress_init(struct egress_run *e);
 int egress_prepare(struct egress_run *e, const struct cpol *p,
-    const uint64_t *cli, const struct egress_map *map, int nmap, char *err,
+    unsigned int procs, const struct egress_map *map, int nmap, char *err,
     size_t errlen);
 int egress_go(struct egress_run *e, int null_fd, char *err, size_t errlen);
-/* The proxy's processes at most (its share of the pids bound), or 0. */
-unsigned int egress_procs(const struct egress_run *e);
 void egress_end(struct egress_run *e, struct egress_shared *out);
 #endif

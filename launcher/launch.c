@@ -25,8 +25,8 @@
 #include "bpf.h"
 #include "audit.h"
 #include "llwatch.h"
-#include "cordon.h"
 #include "landlock_compat.h"
+#include "plan.h"
 
 enum { P_OUT, P_ERR, P_MSG, P_ST, NPIPES };
 
@@ -111,8 +111,6 @@ close_in:
  * as it is; every other call the rewritten one.  A warm run execs
  * nothing, and its cordon's text stays callable in it: the extension is
  * built with an empty range (launcher/build.mk), so no call matches. */
-#define NOTIFY_PREFIX 10
-
 extern char __executable_start[], etext[];
 
 static void notify_prefix(struct sock_filter *f, unsigned short n)
@@ -134,7 +132,8 @@ static void notify_prefix(struct sock_filter *f, unsigned short n)
 	memcpy(f, p, sizeof(p));
 }
 
-/* With a PID namespace, the run's init hands cordon a listener for the
+/* The plan's FILTER_NOTIFY (a PID namespace, and a program that refuses
+ * something): the run's init hands cordon a listener for the
  * filter, and the filter's kills and errnos become notifications: cordon
  * then KNOWS which call the filter stopped and records it (denials.c);
  * it answers an errno with the policy's own errno, and for a kill it
@@ -142,33 +141,35 @@ static void notify_prefix(struct sock_filter *f, unsigned short n)
  * Only RET K instructions change; bpf_check has passed the blob's
  * program, and the jumps are untouched (bpf_check itself refuses
  * USER_NOTIF in a blob: only cordon may add it).  Traps stay traps: the
- * snippet's SIGSYS handler must see them.  A program with neither kill
- * nor errno, or too long for the prefix and two copies, gets no
- * listener (the status then says denials were not observed). */
-static int notify_prepare(struct launch *ln, struct res *s, int learn,
-    int watch)
+ * snippet's SIGSYS handler must see them.  With --landlock-watch (and
+ * Landlock, and a PID namespace) the program is llwatch.c's instead.  A
+ * program too long for the prefix and two copies (the plan says), or
+ * cordon's text across a 4 GiB line, gets no listener (the status then
+ * says denials were not observed). */
+static int notify_prepare(struct launch *ln, struct res *s, int watch)
 {
 	uint64_t lo = (uintptr_t)__executable_start, hi = (uintptr_t)etext;
 	unsigned short i, n = ln->nbpf;
 	struct sock_filter *w;
 	uint32_t act;
-	int refusals = 0;
 
-	if (!(ln->ns_flags & CLONE_NEWPID))
-		return 0;
-	if (learn) {          /* learn.c's program */
+	ln->notify_skipped = ln->plan->notify_skipped;
+	if (ln->plan->filter == FILTER_LEARN) {     /* learn.c's program */
 		ln->bpf_notify = learn_filter(ln->pol, &ln->nbpf_notify);
 		if (!ln->bpf_notify)
 			return -1;
 		goto listener;
 	}
-	if (watch && ln->ruleset_fd >= 0) {  /* llwatch.c's program */
+	if (watch && ln->ruleset_fd >= 0 && (ln->ns_flags & CLONE_NEWPID)) {
+		/* llwatch.c's program */
 		ln->bpf_notify = llwatch_filter(ln->pol, &ln->nbpf_notify);
 		s->llw.on = ln->bpf_notify != NULL;
 		if (s->llw.on)
 			goto listener;
 	}
-	if (NOTIFY_PREFIX + 2u * n > CPOL_MAX_INSNS || lo >> 32 != hi >> 32) {
+	if (ln->plan->filter != FILTER_NOTIFY)
+		return 0;
+	if (lo >> 32 != hi >> 32) {
 		ln->notify_skipped = 1;
 		return 0;
 	}
@@ -183,14 +184,10 @@ static int notify_prepare(struct launch *ln, struct res *s, int learn,
 		act = ln->bpf[i].k & BPF_ACT_FULL_MASK;
 		if (ln->bpf[i].code == (BPF_RET | BPF_K) &&
 		    (act == BPF_ACT_KILL_PROCESS || act == BPF_ACT_KILL_THREAD ||
-		    act == BPF_ACT_ERRNO)) {
+		    act == BPF_ACT_ERRNO))
 			w[i].k = SECCOMP_RET_USER_NOTIF;
-			refusals = 1;
-		}
 	}
 	ln->nbpf_notify = (unsigned short)(NOTIFY_PREFIX + 2u * n);
-	if (!refusals)
-		return 0;
 listener:
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 	    s->notify) < 0)
@@ -218,21 +215,9 @@ static int spare_pipes(const struct opts *o, struct res *s, char *err)
 	return 0;
 }
 
-/* Learn mode: the network is what is learned, so no network namespace;
- * through the egress proxy (--observe-hosts, or a base that names
- * hosts), the run's network is the proxy alone, as under named hosts. */
-static unsigned long observe_net(const struct opts *o, const struct cpol *p,
-    struct egress_run *e, unsigned long ns)
-{
-	e->observe = o->observe && (o->observe_hosts ||
-	    (p->flags & CPOL_F_NET_HOSTS));
-	if (o->observe && !e->observe)
-		return ns & ~(unsigned long)CLONE_NEWNET;
-	return e->observe && ns ? ns | CLONE_NEWNET : ns;
-}
-
+/* The child's descriptors, command and filter, as the plan says. */
 static int child_prepare(const struct opts *o, const struct cpol *p,
-    struct res *s, char *err)
+    const struct run_plan *pl, struct res *s, char *err)
 {
 	struct launch *ln = &s->ln;
 	char path[4200];
@@ -240,21 +225,18 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	int j;
 
 	ln->pol = p;
+	ln->plan = pl;
 	ln->workdir = s->workdir;
 	ln->workdir_fd = s->wfd;
 	ln->snippet_name = s->snippet;
 	ln->null_fd = o->keep_stdin ? 0 : o->null_fd;
 	ln->nice = o->nice;
 	ln->idle = o->idle;
-	ln->tmp_access = landlock_tmp_rights(ln->ll_handled);
-	ln->disk = command_limit(p, o->limit, CPOL_RLIM_DISK);
-	ln->files = command_limit(p, o->limit, CPOL_RLIM_FILES);
 	snprintf(path, sizeof(path), "%s/%s", s->workdir, s->snippet);
 	ln->argv = command_argv(p, s->workdir, path, o->args, o->nargs);
 	ln->envp = command_envp(p, s->workdir);
-	ln->nrlim = command_rlimits(p, o->limit, ln->rlim);
-	ln->ns_flags = o->no_namespaces ? 0 : run_ns_wanted(p, o->limit);
-	ln->ns_flags = observe_net(o, p, &s->egress, ln->ns_flags);
+	ln->ns_flags = pl->ns_flags;
+	s->egress.observe = pl->egress_observe;
 	ln->notify_w = -1;
 	if (spare_pipes(o, s, err) < 0)
 		return -1;
@@ -270,7 +252,7 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 		ln->bpf[i].k = p->insns[i].k;
 	}
 	ln->nbpf = (unsigned short)p->ninsns;  /* bpf_check: <= 4096 */
-	if (notify_prepare(ln, s, o->observe != NULL, o->ll_watch) < 0) {
+	if (notify_prepare(ln, s, o->ll_watch) < 0) {
 		snprintf(err, ERRLEN, "seccomp listener: %s", strerror(errno));
 		return -1;
 	}
@@ -280,11 +262,8 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 		snprintf(ln->gid_map, sizeof(ln->gid_map), "%u %u 1\n",
 		    getgid(), getgid());
 	}
-	ln->ns_required = o->observe || ((p->flags & (CPOL_F_PRIVATE_TMP |
-	    CPOL_F_PRIVATE_SHM)) && !(p->flags & CPOL_F_BEST_EFFORT_NS)) ||
-	    (p->flags & (CPOL_F_REQUIRE_DISK | CPOL_F_REQUIRE_FILES));
-	ln->private_tmp = (p->flags & CPOL_F_PRIVATE_TMP) != 0;
-	ln->private_shm = (p->flags & CPOL_F_PRIVATE_SHM) != 0;
+	ln->private_tmp = pl->private_tmp;
+	ln->private_shm = pl->private_shm;
 	ln->own_inodes = runfs_own_inodes(s->workdir, ln->private_tmp,
 	    ln->private_shm);
 	for (j = 0; j < (ln->ns_flags ? NPIPES : P_ST); j++)
@@ -298,11 +277,11 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 		return -1;
 	}
 	ln->mnt_w = s->mnt_sock[1];
-	if (egress_prepare(&s->egress, p, o->limit, o->resolve, o->nresolve,
-	    err, ERRLEN) < 0 || (s->egress.on && command_proxy_env(&ln->envp) < 0))
+	if (egress_prepare(&s->egress, p, pl->proxy_procs, o->resolve,
+	    o->nresolve, err, ERRLEN) < 0 || (s->egress.on &&
+	    command_proxy_env(&ln->envp) < 0))
 		return -1;
 	ln->net_w = s->egress.sock[1];
-	ln->proxy_procs = egress_procs(&s->egress);
 	ln->out_w = s->pipe[P_OUT][1];
 	ln->err_w = s->pipe[P_ERR][1];
 	ln->msg_w = s->pipe[P_MSG][1];
@@ -314,7 +293,7 @@ static void layers_fill(struct layers *l, const struct launch *ln)
 {
 	l->no_new_privs = l->seccomp = l->caps_dropped = l->env = 1;
 	l->fds_closed = l->new_session = 1;
-	l->rlimits = ln->nrlim > 0;
+	l->rlimits = ln->plan->nrlim > 0;
 	if (ln->ruleset_fd < 0)
 		l->landlock_fs = l->landlock_net = l->scope_signal =
 		    l->scope_abstract_unix = 0;
@@ -334,10 +313,10 @@ static void cpu_limits(const struct launch *ln, struct sup *sp)
 	if (getrlimit(RLIMIT_CPU, &own) < 0)
 		own.rlim_cur = own.rlim_max = RLIM_INFINITY;
 	rl = own;
-	for (i = 0; i < ln->nrlim; i++)
-		if (ln->rlim[i].resource == RLIMIT_CPU)
-			command_rlimit_pair(RLIMIT_CPU, ln->rlim[i].value, &own,
-			    &rl);
+	for (i = 0; i < ln->plan->nrlim; i++)
+		if (ln->plan->rlim[i].resource == RLIMIT_CPU)
+			command_rlimit_pair(RLIMIT_CPU, ln->plan->rlim[i].value,
+			    &own, &rl);
 	sp->cpu_limit_ms = rl.rlim_cur >= RLIM_INFINITY / 1000 ? 0 :
 	    rl.rlim_cur * 1000;
 	sp->cpu_hard_ms = rl.rlim_max >= RLIM_INFINITY / 1000 ? 0 :
@@ -373,7 +352,8 @@ static int hold(struct opts *o, struct res *s, struct report *r, char *err)
 	return rc;
 }
 
-/* The timeout and output cap: from here on, the run's. */
+/* The timeout and output cap: from here on, the run's.  A warm spare's
+ * request may have tightened them (warmhold.c): the options decide. */
 static void bounds_arm(const struct opts *o, const struct cpol *p,
     struct res *s)
 {
@@ -382,7 +362,7 @@ static void bounds_arm(const struct opts *o, const struct cpol *p,
 	sp->deadline = command_timeout_ms(p, o->timeout_ms);
 	sp->cap = command_output_cap(p, o->output_cap);
 	sp->deadline += supervise_now_ms();
-	sp->truncate = (p->flags & CPOL_F_OUTPUT_TRUNCATE) != 0;
+	sp->truncate = s->ln.plan->truncate;
 	cpu_limits(&s->ln, sp);
 }
 
@@ -390,9 +370,8 @@ static void bounds_arm(const struct opts *o, const struct cpol *p,
  * before the clone, so that none of the run's records is missed. */
 static void audit_start(struct res *s)
 {
-	int errata, abi = landlock_probe(&errata);
-
-	s->sup.audit = audit_open(abi, s->ln.ruleset_fd >= 0);
+	s->sup.audit = audit_open(s->ln.plan->layers.landlock_abi,
+	    s->ln.ruleset_fd >= 0);
 	s->sup.audit->named = s->ln.net_w >= 0;
 	if (s->llw.on)
 		audit_watched(s->sup.audit);
@@ -419,8 +398,8 @@ static void llwatch_started(struct res *s, const struct opts *o,
 		    "the policy's program is too long for the watch's copies");
 	}
 	w->pol = s->ln.pol;
-	w->handled = s->ln.ll_handled;
-	w->tmp_access = s->ln.tmp_access;
+	w->handled = s->ln.plan->ll_handled;
+	w->tmp_access = s->ln.plan->tmp_access;
 	w->private_tmp = s->ln.private_tmp;
 	w->private_shm = s->ln.private_shm;
 	w->net = r->layers.landlock_abi >= 4;
@@ -593,8 +572,8 @@ static void res_init(struct res *s)
 	egress_init(&s->egress);
 }
 
-int launch(struct opts *o, const struct cpol *p, struct report *r,
-    char *err)
+int launch(struct opts *o, const struct cpol *p, struct run_plan *pl,
+    struct report *r, char *err)
 {
 	struct res s;
 	int rc = EXIT_CORDON, i;
@@ -604,16 +583,14 @@ int launch(struct opts *o, const struct cpol *p, struct report *r,
 	if (files_make(o, &s, err) < 0)
 		goto cleanup;
 	memcpy(r->workdir, s.workdir, sizeof(r->workdir));
-	/* Learn mode: no Landlock, the paths are what is learned. */
-	s.ln.ruleset_fd = o->observe ? -2 : landlock_build(p,
-	    r->layers.landlock_abi, err, ERRLEN);
-	if (s.ln.ruleset_fd == -1)
+	/* The plan's: none in learn mode, or below ABI 1 (best effort). */
+	if (pl->landlock && (s.ln.ruleset_fd = landlock_build(p,
+	    pl->layers.landlock_abi, err, ERRLEN)) == -1)
 		goto cleanup;
-	if (s.ln.ruleset_fd == -2)
+	if (s.ln.ruleset_fd < 0)
 		s.ln.ruleset_fd = -1;
-	s.ln.ll_handled = landlock_fs_rights(r->layers.landlock_abi);
-	if (child_prepare(o, p, &s, err) < 0 ||
-	    bounds_prepare(o, p, &s.ln, &r->bounds, err) < 0)
+	if (child_prepare(o, p, pl, &s, err) < 0 ||
+	    bounds_prepare(o, pl, p, &s.ln, &r->bounds, err) < 0)
 		goto cleanup;
 	rc = go(o, p, &s, r, err);
 	if (r->truncated && !o->quiet)

@@ -2,8 +2,8 @@
  * main.c - cordon: run a snippet under a compiled policy.
  *
  * Options are parsed into struct opts; then, in order: validate the whole
- * blob, probe Landlock and refuse what the kernel cannot enforce, read the
- * snippet, make the workdir, build the Landlock ruleset, start the child
+ * blob, probe the kernel (probe.c) and make the run's plan (plan.c),
+ * which refuses what cannot be enforced, read the snippet, make the workdir, build the Landlock ruleset, start the child
  * (run.c), supervise it, report, clean up.  Nothing irreversible happens
  * before the blob is validated and every rule path is open.
  */
@@ -22,19 +22,18 @@
 
 #include "bpf.h"
 #include "audit.h"
-#include "cordon.h"
 #include "outfile.h"
+#include "plan.h"
 #include "units.h"
 
 static const char usage_text[] =
-    "usage: cordon [--check] [--keep-workdir] [--no-namespaces] [--quiet]\n"
-    "              [--idle] [--nice n] [--limit name=value] "
-    "[--output bytes]\n"
-    "              [--status-fd fd] [--status-file path] "
-    "[--timeout seconds]\n"
-    "              [--workdir dir] [--cgroup dir] [--resolve name:address]\n"
-    "              [--observe trace [--observe-hosts]] [--stdin]\n"
-    "              [--landlock-watch]\n"
+    "usage: cordon [--check [--json]] [--keep-workdir] [--no-namespaces]\n"
+    "              [--quiet] [--idle] [--nice n] [--limit name=value]\n"
+    "              [--output bytes] [--status-fd fd] [--status-file path]\n"
+    "              [--timeout seconds] [--workdir dir] [--cgroup dir]\n"
+    "              [--resolve name:address] "
+    "[--observe trace [--observe-hosts]]\n"
+    "              [--stdin] [--landlock-watch]\n"
     "              policy.cpol snippet | - [arg ...]\n"
     "       cordon --serve @name policy.cpol\n"
     "       cordon --submit @name [option ...] snippet | - [arg ...]\n";
@@ -45,7 +44,9 @@ static const char options_text[] =
     "\n"
     "options:\n"
     "  --check               validate the blob and this kernel's support,\n"
-    "                        print the layers that would apply, run nothing\n"
+    "                        print the run's plan with a reason for each\n"
+    "                        decision, run nothing\n"
+    "  --json                with --check: the plan as one JSON object\n"
     "  --keep-workdir        keep the working directory and print its path\n"
     "  --no-namespaces       use no namespace (no private /tmp; a disk\n"
     "                        bound is watched instead)\n"
@@ -186,7 +187,8 @@ const struct option cordon_options[] = {
 	{ "cgroup", 1, NULL, 'C' }, { "resolve", 1, NULL, 'R' },
 	{ "observe", 1, NULL, 'L' }, { "serve", 1, NULL, 'S' },
 	{ "observe-hosts", 0, NULL, 'H' }, { "stdin", 0, NULL, 'i' },
-	{ "landlock-watch", 0, NULL, 'W' }, { NULL, 0, NULL, 0 },
+	{ "landlock-watch", 0, NULL, 'W' }, { "json", 0, NULL, 'j' },
+	{ NULL, 0, NULL, 0 },
 };
 
 /* The options a warm request may carry, by letter: a run's own, and
@@ -247,9 +249,15 @@ static int serve_opts_ok(const struct opts *o, int operands)
 }
 
 /* --stdin gives the run cordon's stdin: a snippet read from it would
- * leave none, and --check runs nothing.  1 (said) when refused. */
+ * leave none, and --check runs nothing; --json is --check's.  1 (said)
+ * when refused. */
 static int stdin_refused(const struct opts *o)
 {
+	if (o->json && (!o->check || o->serve)) {
+		fprintf(stderr, "cordon: --json is a form of --check's "
+		    "output: only with --check\n");
+		return 1;
+	}
 	if (!o->keep_stdin || (!o->check && strcmp(o->snippet, "-") != 0))
 		return 0;
 	fprintf(stderr, "cordon: --stdin needs a snippet file (not - or "
@@ -257,7 +265,6 @@ static int stdin_refused(const struct opts *o)
 	return 1;
 }
 
-/* Returns -1 to go on, or an exit status (help, version, bad usage). */
 /* The options that only switch something on. */
 static int *flag(struct opts *o, int c)
 {
@@ -270,20 +277,30 @@ static int *flag(struct opts *o, int c)
 	case 'W': return &o->ll_watch;
 	case 'I': return &o->idle;
 	case 'H': return &o->observe_hosts;
+	case 'j': return &o->json;
 	}
 	return NULL;
 }
 
-int opts_parse(int argc, char **argv, struct opts *o)
+/* Nothing given: no limit, cap or descriptor. */
+static void opts_init(struct opts *o)
 {
-	uint64_t v;
-	int c, i, li = 0, rc, *f;
+	int i;
 
 	memset(o, 0, sizeof(*o));
 	o->status_fd = o->warm_ctl = -1;
 	o->output_cap = UINT64_MAX;
 	for (i = 0; i <= CPOL_RLIM_MAX; i++)
 		o->limit[i] = UINT64_MAX;
+}
+
+/* Returns -1 to go on, or an exit status (help, version, bad usage). */
+int opts_parse(int argc, char **argv, struct opts *o)
+{
+	uint64_t v;
+	int c, li = 0, rc, *f;
+
+	opts_init(o);
 	while ((c = getopt_long(argc, argv, "+", cordon_options, &li)) != -1) {
 		if ((f = flag(o, c)) != NULL) {
 			*f = 1;
@@ -367,41 +384,13 @@ static int fds_sane(void)
 	return fd;
 }
 
-static int check_print(const struct cpol *p, const struct layers *l,
-    int ns)
-{
-	uint32_t i;
-	int j;
-
-	printf("policy %s: %s\nblob sha256 ", p->name, p->description);
-	for (j = 0; j < 32; j++)
-		printf("%02x", p->blob_digest[j]);
-	printf("\nlandlock: ABI %d (policy minimum %u%s), errata 0x%x\n",
-	    l->landlock_abi, p->landlock_abi_min, p->flags &
-	    CPOL_F_BEST_EFFORT_LANDLOCK ? ", best effort" : "",
-	    l->landlock_errata);
-	printf("landlock fs: %s, %u path rules\n", l->landlock_fs ? "yes" :
-	    "NO", p->nfs);
-	printf("landlock net: %s, network %s", l->landlock_net ? "yes" : "NO",
-	    p->flags & CPOL_F_NET_OFF ? "off" : "tcp");
-	for (i = 0; i < p->nnet; i++)
-		printf(" %s %u", p->net[i].kind == CPOL_NET_BIND ? "bind" :
-		    "connect", p->net[i].port);
-	printf("\nscopes: abstract unix %s, signal %s\n",
-	    l->scope_abstract_unix ? "yes" : "NO",
-	    l->scope_signal ? "yes" : "NO");
-	printf("seccomp: %u instructions\nrlimits: %u\nnamespaces: %s\n"
-	    "no_new_privs, capabilities dropped, environment from nothing, "
-	    "descriptors closed, new session: yes\n", p->ninsns, p->nlimits,
-	    ns ? "available" : "not used");
-	return fflush(stdout) == 0 ? 0 : EXIT_CORDON;
-}
-
-/* Validate the blob and the kernel's support.  Returns 0 or -1. */
+/* Validate the blob, ask the kernel (probe.c) and make the run's plan
+ * (plan.c), which refuses what cannot hold.  Returns 0 or -1. */
 static int prepare(const struct opts *o, struct cpol *pol,
-    struct report *r, char *err)
+    struct probe *pr, struct run_plan *pl, struct report *r, char *err)
 {
 	char msg[ERRLEN - 64];
+	int rc;
 
 	if (cpol_load(o->policy, CPOL_READ_NO_RULES, pol, err, ERRLEN) < 0)
 		return -1;
@@ -420,31 +409,11 @@ static int prepare(const struct opts *o, struct cpol *pol,
 		    o->policy, msg);
 		return -1;
 	}
-	if (o->observe_hosts && !o->observe) {
-		snprintf(err, ERRLEN, "--observe-hosts is a part of learn "
-		    "mode: only with --observe");
-		return -1;
-	}
-	if (o->observe && o->no_namespaces) {
-		snprintf(err, ERRLEN, "--observe needs a PID namespace (its "
-		    "seccomp listener): not with --no-namespaces");
-		return -1;
-	}
-	if (o->ll_watch && (o->observe || o->no_namespaces)) {
-		snprintf(err, ERRLEN, "--landlock-watch needs Landlock and a "
-		    "PID namespace (its listener): not with %s", o->observe ?
-		    "--observe" : "--no-namespaces");
-		return -1;
-	}
-	if (o->no_namespaces && (pol->flags & (CPOL_F_PRIVATE_TMP |
-	    CPOL_F_PRIVATE_SHM)) && !(pol->flags & CPOL_F_BEST_EFFORT_NS)) {
-		snprintf(err, ERRLEN, "policy %s requires a private /tmp, "
-		    "which needs namespaces (--no-namespaces)", pol->name);
-		return -1;
-	}
-	r->layers.landlock_abi = landlock_probe(&r->layers.landlock_errata);
-	return landlock_check(pol, r->layers.landlock_abi, &r->layers, err,
-	    ERRLEN);
+	/* --check asks the kernel for the namespaces; a run's clone does. */
+	probe_make(pol, o, o->check && !o->serve && !o->no_namespaces, pr);
+	rc = plan_make(pol, o, pr, pl, err, ERRLEN);
+	r->layers = pl->layers;
+	return rc;
 }
 
 /* The files written after the run (common/outfile.c's rule), refused
@@ -467,6 +436,8 @@ int main(int argc, char **argv)
 	struct report r;
 	struct opts o;
 	struct cpol pol;
+	struct probe pr;
+	struct run_plan pl;
 	char err[ERRLEN];
 	int rc;
 
@@ -490,13 +461,12 @@ int main(int argc, char **argv)
 		return EXIT_CORDON;
 	}
 	r.wall_ms = supervise_now_ms();
-	if (prepare(&o, &pol, &r, err) < 0)
+	if (prepare(&o, &pol, &pr, &pl, &r, err) < 0)
 		rc = EXIT_CORDON;
 	else if (o.serve)
 		rc = serve_exec(&o, &pol, argv, err);  /* on failure only */
 	else if (o.check)
-		rc = check_print(&pol, &r.layers, !o.no_namespaces &&
-		    run_probe_ns(run_ns_wanted(&pol, o.limit)));
+		rc = plan_say(&pol, &pl, &pr, o.json) < 0 ? EXIT_CORDON : 0;
 	else {
 		if (o.observe)
 			fprintf(stderr, "cordon: --observe: LEARN MODE: no "
@@ -505,7 +475,7 @@ int main(int argc, char **argv)
 			    o.observe_hosts || (pol.flags & CPOL_F_NET_HOSTS) ?
 			    "the egress proxy letting every host through" :
 			    "no network namespace");
-		rc = launch(&o, &pol, &r, err);
+		rc = launch(&o, &pol, &pl, &r, err);
 	}
 	if (r.outcome == OUT_ERROR && rc != 0) {
 		if (err[0])

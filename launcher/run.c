@@ -12,8 +12,9 @@
  *   becomes the run's init (see init()) and forks the payload; seccomp
  *   last, in the payload only; execve.
  *
- * Everything the child uses was prepared by the parent; the child parses
- * nothing and allocates nothing.  A failure is written to the
+ * Everything the child uses was decided by the plan (plan.c) and
+ * prepared by the parent; the child parses nothing, decides nothing and
+ * allocates nothing.  A failure is written to the
  * close-on-exec message pipe (errno, then text) and ends the child with
  * 125; a successful execve closes the pipe, which the parent reads as EOF.
  */
@@ -37,8 +38,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cordon.h"
 #include "landlock_compat.h"
+#include "plan.h"
 
 /* exit_group with the syscall instruction in cordon's own text (as
  * exec_here below): learn mode's filter notifies a payload's exit unless
@@ -76,24 +77,6 @@ static void fail(const struct launch *ln, const char *what)
 static void fail(const struct launch *ln, const char *what)
 {
 	fail_with(ln, what, EXIT_CORDON);
-}
-
-/* A user namespace always (so no privilege is needed), a PID namespace
- * (the run's init, below), an empty network namespace for "network off"
- * (and one with loopback and the proxy's listener for named hosts),
- * a mount namespace for a private /tmp or /dev/shm or a disk bound (the
- * run tmpfs). */
-unsigned long run_ns_wanted(const struct cpol *p, const uint64_t *cli)
-{
-	unsigned long f = CLONE_NEWUSER | CLONE_NEWPID;
-
-	if (p->flags & (CPOL_F_NET_OFF | CPOL_F_NET_HOSTS))
-		f |= CLONE_NEWNET;
-	if ((p->flags & (CPOL_F_PRIVATE_TMP | CPOL_F_PRIVATE_SHM)) ||
-	    command_limit(p, cli, CPOL_RLIM_DISK) != UINT64_MAX ||
-	    command_limit(p, cli, CPOL_RLIM_FILES) != UINT64_MAX)
-		f |= CLONE_NEWNS;
-	return f;
 }
 
 /* Write text to an existing file (a /proc or cgroup control file). */
@@ -180,7 +163,7 @@ static void private_dir(int mnt, const char *sub, const char *dir,
 	if (ln->ruleset_fd < 0)
 		return;
 	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 || landlock_add(ln->ruleset_fd, fd, ln->tmp_access) < 0 ||
+	if (fd < 0 || landlock_add(ln->ruleset_fd, fd, ln->plan->tmp_access) < 0 ||
 	    close(fd) < 0)
 		fail(ln, dir);
 }
@@ -189,12 +172,14 @@ static void private_dir(int mnt, const char *sub, const char *dir,
  * /tmp and /dev/shm; its descriptor goes to cordon. */
 static void mounts(const struct launch *ln)
 {
+	const struct run_plan *pl = ln->plan;
 	int mnt;
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		fail(ln, "namespace set-up: mount propagation");
-	mnt = runfs_make(ln->workdir_fd, ln->disk, ln->files == UINT64_MAX ?
-	    UINT64_MAX : ln->files + ln->own_inodes);
+	mnt = runfs_make(ln->workdir_fd, pl->limit[B_DISK],
+	    pl->limit[B_FILES] == UINT64_MAX ? UINT64_MAX :
+	    pl->limit[B_FILES] + ln->own_inodes);
 	if (mnt < 0)
 		fail(ln, errno == ENOSPC ? "copying the workdir into the run "
 		    "tmpfs: more than limit disk or limit files" :
@@ -241,7 +226,7 @@ static void landlock_here(const struct launch *ln)
 		return;
 	fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || landlock_workdir(ln->ruleset_fd, ln->pol,
-	    ln->ll_handled, fd, ln->snippet_name, msg, sizeof(msg)) < 0) {
+	    ln->plan->ll_handled, fd, ln->snippet_name, msg, sizeof(msg)) < 0) {
 		errno = 0;
 		fail(ln, fd < 0 ? "the working directory" : msg);
 	}
@@ -283,18 +268,19 @@ int run_caps_drop(void)
  * and hard are each the smaller of the two (threat #26). */
 static void limits_set(const struct launch *ln)
 {
+	const struct run_plan *pl = ln->plan;
 	struct rlimit rl, old;
 	int i;
 
-	for (i = 0; i < ln->nrlim; i++) {
+	for (i = 0; i < pl->nrlim; i++) {
 		/* glibc's type for the resource (an enum under _GNU_SOURCE):
 		 * clang's -Wsign-conversion refuses a plain int. */
 		__rlimit_resource_t res =
-		    (__rlimit_resource_t)ln->rlim[i].resource;
+		    (__rlimit_resource_t)pl->rlim[i].resource;
 
 		if (getrlimit(res, &old) < 0)
 			fail(ln, "getrlimit");
-		command_rlimit_pair(ln->rlim[i].resource, ln->rlim[i].value,
+		command_rlimit_pair(pl->rlim[i].resource, pl->rlim[i].value,
 		    &old, &rl);
 		if (setrlimit(res, &rl) < 0)
 			fail(ln, "setrlimit");
@@ -588,20 +574,12 @@ pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	if (pid < 0 && ln->net_w >= 0) {
-		snprintf(err, errlen, "the policy names hosts, which needs a "
-		    "network namespace (the run's only way out is cordon's "
-		    "proxy), but the kernel refused namespaces%s. Hint: "
-		    "sysctl user.max_user_namespaces, "
+	/* The plan names the one cause the run cannot go without them. */
+	if (pid < 0 && ln->plan->ns_required[0]) {
+		snprintf(err, errlen, "%s, but the kernel refused namespaces. "
+		    "Hint: sysctl user.max_user_namespaces, "
 		    "kernel.apparmor_restrict_unprivileged_userns",
-		    ln->ns_flags ? "" : " (or --no-namespaces was given)");
-		return -1;
-	}
-	if (pid < 0 && ln->ns_required) {
-		snprintf(err, errlen, "the policy requires a private /tmp or "
-		    "/dev/shm, but the kernel refused namespaces. Hint: "
-		    "sysctl user.max_user_namespaces, "
-		    "kernel.apparmor_restrict_unprivileged_userns");
+		    ln->plan->ns_required);
 		return -1;
 	}
 	if (pid < 0) {

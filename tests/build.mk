@@ -37,3 +37,9 @@ $(BUILD)/tests/unit/test_cgown.o: CPPFLAGS += -Ilauncher
 # test_host: the host-name check, with the proxy's two parsers.
 $(BUILD)/tests/test_host: $(BUILD)/launcher/proxyreq.o $(BUILD)/launcher/dns.o
 $(BUILD)/tests/unit/test_host.o: CPPFLAGS += -Ilauncher
+
+# test_plan: the run's plan (blob, options, kernel facts -> decisions or
+# the refusal with its cause), with the two files it reads limits through.
+$(BUILD)/tests/test_plan: $(BUILD)/launcher/plan.o $(BUILD)/launcher/command.o \
+	$(BUILD)/launcher/landlock.o
+$(BUILD)/tests/unit/test_plan.o: CPPFLAGS += -Ilauncher

@@ -1,0 +1,80 @@
+/*
+ * plan.h - one run's decisions, made before anything happens.
+ *
+ * probe.c asks the kernel and the file system what the plan needs to
+ * know (struct probe); plan.c decides, making no system call
+ * (plan_make: every decision with its reason, or the one refusal that
+ * stops the run); launch.c and run.c carry the plan out, bounds.c and
+ * the supervisor read it, and cordon --check prints it (plansay.c).
+ */
+#ifndef CORDON_PLAN_H
+#define CORDON_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cordon.h"
+
+/* What the kernel and the host say, asked once (probe.c). */
+struct probe {
+	int landlock_abi, landlock_errata;  /* 0: no Landlock */
+	int ns;               /* 1: the kernel gives the namespaces, 0: it
+	                       * refuses them, -1: not asked (a run: the
+	                       * clone tries, and falls back, run.c) */
+	int root;             /* uid 0: RLIMIT_NPROC does not bind it */
+	const char *grows_outside;  /* the first rule path that can grow
+	                       * something outside the workdir, or NULL */
+};
+void probe_make(const struct cpol *p, const struct opts *o, int ask_ns,
+    struct probe *pr);
+
+/* The namespaces, in the order the status names them. */
+enum { PLAN_NS_USER, PLAN_NS_PID, PLAN_NS_NET, PLAN_NS_MNT, PLAN_NS_N };
+
+/* The seccomp program the run gets (the prefix of the notify rewrite,
+ * launch.c, is NOTIFY_PREFIX instructions). */
+enum plan_filter { FILTER_BLOB, FILTER_NOTIFY, FILTER_LEARN };
+#define NOTIFY_PREFIX 10
+
+struct run_plan {
+	struct layers layers;         /* what will apply (landlock_check) */
+	int landlock;                 /* a ruleset is built */
+	uint64_t ll_handled, tmp_access;   /* its handled rights; /tmp's */
+	unsigned long ns_flags;       /* CLONE_NEW* wanted */
+	char ns_why[PLAN_NS_N][128];  /* why each is wanted, or not */
+	char ns_required[300];        /* no namespace, no run: the cause,
+	                               * or "" (run without, degraded) */
+	int private_tmp, private_shm;
+	int egress, egress_observe;   /* the proxy; in learn mode */
+	const char *egress_why;
+	unsigned int proxy_procs;     /* the proxy's share of pids, or 0 */
+	uint64_t limit[NBOUNDS];      /* UINT64_MAX: none */
+	enum bound_by by[NBOUNDS];    /* disk, files: planned (tmpfs or
+	                               * watch); memory, pids: plan_held */
+	char disk_why[300];           /* why disk and files are held so */
+	char why[2][360];             /* memory, pids: why no controller */
+	struct rlim rlim[CPOL_RLIM_KERNEL_MAX];  /* after capping */
+	int nrlim;
+	enum plan_filter filter;
+	const char *filter_why;
+	int notify_skipped;           /* too long for the notify rewrite */
+	uint64_t timeout_ms, output_cap;
+	int truncate;                 /* past the cap: drop, keep running */
+	int learn;                    /* --observe */
+	int root;                     /* the probe's: uid 0 */
+};
+
+/* Every decision, or -1 with the one cause in err.  No system call. */
+int plan_make(const struct cpol *p, const struct opts *o,
+    const struct probe *pr, struct run_plan *pl, char *err, size_t errlen);
+/* Memory and pids, once the cgroup is made (cgroup.c): held by it, or
+ * by the per-process rlimits (capped here); -1 with err where the
+ * policy requires a controller.  No system call. */
+int plan_held(struct run_plan *pl, const struct cpol *p,
+    const struct cgroup *cg, char *err, size_t errlen);
+
+/* plansay.c: cordon --check's view of the plan, text or JSON. */
+int plan_say(const struct cpol *p, const struct run_plan *pl,
+    const struct probe *pr, int json);
+
+#endif
