@@ -57,6 +57,16 @@ int egress_prepare(struct egress_run *e, const struct cpol *p,
 
 	if (!(p->flags & CPOL_F_NET_HOSTS) && !e->observe)
 		return 0;
+	if (p->nhttp > 0) {
+		/* Fail closed: a tunnel would carry requests past the rules
+		 * and without the credential the policy binds. */
+		snprintf(err, errlen, "the policy binds credentials or http "
+		    "rules to named hosts (\"%s\":%u%s), which this cordon's "
+		    "proxy cannot enforce yet (it tunnels HTTPS CONNECT only): "
+		    "refusing to run", p->http[0].host, p->http[0].port,
+		    p->nhttp > 1 ? " and more" : "");
+		return -1;
+	}
 	e->on = 1;
 	e->conf = calloc(1, sizeof(*e->conf));
 	if (!e->conf) {
