@@ -32,6 +32,7 @@ static const char usage_text[] =
     "              [--status-fd fd] [--status-file path] "
     "[--timeout seconds]\n"
     "              [--workdir dir] [--cgroup dir] [--resolve name:address]\n"
+    "              [--credential name[=@file]] [--upstream-ca file]\n"
     "              [--observe trace [--observe-hosts]] [--stdin]\n"
     "              [--landlock-watch]\n"
     "              policy.cpol snippet | - [arg ...]\n"
@@ -64,6 +65,12 @@ static const char options_text[] =
     "                        memory and pids bounds (or CORDON_CGROUP)\n"
     "  --resolve name:address  the egress proxy resolves name to address\n"
     "                        (tests and local services; up to 16)\n"
+    "  --credential name     the value of the policy's credential name,\n"
+    "                        from cordon's environment variable name, or\n"
+    "                        name=@file: from file (the proxy adds it;\n"
+    "                        the run never holds it)\n"
+    "  --upstream-ca file    tests: verify HTTP hosts' upstreams against\n"
+    "                        file, not the system's CA store\n"
     "  --observe trace       learn mode, trusted code only: let refused\n"
     "                        calls through and record them in trace\n"
     "  --observe-hosts       with --observe: the run's network is the\n"
@@ -197,6 +204,20 @@ static int parse_output(const char *s, struct opts *o)
 	return 0;
 }
 
+/* --credential NAME or NAME=@PATH: a name as a policy spells one. */
+static int cred_spec_ok(const char *s)
+{
+	char name[256];
+	size_t n = strcspn(s, "=");
+
+	if (n == 0 || n >= sizeof(name) || (s[n] && (s[n + 1] != '@' ||
+	    !s[n + 2])))
+		return 0;
+	memcpy(name, s, n);
+	name[n] = '\0';
+	return cpol_env_name_ok(name);
+}
+
 /* Every option (submit.c scans a warm request's with it). */
 const struct option cordon_options[] = {
 	{ "workdir", 1, NULL, 'w' }, { "keep-workdir", 0, NULL, 'k' },
@@ -209,7 +230,8 @@ const struct option cordon_options[] = {
 	{ "cgroup", 1, NULL, 'C' }, { "resolve", 1, NULL, 'R' },
 	{ "observe", 1, NULL, 'L' }, { "serve", 1, NULL, 'S' },
 	{ "observe-hosts", 0, NULL, 'H' }, { "stdin", 0, NULL, 'i' },
-	{ "landlock-watch", 0, NULL, 'W' }, { NULL, 0, NULL, 0 },
+	{ "landlock-watch", 0, NULL, 'W' }, { "credential", 1, NULL, 'A' },
+	{ "upstream-ca", 1, NULL, 'U' }, { NULL, 0, NULL, 0 },
 };
 
 /* The options a warm request may carry, by letter: a run's own, and
@@ -266,7 +288,7 @@ static int serve_opts_ok(const struct opts *o, int operands)
 	return operands == 1 && !o->observe && !o->no_namespaces &&
 	    !o->workdir && !o->keep_workdir && o->status_fd < 0 &&
 	    !o->status_file && !o->nresolve && !o->quiet && !o->keep_stdin &&
-	    !o->ll_watch;
+	    !o->ll_watch && !o->ncred && !o->upstream_ca;
 }
 
 /* --stdin gives the run cordon's stdin: a snippet read from it would
@@ -327,6 +349,13 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			    &o->resolve[o->nresolve++]) < 0)
 				goto bad;
 			break;
+		case 'A':       /* NAME or NAME=@PATH: tls.c reads it */
+			if (o->ncred == CPOL_MAX_HTTP ||
+			    !cred_spec_ok(optarg))
+				goto bad;
+			o->cred[o->ncred++].spec = optarg;
+			break;
+		case 'U': o->upstream_ca = optarg; break;
 		case 'L': o->observe = optarg; break;
 		case 'S': o->serve = optarg; break;
 		case 'V': printf("cordon %s\n", CORDON_VERSION); return 0;
