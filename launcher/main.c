@@ -218,6 +218,24 @@ static int cred_spec_ok(const char *s)
 	return cpol_env_name_ok(name);
 }
 
+/* The named hosts' options: --resolve (tests and local services: see
+ * cordon(1)), --credential NAME[=@PATH] (tls.c reads it), --upstream-ca
+ * (tests). */
+static int egress_opt(struct opts *o, int c, const char *arg)
+{
+	if (c == 'U') {
+		o->upstream_ca = arg;
+		return 0;
+	}
+	if (c == 'R')
+		return o->nresolve == EGRESS_MAP_MAX ? -1 :
+		    egress_map_parse(arg, &o->resolve[o->nresolve++]);
+	if (o->ncred == CPOL_MAX_HTTP || !cred_spec_ok(arg))
+		return -1;
+	o->cred[o->ncred++].spec = arg;
+	return 0;
+}
+
 /* Every option (submit.c scans a warm request's with it). */
 const struct option cordon_options[] = {
 	{ "workdir", 1, NULL, 'w' }, { "keep-workdir", 0, NULL, 'k' },
@@ -343,19 +361,10 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'F': o->status_file = optarg; break;
 		case 'C': o->cgroup = optarg; break;
-		case 'R':       /* tests and local services: see cordon(1) */
-			if (o->nresolve == EGRESS_MAP_MAX ||
-			    egress_map_parse(optarg,
-			    &o->resolve[o->nresolve++]) < 0)
+		case 'R': case 'A': case 'U':
+			if (egress_opt(o, c, optarg) < 0)
 				goto bad;
 			break;
-		case 'A':       /* NAME or NAME=@PATH: tls.c reads it */
-			if (o->ncred == CPOL_MAX_HTTP ||
-			    !cred_spec_ok(optarg))
-				goto bad;
-			o->cred[o->ncred++].spec = optarg;
-			break;
-		case 'U': o->upstream_ca = optarg; break;
 		case 'L': o->observe = optarg; break;
 		case 'S': o->serve = optarg; break;
 		case 'V': printf("cordon %s\n", CORDON_VERSION); return 0;
