@@ -57,12 +57,13 @@ static int named(const char *s, size_t n, const char *name)
 }
 
 /* Hop-by-hop and proxy fields: not forwarded (the proxy says
- * "Connection: close" itself). */
+ * "Connection: close" itself; Expect would hold the body until a 100
+ * the proxy relays only with the answer). */
 static int hop(const char *s, size_t n)
 {
 	static const char *const hops[] = { "connection", "keep-alive",
 		"proxy-connection", "proxy-authorization", "te", "upgrade",
-		"trailer" };
+		"trailer", "expect" };
 	size_t i;
 
 	for (i = 0; i < sizeof(hops) / sizeof(hops[0]); i++)
