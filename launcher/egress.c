@@ -50,21 +50,13 @@ unsigned int egress_procs(const struct egress_run *e)
 	return e->on && e->conf ? e->conf->procs : 0;
 }
 
-/* What cordon cannot honour refuses the run: a plain http:// host (no
- * forwarding of plain requests yet), a credential the run's own
- * environment would also carry. */
+/* What cordon cannot honour refuses the run: a credential the run's
+ * own environment would also carry. */
 static int http_refused(const struct cpol *p, char *err, size_t errlen)
 {
 	for (uint32_t i = 0; i < p->nhttp; i++) {
 		const struct cpol_http *h = &p->http[i];
 
-		if (h->flags & CPOL_HTTP_PLAIN) {
-			snprintf(err, errlen, "the policy has http rules for "
-			    "plain http:// \"%s\":%u, which this cordon's "
-			    "proxy cannot forward yet: refusing to run",
-			    h->host, h->port);
-			return -1;
-		}
 		for (uint32_t j = 0; *h->credential && j < p->nenv; j++)
 			if (strcmp(p->env[j].name, h->credential) == 0) {
 				snprintf(err, errlen, "the policy puts "

@@ -184,6 +184,15 @@ int proxyhttp_upstream(int ufd, const struct egress_conf *c, uint32_t hi,
     void **u);
 void proxyhttp_serve(int fd, void *u, const struct egress_conf *c,
     uint32_t hi, struct egress_shared *sh, const char *dest);
+/* A plain http:// request (absolute-form) the proxy read in buf[0..len):
+ * proxyhttp_plain_host finds the plain HTTP host it names (0 with *hi,
+ * its host and port, or -1); proxyhttp_plain checks and forwards it to
+ * out, connected to that host. */
+int proxyhttp_plain_host(const struct egress_conf *c, const char *buf,
+    size_t len, uint32_t *hi, char *host, size_t hostlen, uint16_t *port);
+void proxyhttp_plain(int fd, int out, const struct egress_conf *c,
+    uint32_t hi, struct egress_shared *sh, const char *dest,
+    const char *buf, size_t len);
 
 /* netns.c: in the child, in its new network namespace: loopback up, the
  * proxy's listening socket made and sent to cordon. */

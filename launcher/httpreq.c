@@ -2,6 +2,7 @@
  * httpreq.c - one HTTP/1.x request head (see httpreq.h).  One cursor
  * through the bytes; every field checked before it is copied.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -22,11 +23,66 @@ static size_t head_end(const char *buf, size_t len)
 	return 0;
 }
 
-/* "METHOD SP target SP HTTP/1.x CRLF" at buf[0..n) (n: up to LF). */
-static enum httpreq_error request_line(const char *s, size_t n,
+/* An absolute-form target "http://authority[/path]" at s[0..n): the
+ * authority apart, the path (or "/") into out->target. */
+static enum httpreq_error absolute(const char *s, size_t n,
     struct httpreq *out)
 {
+	size_t a;
+
+	if (n < 8 || strncasecmp(s, "http://", 7) != 0)
+		return HTTPREQ_BAD;
+	s += 7;
+	n -= 7;
+	a = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789.-:");
+	if (a > n)
+		a = n;
+	if (a == 0 || a >= sizeof(out->authority) || (a < n && s[a] != '/'))
+		return HTTPREQ_BAD;     /* no userinfo, no IPv6 literal */
+	memcpy(out->authority, s, a);
+	out->authority[a] = '\0';
+	if (n - a > HTTPREQ_TARGET_MAX)
+		return HTTPREQ_TOO_LONG;
+	if (a == n) {
+		strcpy(out->target, "/");
+	} else {
+		memcpy(out->target, s + a, n - a);
+		out->target[n - a] = '\0';
+	}
+	return HTTPREQ_OK;
+}
+
+int httpreq_authority(const char *a, char *host, size_t hostlen,
+    uint16_t *port)
+{
+	const char *colon = strchr(a, ':');
+	size_t n = colon ? (size_t)(colon - a) : strlen(a), i;
+	unsigned long p = 80;
+
+	if (n == 0 || n >= hostlen)
+		return -1;
+	for (i = 0; i < n; i++)
+		host[i] = (char)(a[i] >= 'A' && a[i] <= 'Z' ? a[i] + 32 : a[i]);
+	host[n] = '\0';
+	if (colon) {
+		if (!colon[1] || strlen(colon + 1) > 5 ||
+		    strspn(colon + 1, "0123456789") != strlen(colon + 1))
+			return -1;
+		p = strtoul(colon + 1, NULL, 10);
+	}
+	if (p == 0 || p > 65535 || !cpol_host_name(host, n))
+		return -1;
+	*port = (uint16_t)p;
+	return 0;
+}
+
+/* "METHOD SP target SP HTTP/1.x CRLF" at buf[0..n) (n: up to LF). */
+static enum httpreq_error request_line(const char *s, size_t n,
+    unsigned int flags, struct httpreq *out)
+{
 	size_t m = 0, t, i;
+	enum httpreq_error e;
 
 	while (m < n && s[m] >= 'A' && s[m] <= 'Z')
 		m++;
@@ -38,12 +94,17 @@ static enum httpreq_error request_line(const char *s, size_t n,
 		if ((unsigned char)s[t] <= ' ' || (unsigned char)s[t] >= 0x7f)
 			return HTTPREQ_BAD;
 	i = t - m - 1;
-	if (i == 0 || s[m + 1] != '/')
-		return HTTPREQ_BAD;     /* origin-form only */
-	if (i > HTTPREQ_TARGET_MAX)
-		return HTTPREQ_TOO_LONG;
-	memcpy(out->target, s + m + 1, i);
-	out->target[i] = '\0';
+	if (flags & HTTPREQ_ABSOLUTE) {
+		if ((e = absolute(s + m + 1, i, out)) != HTTPREQ_OK)
+			return e;
+	} else {
+		if (i == 0 || s[m + 1] != '/')
+			return HTTPREQ_BAD;     /* origin-form only */
+		if (i > HTTPREQ_TARGET_MAX)
+			return HTTPREQ_TOO_LONG;
+		memcpy(out->target, s + m + 1, i);
+		out->target[i] = '\0';
+	}
 	if (n - t != 10 || memcmp(s + t, " HTTP/1.", 8) != 0 ||
 	    (s[t + 8] != '0' && s[t + 8] != '1') || s[t + 9] != '\r')
 		return HTTPREQ_BAD;
@@ -127,7 +188,8 @@ static enum httpreq_error header(const char *s, size_t n, const char *drop,
 }
 
 enum httpreq_error httpreq_parse(const char *buf, size_t len,
-    const char *drop, size_t droplen, struct httpreq *out)
+    const char *drop, size_t droplen, unsigned int flags,
+    struct httpreq *out)
 {
 	size_t end = head_end(buf, len < HTTPREQ_HEAD_MAX ? len :
 	    HTTPREQ_HEAD_MAX), at, nl;
@@ -141,7 +203,7 @@ enum httpreq_error httpreq_parse(const char *buf, size_t len,
 	if (memchr(buf, '\0', end))
 		return HTTPREQ_BAD;
 	nl = (size_t)((const char *)memchr(buf, '\n', end) - buf) + 1;
-	if ((e = request_line(buf, nl - 1, out)) != HTTPREQ_OK)
+	if ((e = request_line(buf, nl - 1, flags, out)) != HTTPREQ_OK)
 		return e;
 	out->line_len = nl;
 	for (at = nl; at < end - 2; at += nl) {

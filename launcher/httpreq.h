@@ -34,7 +34,14 @@ struct httpreq_line {
 	                         * credential's own field, Proxy-*) */
 };
 
+/* httpreq_parse's flags: HTTPREQ_ABSOLUTE, a request sent to the proxy
+ * in clear for a plain http:// host: its target is "http://" authority
+ * path (absolute-form), the authority into authority, the path (with
+ * its query; "/" when none) into target.  Without it: origin-form only. */
+#define HTTPREQ_ABSOLUTE 1u
+
 struct httpreq {
+	char authority[CPOL_MAX_HOSTNAME + 8];  /* HTTPREQ_ABSOLUTE: host[:port] */
 	char method[CPOL_MAX_HTTP_METHOD + 1];
 	char target[HTTPREQ_TARGET_MAX + 1];
 	char host[CPOL_MAX_HOSTNAME + 8];   /* the Host header, as sent */
@@ -50,6 +57,11 @@ struct httpreq {
  * (the credential's, any case) not to forward.  Touches only
  * buf[0..len). */
 enum httpreq_error httpreq_parse(const char *buf, size_t len,
-    const char *drop, size_t droplen, struct httpreq *out);
+    const char *drop, size_t droplen, unsigned int flags,
+    struct httpreq *out);
+/* An authority "host" or "host:port" as host (lower case, a name
+ * cpol_host_name accepts) and port (80 when none): 0, or -1. */
+int httpreq_authority(const char *a, char *host, size_t hostlen,
+    uint16_t *port);
 
 #endif

@@ -213,9 +213,19 @@ static void head_refuse(int fd, enum proxyreq_error e,
 	}
 }
 
-/* Read the head; -1 on a refusal (answered and recorded). */
+/* Does the policy name a plain http:// host (requests sent in clear)? */
+static int plain_hosts(const struct egress_conf *c)
+{
+	for (uint32_t i = 0; c->tls && i < c->pol->nhttp; i++)
+		if (c->pol->http[i].flags & CPOL_HTTP_PLAIN)
+			return 1;
+	return 0;
+}
+
+/* Read the head; -1 on a refusal (answered and recorded), 1 for a plain
+ * http request where the policy has plain http:// hosts. */
 static int head_read(int fd, char *buf, size_t *len, struct proxyreq *rq,
-    struct egress_shared *sh)
+    const struct egress_conf *c, struct egress_shared *sh)
 {
 	struct pollfd pf = { .fd = fd, .events = POLLIN };
 	uint64_t end = egress_now_ms() + EGRESS_HEAD_MS, t;
@@ -236,6 +246,8 @@ static int head_read(int fd, char *buf, size_t *len, struct proxyreq *rq,
 	}
 	if (e == PROXYREQ_OK)
 		return 0;
+	if (e == PROXYREQ_NOT_CONNECT && plain_hosts(c))
+		return 1;
 	head_refuse(fd, e, rq, sh);
 	return -1;
 }
@@ -434,6 +446,40 @@ static int terminated(int fd, int out, const struct egress_conf *c,
 	return 1;
 }
 
+/* A plain http:// request: to a plain HTTP host the policy names, its
+ * rules checked (proxyhttp.c), or refused as any plain request is. */
+static void plain(int fd, const char *buf, size_t len,
+    const struct egress_conf *c, struct egress_shared *sh)
+{
+	struct sockaddr_storage addrs[EGRESS_ADDRS_MAX];
+	struct proxyreq rq;
+	char dest[EGRESS_DEST_MAX];
+	enum egress_why why;
+	uint32_t hi;
+	int n, out;
+
+	memset(&rq, 0, sizeof(rq));
+	if (proxyhttp_plain_host(c, buf, len, &hi, rq.host, sizeof(rq.host),
+	    &rq.port) < 0) {
+		head_refuse(fd, PROXYREQ_NOT_CONNECT, &rq, sh);
+		return;
+	}
+	/* A long name is cut to leave room for ":port". */
+	snprintf(dest, sizeof(dest), "%.*s:%u", (int)sizeof(dest) - 7,
+	    rq.host, (unsigned int)rq.port);
+	n = addresses(c, &rq, sh, addrs, &why);
+	out = n > 0 ? dial(addrs, n, rq.port) : -1;
+	if (out < 0) {
+		answer(fd, n > 0 ? "502 Bad Gateway" : "403 Forbidden");
+		refuse(sh, dest, n > 0 ? EGRESS_UNREACHABLE : why);
+		return;
+	}
+	if (c->observe)
+		seen(sh, &rq);
+	proxyhttp_plain(fd, out, c, hi, sh, dest, buf, len);
+	close(out);
+}
+
 /* One connection, in its own process. */
 static void serve(int fd, const struct egress_conf *c,
     struct egress_shared *sh)
@@ -449,8 +495,11 @@ static void serve(int fd, const struct egress_conf *c,
 	/* Small writes both ways go out at once (TLS handshakes). */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 
-	if (head_read(fd, buf, &len, &rq, sh) < 0)
+	if ((n = head_read(fd, buf, &len, &rq, c, sh)) != 0) {
+		if (n > 0)
+			plain(fd, buf, len, c, sh);
 		return;
+	}
 	snprintf(dest, sizeof(dest), rq.literal == 6 ? "[%s]:%u" : "%s:%u",
 	    rq.host, (unsigned int)rq.port);
 	/* Learn mode lets every request through, and records what it

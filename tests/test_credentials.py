@@ -371,21 +371,93 @@ def test_upstream_not_verified_is_refused(upstream_ca, cordon_bin,
     assert any(w.startswith("upstream TLS failed") for w in whys), whys
 
 
-def test_plain_http_host_refused(upstream_ca, cordon_bin, cordonc_bin,
-                                 src_dir, tmp_path):
-    """http:// forwarding is not built: a policy that asks for it does not
-    run with less (fail closed)."""
-    pol = tmp_path / "plain.policy"
-    pol.write_text('include "base/python.policy";\npolicy "plain";\n'
-                   'network connect "%s":80;\nhttp "%s":80 GET "/";\n'
-                   % (NAME, NAME))
-    blob = wu.compile_policy(cordonc_bin, pol, tmp_path / "plain.cpol",
-                             include_dirs=[src_dir / "policies"])
-    work = tmp_path / "w"
-    work.mkdir()
-    r = wu.run_cordon(cordon_bin, blob, "print('ran')\n", work, timeout=60)
-    assert r.returncode == 125, r.describe()
-    assert "plain http://" in r.stderr, r.stderr
+class PlainUpstream(Upstream):
+    """The same, in clear (http://)."""
+
+    def __init__(self):
+        self.ctx = None
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.heads = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+
+    def one(self, c):
+        c.settimeout(10)
+        with c:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                d = c.recv(65536)
+                if not d:
+                    return
+                data += d
+            self.heads.append(data.split(b"\r\n\r\n")[0].decode("latin-1"))
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n"
+                      b"Connection: close\r\n\r\n%s" % (len(BODY), BODY))
+
+
+PLAIN = "plain.example.org"
+
+
+def test_plain_http_host_forwarded(cordon_bin, cordonc_bin, src_dir,
+                                   tmp_path):
+    """http plain: the run's http:// requests (absolute-form, through
+    HTTP_PROXY) checked by the same rules, sent in origin-form with the
+    credential's header; a plain request to any other host refused."""
+    snippet = r'''
+import json, sys, urllib.request, urllib.error
+name, port = sys.argv[1], int(sys.argv[2])
+out = {}
+for k, url in (("ok", "http://%s:%d/v1/q?x=1" % (name, port)),
+               ("path", "http://%s:%d/admin" % (name, port)),
+               ("other", "http://other.example.org:%d/v1/q" % port)):
+    try:
+        with urllib.request.urlopen(url, timeout=15) as r:
+            out[k] = "%d %s" % (r.status, r.read().decode())
+    except urllib.error.HTTPError as e:
+        out[k] = "%d" % e.code
+    except Exception as e:
+        out[k] = "error %r" % e
+print(json.dumps(out))
+'''
+    with PlainUpstream() as up:
+        pol = tmp_path / "plain.policy"
+        pol.write_text('include "base/python.policy";\npolicy "plain";\n'
+                       'network connect "%s":%d;\n'
+                       'credential "CORDON_TEST_TOKEN" header "X-Key: {}" '
+                       'for "%s":%d;\n'
+                       'http plain "%s":%d GET "/v1/";\n'
+                       % (PLAIN, up.port, PLAIN, up.port, PLAIN, up.port))
+        blob = wu.compile_policy(cordonc_bin, pol, tmp_path / "plain.cpol",
+                                 include_dirs=[src_dir / "policies"])
+        work = tmp_path / "w"
+        work.mkdir()
+        tok = _secret_file(tmp_path)
+        r = wu.run_cordon(cordon_bin, blob, snippet, work,
+                          args=(PLAIN, up.port), timeout=120,
+                          extra=["--resolve", PLAIN + ":127.0.0.1",
+                                 "--credential",
+                                 "CORDON_TEST_TOKEN=@%s" % tok])
+        heads = list(up.heads)
+    assert r.returncode == 0, r.describe()
+    got = r.json()
+    assert got["ok"] == "200 " + BODY.decode(), got
+    assert got["path"] == "403", got
+    assert got["other"] != "200 " + BODY.decode(), got
+    assert len(heads) == 1, heads
+    assert heads[0].startswith("GET /v1/q?x=1 HTTP/1.1\r\n"), heads
+    assert "X-Key: " + SECRET in heads[0], heads
+    assert "Proxy-Connection" not in heads[0], heads
+    refused = [(e["dest"], e.get("method"), e.get("path"), e["why"])
+               for e in r.status["network_refused"]]
+    assert ("%s:%d" % (PLAIN, up.port), "GET", "/admin",
+            "not a method and path the policy allows") in refused, refused
+    assert ("(plain http)", None, None, "not a CONNECT request") in \
+        refused, refused
+    assert SECRET not in r.stdout + r.stderr + json.dumps(r.status)
 
 
 def test_tools_see_the_credential(cordonc_bin, src_dir, tmp_path):

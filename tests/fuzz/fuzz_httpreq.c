@@ -25,6 +25,7 @@
 
 #include "fuzz.h"
 #include "../../launcher/httpreq.h"
+#include "cpol.h"
 
 /* Does the line s (len bytes) start with the field name f + ':'? */
 static int field(const char *s, size_t len, const char *f)
@@ -59,7 +60,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* One parse in one mode; ok: what it returned. */
+static enum httpreq_error parse(const char *b, size_t size,
+    unsigned int flags)
 {
 	static const struct cpol_http_rule rule = { (char *)"GET",
 		(char *)"/v1/" };
@@ -67,33 +70,50 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		0, (char *)"T", (char *)"Authorization: {}",
 		(struct cpol_http_rule *)&rule, 1 };
 	static struct httpreq rq;
+	char host[CPOL_MAX_HOSTNAME + 8];
+	uint16_t port;
 	enum httpreq_error e;
+
+	e = httpreq_parse(b, size, "Authorization", 13, flags, &rq);
+	if (e == HTTPREQ_MORE && size >= HTTPREQ_HEAD_MAX)
+		fuzz_fail("MORE at %zu bytes", size);
+	if (e != HTTPREQ_OK)
+		return e;
+	if (rq.head_len < 4 || rq.head_len > size || memcmp(b +
+	    rq.head_len - 4, "\r\n\r\n", 4) != 0)
+		fuzz_fail("accepted head of bad length %zu", rq.head_len);
+	if (!rq.method[0] || strspn(rq.method,
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != strlen(rq.method) ||
+	    rq.target[0] != '/' || strpbrk(rq.target, " \r\n\t"))
+		fuzz_fail("accepted method or target");
+	if (rq.minor == 1 && !rq.host[0])
+		fuzz_fail("HTTP/1.1 without Host");
+	if ((flags & HTTPREQ_ABSOLUTE) && (!rq.authority[0] ||
+	    strpbrk(rq.authority, "/@ ")))
+		fuzz_fail("accepted authority \"%s\"", rq.authority);
+	if ((flags & HTTPREQ_ABSOLUTE) && httpreq_authority(rq.authority,
+	    host, sizeof(host), &port) == 0 && (port == 0 ||
+	    !cpol_host_name(host, strlen(host))))
+		fuzz_fail("authority gave host \"%s\" port %u", host, port);
+	lines(b, &rq);
+	if (cpol_http_allows(&h, rq.method, rq.target) &&
+	    (strstr(rq.target, "/../") || strstr(rq.target, "/./")))
+		fuzz_fail("a dot segment let through: %s", rq.target);
+	return e;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
 	char *b = malloc(size ? size : 1);
+	enum httpreq_error e, a;
 
 	if (!b)
 		return 0;
 	memcpy(b, data, size);
-	e = httpreq_parse(b, size, "Authorization", 13, &rq);
-	if (fuzz_expect_accept && e != HTTPREQ_OK)
-		fuzz_fail("an ok- head refused: %d", (int)e);
-	if (e == HTTPREQ_MORE && size >= HTTPREQ_HEAD_MAX)
-		fuzz_fail("MORE at %zu bytes", size);
-	if (e == HTTPREQ_OK) {
-		if (rq.head_len < 4 || rq.head_len > size || memcmp(b +
-		    rq.head_len - 4, "\r\n\r\n", 4) != 0)
-			fuzz_fail("accepted head of bad length %zu",
-			    rq.head_len);
-		if (!rq.method[0] || strspn(rq.method,
-		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != strlen(rq.method) ||
-		    rq.target[0] != '/' || strpbrk(rq.target, " \r\n\t"))
-			fuzz_fail("accepted method or target");
-		if (rq.minor == 1 && !rq.host[0])
-			fuzz_fail("HTTP/1.1 without Host");
-		lines(b, &rq);
-		if (cpol_http_allows(&h, rq.method, rq.target) &&
-		    (strstr(rq.target, "/../") || strstr(rq.target, "/./")))
-			fuzz_fail("a dot segment let through: %s", rq.target);
-	}
+	e = parse(b, size, 0);
+	a = parse(b, size, HTTPREQ_ABSOLUTE);
+	if (fuzz_expect_accept && e != HTTPREQ_OK && a != HTTPREQ_OK)
+		fuzz_fail("an ok- head refused: %d, %d", (int)e, (int)a);
 	free(b);
 	return 0;
 }
