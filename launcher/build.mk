@@ -65,7 +65,7 @@ $(WARM_DIR)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Ilauncher $(WARM_CFLAGS) $(WARN_STRICT) -fPIC \
 		-fvisibility=hidden $(if $(filter launcher/main.c,$<),-Dmain=cordon_main -Wno-missing-prototypes) \
-		$(if $(filter launcher/learn.c launcher/launch.c,$<),-D__executable_start=warm_no_text -Detext=warm_no_text) \
+		$(if $(filter launcher/learn.c launcher/launch.c launcher/llwatch.c,$<),-D__executable_start=warm_no_text -Detext=warm_no_text) \
 		$(if $(filter launcher/pywarm.c,$<),-isystem $(WARM_PYINC) -Wno-conversion -Wno-sign-conversion) \
 		-c -o $@ $<
 $(WARM_DIR)/_cordon_warm.so: $(WARM_OBJS)
