@@ -93,6 +93,14 @@ static void credential(struct check_ctx *c, struct cpol *out,
 		    "variable's", s->name);
 		return;
 	}
+	for (uint32_t i = 0; i < out->nenv; i++)
+		if (strcmp(out->env[i].name, s->name) == 0) {
+			diag_error(c->d, &s->name_loc, "credential %s is also "
+			    "in the run's environment (env %s): the run would "
+			    "hold the value; drop it from env", s->name,
+			    out->env[i].kind == CPOL_ENV_KEEP ? "keep" : "set");
+			return;
+		}
 	if (value_str(c, s->aux, &hdr) < 0)
 		return;
 	if (!cpol_http_header_ok(hdr)) {
