@@ -26,6 +26,9 @@
 
 #define CA_DAYS 2              /* the run's CA and leaves: valid 2 days */
 
+/* The run's credentials while they exist (one run per process). */
+static struct egress_tls *held;
+
 static void tls_err(char *err, size_t errlen, const char *what)
 {
 	unsigned long e = ERR_get_error();
@@ -326,7 +329,7 @@ int tls_prepare(struct egress_tls **out, const struct cpol *p,
 		tls_err(err, errlen, "initialising OpenSSL");
 		return -1;
 	}
-	*out = t;
+	*out = held = t;
 	if (creds_known(p, creds, ncreds, err, errlen) < 0)
 		return -1;
 	for (uint32_t i = 0; i < p->nhttp; i++)
@@ -339,10 +342,19 @@ int tls_prepare(struct egress_tls **out, const struct cpol *p,
 	return certs(t, p, wfd, err, errlen);
 }
 
+void tls_forget(void)
+{
+	for (uint32_t i = 0; held && i < CPOL_MAX_HTTP; i++)
+		if (held->header[i])
+			OPENSSL_cleanse(held->header[i], held->header_len[i]);
+}
+
 void tls_free(struct egress_tls *t)
 {
 	if (!t)
 		return;
+	if (t == held)
+		held = NULL;
 	for (uint32_t i = 0; i < CPOL_MAX_HTTP; i++) {
 		SSL_CTX_free(t->server[i]);
 		if (t->header[i])

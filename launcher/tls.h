@@ -44,5 +44,9 @@ int tls_prepare(struct egress_tls **out, const struct cpol *p,
     int wfd, char *err, size_t errlen);
 /* Everything freed, the values and keys cleansed first. */
 void tls_free(struct egress_tls *t);
+/* In the run's child, first thing after the clone: its copy of the
+ * credentials' header lines (the pages copied on write) cleansed, so the
+ * values are not in its memory even before its execve. */
+void tls_forget(void);
 
 #endif
