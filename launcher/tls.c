@@ -152,8 +152,12 @@ static int value(const char *name, const char *spec, char *out, size_t *len,
 		path = spec + strlen(name) + 2;    /* NAME=@PATH */
 	else
 		v = getenv(name);
-	if (v && (n = strlen(v)) <= TLS_CRED_MAX)
+	if (v && (n = strlen(v)) <= TLS_CRED_MAX) {
 		memcpy(out, v, n);
+		/* cordon's own environment: wiped where it lies (what
+		 * /proc/PID/environ shows, and the run's child's copy) */
+		OPENSSL_cleanse((char *)v, n);
+	}
 	else if (path && (fd = infile_open(path, 0, &st)) >= 0) {
 		if (infile_read(fd, &st, out, TLS_CRED_MAX + 2, &n) < 0)
 			n = TLS_CRED_MAX + 1;
@@ -193,37 +197,92 @@ static const char *spec_for(const char *name, const struct tls_cred *c,
 	return NULL;
 }
 
-/* The header line of h with the value: the template's "{}" replaced. */
-static int header(struct egress_tls *t, uint32_t i, const struct cpol_http *h,
-    const struct tls_cred *c, int n, char *err, size_t errlen)
+/* The values read, once per name (cordon's environment is wiped as it
+ * is read: a second host with the same credential finds it here). */
+struct values {
+	const char *name[CPOL_MAX_HTTP];
+	char *v[CPOL_MAX_HTTP];
+	size_t len[CPOL_MAX_HTTP];
+	uint32_t n;
+};
+
+/* The value of h's credential: 0 with *v, *vlen, or -1 with err. */
+static int value_of(struct values *vs, const struct cpol_http *h,
+    const struct tls_cred *c, int n, const char **v, size_t *vlen,
+    char *err, size_t errlen)
 {
 	const char *spec = spec_for(h->credential, c, n);
-	const char *at = strstr(h->header, "{}");
-	char *v = OPENSSL_zalloc(TLS_CRED_MAX + 3);
-	size_t vlen = 0, pre = (size_t)(at - h->header), len;
-	int rc = -1;
+	uint32_t i;
 
-	if (!spec)
+	for (i = 0; i < vs->n; i++)
+		if (strcmp(vs->name[i], h->credential) == 0)
+			goto found;
+	if (!spec) {
 		snprintf(err, errlen, "the policy adds credential %s to "
 		    "requests to \"%s\":%u, and no value was given: "
 		    "--credential %s (from cordon's environment) or "
 		    "--credential %s=@FILE", h->credential, h->host, h->port,
 		    h->credential, h->credential);
-	else if (v && value(h->credential, spec, v, &vlen, err, errlen) == 0) {
-		len = strlen(h->header) - 2 + vlen + 2;
-		if ((t->header[i] = OPENSSL_zalloc(len + 1))) {
-			memcpy(t->header[i], h->header, pre);
-			memcpy(t->header[i] + pre, v, vlen);
-			memcpy(t->header[i] + pre + vlen, at + 2,
-			    strlen(at + 2));
-			memcpy(t->header[i] + len - 2, "\r\n", 2);
-			t->header_len[i] = len;
-			rc = 0;
-		} else {
-			snprintf(err, errlen, "out of memory");
-		}
+		return -1;
 	}
-	OPENSSL_clear_free(v, TLS_CRED_MAX + 3);
+	if (!(vs->v[i] = OPENSSL_zalloc(TLS_CRED_MAX + 3))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	vs->name[i] = h->credential;
+	vs->n++;
+	if (value(h->credential, spec, vs->v[i], &vs->len[i], err,
+	    errlen) < 0)
+		return -1;
+found:
+	*v = vs->v[i];
+	*vlen = vs->len[i];
+	return 0;
+}
+
+static void values_free(struct values *vs)
+{
+	for (uint32_t i = 0; i < vs->n; i++)
+		OPENSSL_clear_free(vs->v[i], TLS_CRED_MAX + 3);
+	vs->n = 0;
+}
+
+/* The header line of h with the value: the template's "{}" replaced. */
+static int header(struct egress_tls *t, uint32_t i, const struct cpol_http *h,
+    const char *v, size_t vlen, char *err, size_t errlen)
+{
+	const char *at = strstr(h->header, "{}");
+	size_t pre = (size_t)(at - h->header);
+	size_t len = strlen(h->header) - 2 + vlen + 2;
+
+	if (!(t->header[i] = OPENSSL_zalloc(len + 1))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	memcpy(t->header[i], h->header, pre);
+	memcpy(t->header[i] + pre, v, vlen);
+	memcpy(t->header[i] + pre + vlen, at + 2, strlen(at + 2));
+	memcpy(t->header[i] + len - 2, "\r\n", 2);
+	t->header_len[i] = len;
+	return 0;
+}
+
+/* Every HTTP host's header line. */
+static int headers(struct egress_tls *t, const struct cpol *p,
+    const struct tls_cred *c, int n, char *err, size_t errlen)
+{
+	struct values vs;
+	const char *v;
+	size_t vlen;
+	int rc = 0;
+
+	memset(&vs, 0, sizeof(vs));
+	for (uint32_t i = 0; rc == 0 && i < p->nhttp; i++)
+		if (*p->http[i].credential)
+			rc = value_of(&vs, &p->http[i], c, n, &v, &vlen, err,
+			    errlen) < 0 || header(t, i, &p->http[i], v, vlen,
+			    err, errlen) < 0 ? -1 : 0;
+	values_free(&vs);
 	return rc;
 }
 
@@ -332,10 +391,8 @@ int tls_prepare(struct egress_tls **out, const struct cpol *p,
 	*out = held = t;
 	if (creds_known(p, creds, ncreds, err, errlen) < 0)
 		return -1;
-	for (uint32_t i = 0; i < p->nhttp; i++)
-		if (*p->http[i].credential && header(t, i, &p->http[i], creds,
-		    ncreds, err, errlen) < 0)
-			return -1;
+	if (headers(t, p, creds, ncreds, err, errlen) < 0)
+		return -1;
 	if (!(t->upstream = client(upstream_ca ? upstream_ca : TLS_SYSTEM_CA,
 	    err, errlen)))
 		return -1;

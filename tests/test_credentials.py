@@ -281,29 +281,47 @@ def test_credential_added_never_seen(upstream_ca, cordon_bin, cordonc_bin,
 def test_credential_from_environment(upstream_ca, cordon_bin, cordonc_bin,
                                      src_dir, tmp_path):
     """--credential NAME: the value from cordon's own environment, never
-    in the run's."""
-    snippet = ("import os, sys, urllib.request\n"
+    in the run's, and wiped from cordon's (its /proc/PID/environ) once
+    read; one credential bound to two hosts reaches both."""
+    import time
+    snippet = ("import os, sys, time, urllib.request\n"
                "assert 'CORDON_TEST_TOKEN' not in os.environ\n"
-               "with urllib.request.urlopen('https://%s:%s/v1/x' % "
-               "(sys.argv[1], sys.argv[2]), timeout=15) as r:\n"
-               "    print(r.status)\n")
+               "for h in sys.argv[1:3]:\n"
+               "    with urllib.request.urlopen('https://%s:%s/v1/x' % "
+               "(h, sys.argv[3]), timeout=15) as r:\n"
+               "        print(r.status, flush=True)\n"
+               "time.sleep(3)\n")
     with Upstream(upstream_ca) as up:
-        blob, work = _setup(tmp_path, cordonc_bin, src_dir, up.port)
+        pol = tmp_path / "two.policy"
+        pol.write_text(POLICY.replace(
+            'for "%(name)s":%(port)d;',
+            'for "%(name)s":%(port)d, "%(tunnel)s":%(port)d;') %
+            {"name": NAME, "tunnel": TUNNEL, "port": up.port})
+        blob = wu.compile_policy(cordonc_bin, pol, tmp_path / "two.cpol",
+                                 include_dirs=[src_dir / "policies"])
+        work = tmp_path / "work"
+        work.mkdir()
         env = dict(os.environ, CORDON_TEST_TOKEN=SECRET)
-        status = tmp_path / "st.json"
         snip = tmp_path / "s.py"
         snip.write_text(snippet)
-        p = subprocess.run([str(cordon_bin), "--workdir", str(work),
-                            "--status-file", str(status),
-                            *_extra(upstream_ca, "--credential",
-                                    "CORDON_TEST_TOKEN"),
-                            str(blob), str(snip), NAME, str(up.port)],
-                           capture_output=True, text=True, env=env,
-                           timeout=120, stdin=subprocess.DEVNULL)
+        p = subprocess.Popen([str(cordon_bin), "--workdir", str(work),
+                              *_extra(upstream_ca, "--credential",
+                                      "CORDON_TEST_TOKEN"),
+                              str(blob), str(snip), NAME, TUNNEL,
+                              str(up.port)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=env, stdin=subprocess.DEVNULL)
+        time.sleep(1.5)
+        with open("/proc/%d/environ" % p.pid, "rb") as f:
+            cordon_env = f.read()
+        out, err = p.communicate(timeout=120)
         heads = list(up.heads)
-    assert p.returncode == 0, (p.stdout, p.stderr)
-    assert p.stdout.strip() == "200"
-    assert any("Authorization: Bearer " + SECRET in h for h in heads), heads
+    assert p.returncode == 0, (out, err)
+    assert out.split() == ["200", "200"], (out, err)
+    assert SECRET.encode() not in cordon_env
+    assert b"CORDON_TEST_TOKEN=" in cordon_env
+    assert sum("Authorization: Bearer " + SECRET in h for h in heads) == 2, \
+        heads
 
 
 @pytest.mark.parametrize("case", ["missing", "unknown", "empty", "newline",
