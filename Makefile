@@ -77,7 +77,7 @@ $(BUILD)/%.o: %.c
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-		build-essential pkg-config libseccomp-dev flex bison libcmocka-dev \
+		build-essential pkg-config libseccomp-dev libssl-dev openssl flex bison libcmocka-dev \
 		python3 python3-dev python3-pytest mandoc clang llvm \
 		libclang-rt-14-dev \
 		cppcheck clang-tidy util-linux iproute2 \

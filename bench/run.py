@@ -24,6 +24,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pylaunch  # noqa: E402  (the baseline launcher, timed in-process)
 import throughput  # noqa: E402
+import tlsproxy  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -864,8 +865,8 @@ def main():
                     help="fewer rounds everywhere, for a smoke test")
     ap.add_argument("--policy", help="shipped policy NAME for the python "
                     "launch and throughput (default: the first python one)")
-    ap.add_argument("--only", default="1234567",
-                    help="sections to run, e.g. 12 (default 1234567)")
+    ap.add_argument("--only", default="123456789",
+                    help="sections to run, e.g. 12 (default 12345678)")
     ap.add_argument("--out", help="report path (default BUILD/bench.md)")
     args = ap.parse_args()
     b = args.build
@@ -905,6 +906,10 @@ def main():
     if "5" in args.only:
         progress("egress proxy connection set-up")
         parts.append(table(*proxy_table(b, 50 if args.quick else 200)))
+    if "9" in args.only:
+        progress("egress proxy: terminated against tunnelled")
+        parts.append(table(*tlsproxy.tls_table(
+            b, 30 if args.quick else 100, median_ms, fmt)))
     if "6" in args.only and ctx["py_blob"]:
         progress("denials")
         parts.append(table(*denial_table(ctx, 3 if args.quick else 7,

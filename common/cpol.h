@@ -51,6 +51,11 @@
 #define CPOL_MAX_NET 64            /* TCP port rules */
 #define CPOL_MAX_HOSTS 64          /* named-host rules: each a proxy match */
 #define CPOL_MAX_HOSTNAME 253      /* RFC 1035: the longest DNS name */
+#define CPOL_MAX_HTTP 64           /* HTTP hosts: at most one per host rule */
+#define CPOL_MAX_HTTP_RULES 64     /* method and prefix pairs per host */
+#define CPOL_MAX_HTTP_METHOD 16    /* longer than any registered method */
+#define CPOL_MAX_HTTP_PREFIX 1024  /* a path prefix: a reviewable length */
+#define CPOL_MAX_HTTP_HEADER 256   /* a credential's header template */
 #define CPOL_MAX_ENV 128           /* environment entries */
 #define CPOL_MAX_ARGV 64           /* command-line words */
 #define CPOL_MAX_PRELOAD 64        /* modules a warm template imports */
@@ -70,7 +75,9 @@ enum cpol_section {
 	CPOL_S_RULES = 9,    /* the syscall rules, for explain/diff/audit */
 	CPOL_S_HOSTS = 10,   /* named hosts the run's egress proxy reaches */
 	CPOL_S_PRELOAD = 11, /* modules a warm template imports (cordon --serve) */
-	CPOL_S_MAX = 11,
+	CPOL_S_HTTP = 12,    /* named hosts the proxy speaks HTTP to: rules,
+	                      * credentials (names only) */
+	CPOL_S_MAX = 12,
 };
 #define CPOL_SECT_CRITICAL 0x0001u
 
@@ -158,6 +165,53 @@ int cpol_host_name(const char *s, size_t len);
 enum cpol_host_kind cpol_host_kind(const char *s);
 /* Does the rule pattern match the host name (any case)? */
 int cpol_host_match(const char *pattern, const char *host);
+
+/*
+ * HTTP: u32 count (1..CPOL_MAX_HTTP), then per host: str host, u16 port,
+ *       u8 flags (CPOL_HTTP_*), str credential, str header, u32 nrules
+ *       (0..CPOL_MAX_HTTP_RULES), then per rule: str method, str prefix.
+ *       Sorted by (host, port), no repeats; each (host, port) is also a
+ *       HOSTS rule, and host a name (not "*." nor an address: the proxy
+ *       makes a certificate for it).  credential is the NAME of a value
+ *       the caller gives cordon at run time (cpol_env_name_ok), or ""
+ *       for none; the value itself is never in a blob.  header is ""
+ *       exactly when credential is, else "Field-Name: text" with exactly
+ *       one "{}" in the text (where the value goes), printable ASCII.
+ *       nrules 0: any method and path; else a request passes when its
+ *       method equals one rule's method (cpol_http_method_ok) and its path
+ *       starts with that rule's prefix (cpol_http_prefix_ok); the rules
+ *       are sorted by (method, prefix), no repeats.  PLAIN: the run speaks
+ *       plain http:// to the proxy for this host; otherwise the proxy
+ *       ends the run's TLS with a certificate from a CA made for the run.
+ *       Present only with CPOL_F_NET_HOSTS; critical (old readers refuse).
+ */
+#define CPOL_HTTP_PLAIN 0x01u
+#define CPOL_HTTP_ALL 0x01u
+struct cpol_http_rule {
+	char *method;
+	char *prefix;
+};
+struct cpol_http {
+	char *host;
+	uint16_t port;
+	uint8_t flags;
+	char *credential;
+	char *header;
+	struct cpol_http_rule *rules;
+	uint32_t nrules;
+};
+/* An HTTP method as a rule names it: 1..CPOL_MAX_HTTP_METHOD of A-Z. */
+int cpol_http_method_ok(const char *s);
+/* A path prefix: '/' then printable ASCII without space, '#', '\\' or
+ * "..", at most CPOL_MAX_HTTP_PREFIX bytes. */
+int cpol_http_prefix_ok(const char *s);
+/* A header template: a field name (an RFC 9110 token), ": ", then
+ * printable ASCII holding "{}" exactly once, CPOL_MAX_HTTP_HEADER bytes
+ * at most. */
+int cpol_http_header_ok(const char *s);
+/* Does a request (method, path) pass h's rules? */
+int cpol_http_allows(const struct cpol_http *h, const char *method,
+    const char *path);
 
 /*
  * LIMITS: u64 timeout_ms (0 < t), u64 output_cap (bytes, stdout+stderr),
@@ -317,6 +371,8 @@ struct cpol {
 	uint32_t nhosts;
 	char **preload;            /* NULL-terminated; npreload entries */
 	uint32_t npreload;
+	struct cpol_http *http;
+	uint32_t nhttp;
 	uint8_t blob_digest[32];   /* filled by the reader: the header's sum */
 };
 

@@ -288,6 +288,86 @@ static void hosts(struct cur *c, struct cpol *p)
 	}
 }
 
+static void http_rules(struct cur *c, struct cpol_http *h, uint32_t at)
+{
+	uint32_t i;
+
+	h->nrules = count(c, 0, CPOL_MAX_HTTP_RULES, 4, "http rules");
+	h->rules = alloc(c, h->nrules, sizeof(*h->rules));
+	for (i = 0; i < h->nrules && !c->f.bad; i++) {
+		struct cpol_http_rule *r = &h->rules[i], *q = r - 1;
+
+		r->method = str(c, "http method");
+		r->prefix = str(c, "http prefix");
+		if (c->f.bad)
+			break;
+		if (!cpol_http_method_ok(r->method) ||
+		    !cpol_http_prefix_ok(r->prefix))
+			fail(c, "http host %u, rule %u: a bad method or path "
+			    "prefix", at, i);
+		else if (i > 0 && (strcmp(r->method, q->method) < 0 ||
+		    (strcmp(r->method, q->method) == 0 &&
+		    strcmp(r->prefix, q->prefix) <= 0)))
+			fail(c, "http host %u: rules out of order or repeated",
+			    at);
+	}
+}
+
+static void http_host(struct cur *c, struct cpol_http *h, uint32_t at)
+{
+	h->host = str(c, "http host");
+	h->port = u16(c, "http port");
+	h->flags = u8(c, "http flags");
+	h->credential = str(c, "credential name");
+	h->header = str(c, "credential header");
+	if (c->f.bad)
+		return;
+	if (cpol_host_kind(h->host) != CPOL_HOST_NAME || h->port == 0)
+		fail(c, "http host %u: not a host name and port", at);
+	else if (h->flags & ~CPOL_HTTP_ALL)
+		fail(c, "http host %u: unknown flags 0x%x", at, h->flags);
+	else if (!*h->credential != !*h->header)
+		fail(c, "http host %u: a credential without its header or "
+		    "a header without its credential", at);
+	else if (*h->credential && (!cpol_env_name_ok(h->credential) ||
+	    !cpol_http_header_ok(h->header)))
+		fail(c, "http host %u: a bad credential name or header", at);
+	else
+		http_rules(c, h, at);
+}
+
+static void http(struct cur *c, struct cpol *p)
+{
+	uint32_t i;
+
+	p->nhttp = count(c, 1, CPOL_MAX_HTTP, 12, "http hosts");
+	p->http = alloc(c, p->nhttp, sizeof(*p->http));
+	for (i = 0; i < p->nhttp && !c->f.bad; i++) {
+		struct cpol_http *h = &p->http[i], *q = h - 1;
+
+		http_host(c, h, i);
+		if (!c->f.bad && i > 0 && (strcmp(h->host, q->host) < 0 ||
+		    (strcmp(h->host, q->host) == 0 && h->port <= q->port)))
+			fail(c, "http hosts out of order or repeated");
+	}
+}
+
+/* Every HTTP host is a HOSTS rule too (the proxy's allowlist). */
+static int http_hosts_named(const struct cpol *p)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < p->nhttp; i++) {
+		for (j = 0; j < p->nhosts; j++)
+			if (p->hosts[j].port == p->http[i].port &&
+			    strcmp(p->hosts[j].host, p->http[i].host) == 0)
+				break;
+		if (j == p->nhosts)
+			return 0;
+	}
+	return 1;
+}
+
 static void limits(struct cur *c, struct cpol *p)
 {
 	uint32_t i;
@@ -471,7 +551,7 @@ static const char *const section_names[CPOL_S_MAX + 1] = {
 	[CPOL_S_NET] = "net", [CPOL_S_LIMITS] = "limits",
 	[CPOL_S_ENV] = "env", [CPOL_S_ARGV] = "argv",
 	[CPOL_S_RULES] = "rules", [CPOL_S_HOSTS] = "hosts",
-	[CPOL_S_PRELOAD] = "preload",
+	[CPOL_S_PRELOAD] = "preload", [CPOL_S_HTTP] = "http",
 };
 
 static void section(struct cur *c, struct cpol *p, unsigned int type,
@@ -496,6 +576,7 @@ static void section(struct cur *c, struct cpol *p, unsigned int type,
 	case CPOL_S_RULES: rules(&s, p, flags); break;
 	case CPOL_S_HOSTS: hosts(&s, p); break;
 	case CPOL_S_PRELOAD: preload(&s, p); break;
+	case CPOL_S_HTTP: http(&s, p); break;
 	default: return;
 	}
 	if (!s.f.bad && s.left != 0)
@@ -606,6 +687,8 @@ int cpol_read_flags(const uint8_t *buf, size_t len, unsigned int flags,
 	if (!c.f.bad && (out->flags & CPOL_F_NET_HOSTS) &&
 	    !(out->flags & CPOL_F_NET_TCP))
 		fail(&c, "named hosts without network tcp");
+	if (!c.f.bad && !http_hosts_named(out))
+		fail(&c, "an http host that no host rule names");
 	if (c.f.bad) {
 		cpol_free(out);
 		return -1;
@@ -645,6 +728,19 @@ void cpol_free(struct cpol *p)
 	for (i = 0; p->preload && i < p->npreload; i++)
 		free(p->preload[i]);
 	free(p->preload);
+	for (i = 0; p->http && i < p->nhttp; i++) {
+		uint32_t j;
+
+		for (j = 0; p->http[i].rules && j < p->http[i].nrules; j++) {
+			free(p->http[i].rules[j].method);
+			free(p->http[i].rules[j].prefix);
+		}
+		free(p->http[i].rules);
+		free(p->http[i].host);
+		free(p->http[i].credential);
+		free(p->http[i].header);
+	}
+	free(p->http);
 	memset(p, 0, sizeof(*p));
 }
 

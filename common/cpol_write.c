@@ -149,6 +149,29 @@ static void rules_sect(struct buf *b, const struct cpol *p)
 	close_sect(b, at);
 }
 
+static void http_sect(struct buf *b, const struct cpol *p)
+{
+	size_t at = open_sect(b, CPOL_S_HTTP);
+	uint32_t i, j;
+
+	cap(b, p->nhttp, 1, CPOL_MAX_HTTP, "http hosts");
+	for (i = 0; i < p->nhttp; i++) {
+		const struct cpol_http *h = &p->http[i];
+
+		str(b, h->host);
+		u16(b, h->port);
+		u8(b, h->flags);
+		str(b, h->credential ? h->credential : "");
+		str(b, h->header ? h->header : "");
+		cap(b, h->nrules, 0, CPOL_MAX_HTTP_RULES, "http rules");
+		for (j = 0; j < h->nrules; j++) {
+			str(b, h->rules[j].method);
+			str(b, h->rules[j].prefix);
+		}
+	}
+	close_sect(b, at);
+}
+
 /* Sections only in blobs that use them (older blobs stay the same). */
 static void optional_sects(struct buf *b, const struct cpol *p)
 {
@@ -171,6 +194,8 @@ static void optional_sects(struct buf *b, const struct cpol *p)
 			str(b, p->preload[i]);
 		close_sect(b, at);
 	}
+	if (p->nhttp)
+		http_sect(b, p);
 }
 
 static void body(struct buf *b, const struct cpol *p)
@@ -261,10 +286,10 @@ int cpol_write(const struct cpol *p, uint8_t **bufp, size_t *lenp,
 	u16(&b, CPOL_HEADER_LEN);
 	u32(&b, p->arch);
 	u32(&b, 0);                   /* size, patched below */
-	/* The HOSTS and PRELOAD sections only when used: other blobs stay
-	 * as they were, and readable by readers that predate them. */
+	/* The HOSTS, PRELOAD and HTTP sections only when used: other blobs
+	 * stay as they were, and readable by readers that predate them. */
 	u32(&b, (uint32_t)CPOL_S_RULES + (p->nhosts ? 1u : 0u) +
-	    (p->npreload ? 1u : 0u));
+	    (p->npreload ? 1u : 0u) + (p->nhttp ? 1u : 0u));
 	u32(&b, 0);
 	u32(&b, 0);
 	put(&b, zero, sizeof(zero));  /* checksum, patched below */

@@ -84,6 +84,8 @@ static void spaced_unit(struct ast_val *v, char *unit, const POLLTYPE *loc);
 %token CONNECT "connect" BIND "bind" LIMIT "limit" TIMEOUT "timeout"
 %token OUTPUT "output" ENV "env" KEEP "keep" SET "set"
 %token COMMAND "command" EXPECT "expect" PRELOAD "preload"
+%token CREDENTIAL "credential" HEADER "header" FOR "for" HTTP "http"
+%token PLAIN "plain"
 %token EQ "==" NE "!=" LE "<=" GE ">=" LT "<" GT ">"
 %token <str> IDENT "identifier" GROUP "@group" VAR "${name}"
 %token <str> STRING "string" PATH "path name" DOTTED "dotted name"
@@ -93,6 +95,7 @@ static void spaced_unit(struct ast_val *v, char *unit, const POLLTYPE *loc);
 %type <val> scalar scalars dest dests pathval fspath word words atom valexpr pattern patterns
 %type <cond> cond conds
 %type <item> item items exitem exitems names assigns rights modules
+%type <item> hrule hrules
 %type <act> action
 %type <stmt> stmt network expectation
 %type <op> cmpop
@@ -184,6 +187,33 @@ stmt:	  "include" pathval ';'
 	| "expect" expectation ';'	{ $$ = $2; $$->loc = @$; }
 	| "preload" modules ';'
 		{ if (!($$ = st_items(AST_PRELOAD, &@$, $2))) YYNOMEM; }
+	| "credential" STRING "header" STRING "for" dests ';'
+		{ struct ast_val *h = val_str(&@4, AST_V_STR, $4);
+		  if (!h) { free($2); ast_val_free($6); YYNOMEM; }
+		  if (!($$ = st_val(AST_CREDENTIAL, &@$,
+		      ast_val_reverse($6)))) {
+		      ast_val_free(h); free($2); YYNOMEM; }
+		  $$->name = $2; $$->name_loc = @2; $$->aux = h; }
+	| "http" dest hrules ';'
+		{ if (!($$ = st_items(AST_HTTP, &@$, $3))) {
+		      ast_val_free($2); YYNOMEM; }
+		  $$->val = $2; }
+	| "http" "plain" dest hrules ';'
+		{ if (!($$ = st_items(AST_HTTP, &@$, $4))) {
+		      ast_val_free($3); YYNOMEM; }
+		  $$->val = $3; $$->flags = AST_F_PLAIN; }
+	;
+
+/* http: METHOD "prefix", ... (the check reads the method's spelling). */
+hrules:	  hrule
+	| hrules ',' hrule	{ $$ = $3; $$->next = $1; }
+	;
+
+hrule:	  IDENT STRING
+		{ if (!($$ = ast_item_new(&@1, $1))) {
+		      free($1); free($2); YYNOMEM; }
+		  if (!($$->value = val_str(&@2, AST_V_STR, $2))) {
+		      ast_item_free($$); YYNOMEM; } }
 	;
 
 network:  "network" "off"

@@ -12,7 +12,12 @@ LAUNCHER_SRCS := launcher/main.c launcher/launch.c launcher/run.c \
 	launcher/serve.c \
 	launcher/warmhold.c launcher/warmdir.c \
 	launcher/submit.c launcher/notes.c launcher/feed.c \
-	launcher/plan.c launcher/probe.c launcher/plansay.c
+	launcher/plan.c launcher/probe.c launcher/plansay.c \
+	launcher/httpreq.c launcher/tls.c launcher/proxyhttp.c
+# OpenSSL (Debian's libssl-dev, static archives for the static PIE): the
+# proxy's TLS for named hosts with a credential or http rules (tls.c,
+# proxyhttp.c); initialised without reading any configuration file.
+TLS_LIBS := -lssl -lcrypto
 LAUNCHER_OBJS := $(LAUNCHER_SRCS:%.c=$(BUILD)/%.o)
 # The launcher handles sizes from the blob: conversions must be explicit.
 $(LAUNCHER_OBJS): CFLAGS += $(WARN_STRICT)
@@ -29,14 +34,14 @@ else
 CORDON_LINK := $(LDFLAGS)
 endif
 $(BUILD)/cordon: $(LAUNCHER_OBJS) $(COMMON_OBJS)
-	$(CC) $(CORDON_LINK) -o $@ $^
+	$(CC) $(CORDON_LINK) -o $@ $^ $(TLS_LIBS)
 
 # The same objects, linked statically (no -pie: static-pie needs glibc's
 # rcrt1.o, which Debian ships; -static-pie keeps ASLR for the binary) and
 # stripped (-s), to stay under 1 MiB (for containers); build/cordon is
 # the same program with its symbols.
 $(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(COMMON_OBJS)
-	$(CC) $(filter-out -pie,$(LDFLAGS)) -static-pie -s -o $@ $^
+	$(CC) $(filter-out -pie,$(LDFLAGS)) -static-pie -s -o $@ $^ $(TLS_LIBS)
 
 # The warm pool's template (cordon --serve): warm.py and _cordon_warm.so,
 # a CPython extension made of the launcher's own sources (-fPIC, main as
@@ -65,7 +70,7 @@ $(WARM_DIR)/obj/%.o: %.c
 		$(if $(filter launcher/pywarm.c,$<),-isystem $(WARM_PYINC) -Wno-conversion -Wno-sign-conversion) \
 		-c -o $@ $<
 $(WARM_DIR)/_cordon_warm.so: $(WARM_OBJS)
-	$(CC) -shared $(filter-out -pie -fsanitize=% -fno-sanitize-recover=%,$(LDFLAGS)) $(WARM_SAN) -o $@ $^
+	$(CC) -shared $(filter-out -pie -fsanitize=% -fno-sanitize-recover=%,$(LDFLAGS)) $(WARM_SAN) -o $@ $^ $(TLS_LIBS)
 $(WARM_DIR)/warm.py: launcher/warm.py
 	@mkdir -p $(@D)
 	install -m 0644 $< $@

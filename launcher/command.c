@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 
 #include "cordon.h"
+#include "tls.h"
 
 /* word with every "$SNIPPET" and "$WORKDIR" replaced; a heap copy. */
 static char *expand(const char *word, const char *workdir,
@@ -106,32 +107,40 @@ fail:
 
 /* Named hosts: the run's way out is its proxy; every client that reads
  * the usual variables (urllib, requests, httpx, pip, curl) uses it.  They
- * replace any the policy set; NO_PROXY is empty: nothing goes direct. */
-int command_proxy_env(char ***envp)
+ * replace any the policy set; NO_PROXY is empty: nothing goes direct.
+ * With HTTP hosts (workdir not NULL), the CA bundle the proxy wrote
+ * there (tls.c: this run's CA, then the system's) is the one the run's
+ * TLS clients trust: OpenSSL's, requests', curl's variables. */
+int command_proxy_env(char ***envp, const char *workdir)
 {
 	static const char *const vars[] = {
 		"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
-		"NO_PROXY", "no_proxy",
+		"NO_PROXY", "no_proxy", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE",
+		"CURL_CA_BUNDLE",
 	};
-	char url[64], **v, *s;
-	size_t n = 0, i, j, k;
+	char url[64], ca[4200], **v, *s;
+	size_t n = 0, i, j, k, nv = workdir ? 9 : 6;
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u", CPOL_PROXY_PORT);
+	snprintf(ca, sizeof(ca), "%s/%s", workdir ? workdir : "",
+	    TLS_BUNDLE_NAME);
 	while ((*envp)[n])
 		n++;
-	v = realloc(*envp, (n + 7) * sizeof(*v));
+	v = realloc(*envp, (n + nv + 1) * sizeof(*v));
 	if (!v)
 		return -1;
 	*envp = v;
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < nv; i++) {
+		const char *val = i < 4 ? url : i < 6 ? "" : ca;
+
 		k = strlen(vars[i]);
 		for (j = 0; j < n; j++)
 			if (strncmp(v[j], vars[i], k) == 0 && v[j][k] == '=')
 				break;
-		s = malloc(k + strlen(url) + 2);
+		s = malloc(k + strlen(val) + 2);
 		if (!s)
 			return -1;
-		sprintf(s, "%s=%s", vars[i], i < 4 ? url : "");
+		sprintf(s, "%s=%s", vars[i], val);
 		if (j < n)
 			free(v[j]);
 		else

@@ -18,6 +18,7 @@
 
 #include "cpol.h"
 #include "egress.h"
+#include "tls.h"
 
 #define EXIT_TIMEOUT 124
 #define EXIT_CORDON 125
@@ -66,6 +67,9 @@ struct opts {
 	int nice, idle;               /* --nice (0..19), --idle: the run's */
 	struct egress_map resolve[EGRESS_MAP_MAX];  /* --resolve NAME:ADDR */
 	int nresolve;
+	struct tls_cred cred[CPOL_MAX_HTTP];  /* --credential NAME[=@PATH] */
+	int ncred;
+	const char *upstream_ca;      /* --upstream-ca FILE (tests) */
 	const char *observe;          /* --observe TRACE: learn mode */
 	int observe_hosts;            /* --observe-hosts: through the proxy */
 	const char *serve;            /* --serve @NAME: a warm pool */
@@ -388,7 +392,7 @@ uint64_t command_output_cap(const struct cpol *p, uint64_t cli);
 char **command_argv(const struct cpol *p, const char *workdir,
     const char *snippet, char **args, int nargs);
 char **command_envp(const struct cpol *p, const char *workdir);
-int command_proxy_env(char ***envp);
+int command_proxy_env(char ***envp, const char *workdir);
 int command_rlimits(const struct cpol *p, const uint64_t *cli,
     struct rlim *out);
 struct rlimit;

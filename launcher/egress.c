@@ -17,6 +17,7 @@
 
 #include "cordon.h"
 #include "egress.h"
+#include "tls.h"
 
 void egress_init(struct egress_run *e)
 {
@@ -25,14 +26,41 @@ void egress_init(struct egress_run *e)
 	e->pid = -1;
 }
 
+/* What cordon cannot honour refuses the run: a credential the run's
+ * own environment would also carry. */
+static int http_refused(const struct cpol *p, char *err, size_t errlen)
+{
+	for (uint32_t i = 0; i < p->nhttp; i++) {
+		const struct cpol_http *h = &p->http[i];
+
+		for (uint32_t j = 0; *h->credential && j < p->nenv; j++)
+			if (strcmp(p->env[j].name, h->credential) == 0) {
+				snprintf(err, errlen, "the policy puts "
+				    "credential %s in the run's environment "
+				    "too (env %s): refusing to run",
+				    h->credential, p->env[j].kind ==
+				    CPOL_ENV_KEEP ? "keep" : "set");
+				return -1;
+			}
+	}
+	return 0;
+}
+
 int egress_prepare(struct egress_run *e, const struct cpol *p,
-    unsigned int procs, const struct egress_map *map, int nmap, char *err,
-    size_t errlen)
+    unsigned int procs, const struct egress_map *map, int nmap,
+    const struct egress_creds *cr, char *err, size_t errlen)
 {
 	void *sh, *dns;
 
+	if (cr->n > 0 && p->nhttp == 0) {
+		snprintf(err, errlen, "--credential: the policy binds no "
+		    "credential");
+		return -1;
+	}
 	if (!(p->flags & CPOL_F_NET_HOSTS) && !e->observe)
 		return 0;
+	if (http_refused(p, err, errlen) < 0)
+		return -1;
 	e->on = 1;
 	e->conf = calloc(1, sizeof(*e->conf));
 	if (!e->conf) {
@@ -44,7 +72,9 @@ int egress_prepare(struct egress_run *e, const struct cpol *p,
 	e->conf->nmap = nmap;
 	e->conf->procs = procs;   /* the plan's share (plan.c) */
 	e->conf->observe = e->observe;
-	if (egress_conf_load(e->conf, err, errlen) < 0)
+	if (egress_conf_load(e->conf, err, errlen) < 0 || (p->nhttp > 0 &&
+	    tls_prepare(&e->conf->tls, p, cr->cred, cr->n, cr->upstream_ca,
+	    cr->wfd, err, errlen) < 0))
 		return -1;
 	sh = mmap(NULL, sizeof(*e->sh), PROT_READ | PROT_WRITE, MAP_SHARED |
 	    MAP_ANONYMOUS, -1, 0);
@@ -103,6 +133,8 @@ void egress_end(struct egress_run *e, struct egress_shared *out)
 		close(e->sock[0]);
 	if (e->sock[1] >= 0)
 		close(e->sock[1]);
+	if (e->conf)
+		tls_free(e->conf->tls);
 	free(e->conf);
 	egress_init(e);
 }

@@ -74,14 +74,21 @@ enum egress_why {
 	EGRESS_NO_ADDRESS, EGRESS_PRIVATE_ADDRESS, EGRESS_UNREACHABLE,
 	EGRESS_CONN_LIMIT, EGRESS_BYTE_LIMIT, EGRESS_TIMEOUT,
 	EGRESS_BAD_NAME, EGRESS_DNS_LIMIT,
+	/* a host with a credential or http rules (proxyhttp.c) */
+	EGRESS_HTTP_RULE, EGRESS_HTTP_HOST, EGRESS_HTTP_BAD,
+	EGRESS_HTTP_TOO_LONG, EGRESS_HTTP_UNSUPPORTED, EGRESS_TLS_CLIENT,
+	EGRESS_TLS_UPSTREAM,
 };
 const char *egress_why_name(unsigned int why);
 
 /* Shared (MAP_SHARED) between cordon, the proxy and its connection
  * processes: counters and refusals, read by cordon after the run.  A
  * refusal's slot is taken with an atomic add; ready is set last. */
+#define EGRESS_PATH_MAX 128         /* bytes of a refused request's path */
 struct egress_refusal {
 	char dest[EGRESS_DEST_MAX];
+	char method[CPOL_MAX_HTTP_METHOD + 1];  /* "" unless an HTTP request */
+	char path[EGRESS_PATH_MAX];
 	uint8_t why, ready;
 };
 /* Learn mode: a host and port the proxy connected to (a slot taken
@@ -121,9 +128,11 @@ struct egress_map {
 	socklen_t len;
 };
 
+struct egress_tls;
 /* What the proxy needs, all read before it starts (it opens nothing). */
 struct egress_conf {
 	const struct cpol *pol;
+	struct egress_tls *tls;     /* HTTP hosts' TLS (tls.c), or NULL */
 	const struct egress_map *map;
 	int nmap;
 	unsigned int procs;         /* the proxy's processes at most, itself
@@ -158,11 +167,32 @@ int dns_parse(const uint8_t *msg, size_t len, uint16_t id, const char *name,
     uint16_t qtype, struct sockaddr_storage *out, int max, uint32_t *ttl);
 
 /* proxy.c */
+/* Record a refusal (method and path: an HTTP request's, or NULL). */
+void egress_refuse(struct egress_shared *sh, const char *dest,
+    enum egress_why why, const char *method, const char *path);
 int egress_addr_public(const struct sockaddr_storage *a);
 int egress_map_parse(const char *arg, struct egress_map *m);
 int egress_conf_load(struct egress_conf *c, char *err, size_t errlen);
 pid_t egress_start(int listener, const struct egress_conf *c,
     struct egress_shared *sh, int null_fd);
+
+/* proxyhttp.c: a host with a credential or http rules (HTTP host hi).
+ * proxyhttp_upstream: TLS to the host on ufd, verified; 0 with *u, or
+ * -1.  proxyhttp_serve: the run's TLS on fd, ended here, one request
+ * checked and forwarded through u (freed). */
+int proxyhttp_upstream(int ufd, const struct egress_conf *c, uint32_t hi,
+    void **u);
+void proxyhttp_serve(int fd, void *u, const struct egress_conf *c,
+    uint32_t hi, struct egress_shared *sh, const char *dest);
+/* A plain http:// request (absolute-form) the proxy read in buf[0..len):
+ * proxyhttp_plain_host finds the plain HTTP host it names (0 with *hi,
+ * its host and port, or -1); proxyhttp_plain checks and forwards it to
+ * out, connected to that host. */
+int proxyhttp_plain_host(const struct egress_conf *c, const char *buf,
+    size_t len, uint32_t *hi, char *host, size_t hostlen, uint16_t *port);
+void proxyhttp_plain(int fd, int out, const struct egress_conf *c,
+    uint32_t hi, struct egress_shared *sh, const char *dest,
+    const char *buf, size_t len);
 
 /* netns.c: in the child, in its new network namespace: loopback up, the
  * proxy's listening socket made and sent to cordon. */
@@ -179,10 +209,19 @@ struct egress_run {
 	struct egress_conf *conf;
 	pid_t pid;                  /* the proxy, or -1 */
 };
+struct tls_cred;
+/* The caller's side of HTTP hosts: --credential, and --upstream-ca
+ * (tests: another CA than the system's for the upstream). */
+struct egress_creds {
+	const struct tls_cred *cred;
+	int n;
+	const char *upstream_ca;
+	int wfd;                    /* the run's workdir: its CA bundle */
+};
 void egress_init(struct egress_run *e);
 int egress_prepare(struct egress_run *e, const struct cpol *p,
-    unsigned int procs, const struct egress_map *map, int nmap, char *err,
-    size_t errlen);
+    unsigned int procs, const struct egress_map *map, int nmap,
+    const struct egress_creds *cr, char *err, size_t errlen);
 int egress_go(struct egress_run *e, int null_fd, char *err, size_t errlen);
 void egress_end(struct egress_run *e, struct egress_shared *out);
 #endif

@@ -278,8 +278,9 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	}
 	ln->mnt_w = s->mnt_sock[1];
 	if (egress_prepare(&s->egress, p, pl->proxy_procs, o->resolve,
-	    o->nresolve, err, ERRLEN) < 0 || (s->egress.on &&
-	    command_proxy_env(&ln->envp) < 0))
+	    o->nresolve, &(struct egress_creds){ o->cred, o->ncred,
+	    o->upstream_ca, s->wfd }, err, ERRLEN) < 0 || (s->egress.on &&
+	    command_proxy_env(&ln->envp, p->nhttp ? s->workdir : NULL) < 0))
 		return -1;
 	ln->net_w = s->egress.sock[1];
 	ln->out_w = s->pipe[P_OUT][1];

@@ -33,6 +33,7 @@ static const char usage_text[] =
     "              [--timeout seconds] [--workdir dir] [--cgroup dir]\n"
     "              [--resolve name:address] "
     "[--observe trace [--observe-hosts]]\n"
+    "              [--credential name[=@file]] [--upstream-ca file]\n"
     "              [--stdin] [--landlock-watch]\n"
     "              policy.cpol snippet | - [arg ...]\n"
     "       cordon --serve @name policy.cpol\n"
@@ -66,6 +67,12 @@ static const char options_text[] =
     "                        memory and pids bounds (or CORDON_CGROUP)\n"
     "  --resolve name:address  the egress proxy resolves name to address\n"
     "                        (tests and local services; up to 16)\n"
+    "  --credential name     the value of the policy's credential name,\n"
+    "                        from cordon's environment variable name, or\n"
+    "                        name=@file: from file (the proxy adds it;\n"
+    "                        the run never holds it)\n"
+    "  --upstream-ca file    tests: verify HTTP hosts' upstreams against\n"
+    "                        file, not the system's CA store\n"
     "  --observe trace       learn mode, trusted code only: let refused\n"
     "                        calls through and record them in trace\n"
     "  --observe-hosts       with --observe: the run's network is the\n"
@@ -175,6 +182,38 @@ static int parse_output(const char *s, struct opts *o)
 	return 0;
 }
 
+/* --credential NAME or NAME=@PATH: a name as a policy spells one. */
+static int cred_spec_ok(const char *s)
+{
+	char name[256];
+	size_t n = strcspn(s, "=");
+
+	if (n == 0 || n >= sizeof(name) || (s[n] && (s[n + 1] != '@' ||
+	    !s[n + 2])))
+		return 0;
+	memcpy(name, s, n);
+	name[n] = '\0';
+	return cpol_env_name_ok(name);
+}
+
+/* The named hosts' options: --resolve (tests and local services: see
+ * cordon(1)), --credential NAME[=@PATH] (tls.c reads it), --upstream-ca
+ * (tests). */
+static int egress_opt(struct opts *o, int c, const char *arg)
+{
+	if (c == 'U') {
+		o->upstream_ca = arg;
+		return 0;
+	}
+	if (c == 'R')
+		return o->nresolve == EGRESS_MAP_MAX ? -1 :
+		    egress_map_parse(arg, &o->resolve[o->nresolve++]);
+	if (o->ncred == CPOL_MAX_HTTP || !cred_spec_ok(arg))
+		return -1;
+	o->cred[o->ncred++].spec = arg;
+	return 0;
+}
+
 /* Every option (submit.c scans a warm request's with it). */
 const struct option cordon_options[] = {
 	{ "workdir", 1, NULL, 'w' }, { "keep-workdir", 0, NULL, 'k' },
@@ -188,6 +227,7 @@ const struct option cordon_options[] = {
 	{ "observe", 1, NULL, 'L' }, { "serve", 1, NULL, 'S' },
 	{ "observe-hosts", 0, NULL, 'H' }, { "stdin", 0, NULL, 'i' },
 	{ "landlock-watch", 0, NULL, 'W' }, { "json", 0, NULL, 'j' },
+	{ "credential", 1, NULL, 'A' }, { "upstream-ca", 1, NULL, 'U' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -245,7 +285,7 @@ static int serve_opts_ok(const struct opts *o, int operands)
 	return operands == 1 && !o->observe && !o->no_namespaces &&
 	    !o->workdir && !o->keep_workdir && o->status_fd < 0 &&
 	    !o->status_file && !o->nresolve && !o->quiet && !o->keep_stdin &&
-	    !o->ll_watch;
+	    !o->ll_watch && !o->ncred && !o->upstream_ca;
 }
 
 /* --stdin gives the run cordon's stdin: a snippet read from it would
@@ -315,10 +355,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'F': o->status_file = optarg; break;
 		case 'C': o->cgroup = optarg; break;
-		case 'R':       /* tests and local services: see cordon(1) */
-			if (o->nresolve == EGRESS_MAP_MAX ||
-			    egress_map_parse(optarg,
-			    &o->resolve[o->nresolve++]) < 0)
+		case 'R': case 'A': case 'U':
+			if (egress_opt(o, c, optarg) < 0)
 				goto bad;
 			break;
 		case 'L': o->observe = optarg; break;

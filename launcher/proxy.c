@@ -53,6 +53,14 @@ static const char *const whys[] = {
 	[EGRESS_TIMEOUT] = "timeout",
 	[EGRESS_BAD_NAME] = "not a host name",
 	[EGRESS_DNS_LIMIT] = "DNS query limit",
+	[EGRESS_HTTP_RULE] = "not a method and path the policy allows",
+	[EGRESS_HTTP_HOST] = "Host header names another host",
+	[EGRESS_HTTP_BAD] = "bad HTTP request",
+	[EGRESS_HTTP_TOO_LONG] = "request head too long",
+	[EGRESS_HTTP_UNSUPPORTED] = "Transfer-Encoding not supported",
+	[EGRESS_TLS_CLIENT] = "TLS with the run failed",
+	[EGRESS_TLS_UPSTREAM] = "upstream TLS failed (certificate not "
+	    "verified for the name)",
 };
 
 const char *egress_why_name(unsigned int why)
@@ -61,14 +69,18 @@ const char *egress_why_name(unsigned int why)
 	    "?";
 }
 
-static void refuse(struct egress_shared *sh, const char *dest,
-    enum egress_why why)
+void egress_refuse(struct egress_shared *sh, const char *dest,
+    enum egress_why why, const char *method, const char *path)
 {
 	uint32_t i = __atomic_fetch_add(&sh->refused, 1, __ATOMIC_RELAXED);
 
 	if (i >= EGRESS_REFUSED_MAX)
 		return;
 	snprintf(sh->r[i].dest, sizeof(sh->r[i].dest), "%s", dest);
+	snprintf(sh->r[i].method, sizeof(sh->r[i].method), "%s",
+	    method ? method : "");
+	snprintf(sh->r[i].path, sizeof(sh->r[i].path), "%s",
+	    path ? path : "");
 	sh->r[i].why = (uint8_t)why;
 	__atomic_store_n(&sh->r[i].ready, 1, __ATOMIC_RELEASE);
 }
@@ -86,6 +98,12 @@ static int v4_public(const uint8_t *a)
 	    (a[0] == 198 && (a[1] & 0xfe) == 18) ||
 	    (a[0] == 198 && a[1] == 51 && a[2] == 100) ||
 	    (a[0] == 203 && a[1] == 0 && a[2] == 113));
+}
+
+static void refuse(struct egress_shared *sh, const char *dest,
+    enum egress_why why)
+{
+	egress_refuse(sh, dest, why, NULL, NULL);
 }
 
 int egress_addr_public(const struct sockaddr_storage *s)
@@ -195,9 +213,19 @@ static void head_refuse(int fd, enum proxyreq_error e,
 	}
 }
 
-/* Read the head; -1 on a refusal (answered and recorded). */
+/* Does the policy name a plain http:// host (requests sent in clear)? */
+static int plain_hosts(const struct egress_conf *c)
+{
+	for (uint32_t i = 0; c->tls && i < c->pol->nhttp; i++)
+		if (c->pol->http[i].flags & CPOL_HTTP_PLAIN)
+			return 1;
+	return 0;
+}
+
+/* Read the head; -1 on a refusal (answered and recorded), 1 for a plain
+ * http request where the policy has plain http:// hosts. */
 static int head_read(int fd, char *buf, size_t *len, struct proxyreq *rq,
-    struct egress_shared *sh)
+    const struct egress_conf *c, struct egress_shared *sh)
 {
 	struct pollfd pf = { .fd = fd, .events = POLLIN };
 	uint64_t end = egress_now_ms() + EGRESS_HEAD_MS, t;
@@ -218,6 +246,8 @@ static int head_read(int fd, char *buf, size_t *len, struct proxyreq *rq,
 	}
 	if (e == PROXYREQ_OK)
 		return 0;
+	if (e == PROXYREQ_NOT_CONNECT && plain_hosts(c))
+		return 1;
 	head_refuse(fd, e, rq, sh);
 	return -1;
 }
@@ -375,6 +405,81 @@ static void relay(int a, int b, struct egress_shared *sh, const char *dest)
 	}
 }
 
+/* The HTTP host rq names, if the proxy ends its TLS: its index. */
+static int http_host(const struct egress_conf *c, const struct proxyreq *rq,
+    uint32_t *hi)
+{
+	const struct cpol *p = c->pol;
+
+	for (uint32_t i = 0; c->tls && !rq->literal && i < p->nhttp; i++)
+		if (p->http[i].port == rq->port && !(p->http[i].flags &
+		    CPOL_HTTP_PLAIN) && strcmp(p->http[i].host, rq->host) == 0) {
+			*hi = i;
+			return 1;
+		}
+	return 0;
+}
+
+/* A host with a credential or http rules: its TLS ended here (closes
+ * out).  0 when rq's host is tunnelled instead. */
+static int terminated(int fd, int out, const struct egress_conf *c,
+    const struct proxyreq *rq, size_t len, struct egress_shared *sh,
+    const char *dest)
+{
+	static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+	uint32_t hi;
+	void *u;
+
+	if (!http_host(c, rq, &hi))
+		return 0;
+	if (len > rq->head_len) {
+		/* TLS sent before the 200: nothing ends it here */
+		answer(fd, "400 Bad Request");
+		refuse(sh, dest, EGRESS_BAD_REQUEST);
+	} else if (proxyhttp_upstream(out, c, hi, &u) < 0) {
+		answer(fd, "502 Bad Gateway");
+		refuse(sh, dest, EGRESS_TLS_UPSTREAM);
+	} else if (write(fd, ok, sizeof(ok) - 1) == (ssize_t)sizeof(ok) - 1) {
+		proxyhttp_serve(fd, u, c, hi, sh, dest);
+	}
+	close(out);
+	return 1;
+}
+
+/* A plain http:// request: to a plain HTTP host the policy names, its
+ * rules checked (proxyhttp.c), or refused as any plain request is. */
+static void plain(int fd, const char *buf, size_t len,
+    const struct egress_conf *c, struct egress_shared *sh)
+{
+	struct sockaddr_storage addrs[EGRESS_ADDRS_MAX];
+	struct proxyreq rq;
+	char dest[EGRESS_DEST_MAX];
+	enum egress_why why;
+	uint32_t hi;
+	int n, out;
+
+	memset(&rq, 0, sizeof(rq));
+	if (proxyhttp_plain_host(c, buf, len, &hi, rq.host, sizeof(rq.host),
+	    &rq.port) < 0) {
+		head_refuse(fd, PROXYREQ_NOT_CONNECT, &rq, sh);
+		return;
+	}
+	/* A long name is cut to leave room for ":port". */
+	snprintf(dest, sizeof(dest), "%.*s:%u", (int)sizeof(dest) - 7,
+	    rq.host, (unsigned int)rq.port);
+	n = addresses(c, &rq, sh, addrs, &why);
+	out = n > 0 ? dial(addrs, n, rq.port) : -1;
+	if (out < 0) {
+		answer(fd, n > 0 ? "502 Bad Gateway" : "403 Forbidden");
+		refuse(sh, dest, n > 0 ? EGRESS_UNREACHABLE : why);
+		return;
+	}
+	if (c->observe)
+		seen(sh, &rq);
+	proxyhttp_plain(fd, out, c, hi, sh, dest, buf, len);
+	close(out);
+}
+
 /* One connection, in its own process. */
 static void serve(int fd, const struct egress_conf *c,
     struct egress_shared *sh)
@@ -390,8 +495,11 @@ static void serve(int fd, const struct egress_conf *c,
 	/* Small writes both ways go out at once (TLS handshakes). */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 
-	if (head_read(fd, buf, &len, &rq, sh) < 0)
+	if ((n = head_read(fd, buf, &len, &rq, c, sh)) != 0) {
+		if (n > 0)
+			plain(fd, buf, len, c, sh);
 		return;
+	}
 	snprintf(dest, sizeof(dest), rq.literal == 6 ? "[%s]:%u" : "%s:%u",
 	    rq.host, (unsigned int)rq.port);
 	/* Learn mode lets every request through, and records what it
@@ -410,6 +518,8 @@ static void serve(int fd, const struct egress_conf *c,
 	}
 	if (c->observe)
 		seen(sh, &rq);
+	if (terminated(fd, out, c, &rq, len, sh, dest))
+		return;
 	if (write(fd, ok, sizeof(ok) - 1) == (ssize_t)sizeof(ok) - 1 &&
 	    (len <= rq.head_len || write(out, buf + rq.head_len, len -
 	    rq.head_len) == (ssize_t)(len - rq.head_len)))
@@ -504,6 +614,7 @@ pid_t egress_start(int lfd, const struct egress_conf *c,
 	/* The proxy: only the listener, the shared page and /dev/null. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
 	    getppid() != parent || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 ||
 	    dup2(null_fd, 0) < 0 || dup2(null_fd, 1) < 0 ||
 	    dup2(null_fd, 2) < 0 || dup2(lfd, 3) < 0 ||
 	    syscall(SYS_close_range, 4, ~0U, 0) < 0)

@@ -38,6 +38,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tls.h"
 #include "landlock_compat.h"
 #include "plan.h"
 
@@ -587,8 +588,10 @@ pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen)
 		ln->private_tmp = ln->private_shm = 0;
 		pid = spawn(0, pidfd);
 	}
-	if (pid == 0)
+	if (pid == 0) {
+		tls_forget();  /* this copy of the credentials, before all */
 		child(ln);
+	}
 	if (pid < 0)
 		snprintf(err, errlen, "clone: %s", strerror(errno));
 	return pid;

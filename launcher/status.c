@@ -177,6 +177,11 @@ static void egress(struct out *o, const struct report *r)
 	for (i = 0; i < listed; i++) {
 		add(o, "%s{", i ? "," : "");
 		str(o, "dest", n->r[i].ready ? n->r[i].dest : "?");
+		if (n->r[i].ready && n->r[i].method[0]) {
+			/* an HTTP request the proxy read: what it asked */
+			str(o, "method", n->r[i].method);
+			str(o, "path", n->r[i].path);
+		}
 		add(o, "\"why\":\"%s\"}", egress_why_name(n->r[i].why));
 	}
 	add(o, "],\"network_refused_dropped\":%u,", n->refused - listed);

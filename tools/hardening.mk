@@ -45,7 +45,7 @@ endif
 # Fuzz harnesses.  FUZZ_ENGINE=libfuzzer links them with libFuzzer's main
 # (only in build-fuzz/, with FUZZ_CFLAGS); otherwise with driver.c.
 
-FUZZ_NAMES := blob bpf proxyreq auditrec
+FUZZ_NAMES := blob bpf proxyreq httpreq auditrec
 # The compiler harness needs the front end (compiler/build.mk).
 ifneq ($(COMPILER_LIB_OBJS),)
 FUZZ_NAMES += policy learn
@@ -83,6 +83,12 @@ $(BUILD)/fuzz/fuzz_bpf: $(FUZZ_OBJ)/fuzz_bpf.o $(FUZZ_OBJ)/fail.o \
 
 $(BUILD)/fuzz/fuzz_proxyreq: $(FUZZ_OBJ)/fuzz_proxyreq.o $(FUZZ_OBJ)/fail.o \
 		$(FUZZ_MAIN) $(BUILD)/launcher/proxyreq.o $(BUILD)/launcher/dns.o \
+		$(BUILD)/common/host.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
+
+$(BUILD)/fuzz/fuzz_httpreq: $(FUZZ_OBJ)/fuzz_httpreq.o $(FUZZ_OBJ)/fail.o \
+		$(FUZZ_MAIN) $(BUILD)/launcher/httpreq.o $(BUILD)/common/http.o \
 		$(BUILD)/common/host.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^

@@ -149,11 +149,26 @@ static void score_danger(struct audit_policy *a, const struct cpol *p)
  * own port (the one TCP rule to it, in the run's namespace). */
 static void host_cells(struct audit_policy *a, const struct cpol *p)
 {
-	char item[CPOL_MAX_HOSTNAME + 16];
+	char item[CPOL_MAX_HOSTNAME + 2 * CPOL_MAX_STR + 64];
+	size_t n;
 
-	for (uint32_t i = 0; i < p->nhosts; i++)
-		cell_add(a->network, reach_format(p->hosts[i].host,
-		    p->hosts[i].port, item, sizeof(item)));
+	for (uint32_t i = 0; i < p->nhosts; i++) {
+		reach_format(p->hosts[i].host, p->hosts[i].port, item,
+		    sizeof(item));
+		for (uint32_t j = 0; j < p->nhttp; j++) {
+			const struct cpol_http *h = &p->http[j];
+
+			if (h->port != p->hosts[i].port ||
+			    strcmp(h->host, p->hosts[i].host) != 0)
+				continue;
+			n = strlen(item);
+			snprintf(item + n, sizeof(item) - n, " (%s%s%s%s)",
+			    *h->credential ? "credential " : "",
+			    h->credential, *h->credential ? "; " : "",
+			    h->nrules ? "http rules" : "any request");
+		}
+		cell_add(a->network, item);
+	}
 }
 
 static void score_network(struct audit_policy *a, const struct cpol *p)

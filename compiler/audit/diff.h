@@ -79,6 +79,8 @@ int diff_syscalls(const struct cpol *old, const struct cpol *new,
     struct diff_list *out);
 int diff_network(const struct cpol *old, const struct cpol *new,
     struct diff_list *out);
+int diff_http(const struct cpol *old, const struct cpol *new,
+    struct diff_list *out);   /* diffhttp.c: credentials, HTTP rules */
 int diff_hosts(const struct cpol *old, const struct cpol *new,
     struct diff_list *out);
 

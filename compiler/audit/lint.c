@@ -59,6 +59,10 @@ static const struct lint_rule rules[] = {
 	{ "CL015", "terminal-ioctl", FINDING_ERROR,
 	  "an ioctl request the base refuses on purpose is allowed (TIOCSTI "
 	  "injects terminal input, TIOCLINUX drives the console)" },
+	{ "CL016", "credential-any-request", FINDING_WARNING,
+	  "a credential is added to any request to its host (no http rules)" },
+	{ "CL017", "credential-plain", FINDING_ERROR,
+	  "a credential goes to a plain http:// host, readable on the path" },
 };
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
 
@@ -670,7 +674,7 @@ int lint_run(const struct input *in, struct finding_list *out)
 	    check_net(in, out) < 0 || check_limits(in, out) < 0 ||
 	    check_run_bounds(in, out) < 0 ||
 	    check_layers(in, out) < 0 || check_loader(in, out) < 0 ||
-	    check_tty(in, out) < 0)
+	    check_tty(in, out) < 0 || lint_http(in, out) < 0)
 		return -1;
 	if (suppress(in, out) < 0)
 		return -1;

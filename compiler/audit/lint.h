@@ -25,6 +25,8 @@ const struct lint_rule *lint_rules(unsigned int *n);
  * Returns 0, or -1 on ENOMEM.
  */
 int lint_run(const struct input *in, struct finding_list *out);
+/* linthttp.c: CL016 and CL017, credentials on named hosts. */
+int lint_http(const struct input *in, struct finding_list *out);
 
 /* 1 if name is a syscall lint calls dangerous; *why a short reason. */
 int lint_dangerous(const char *name, const char **why);

@@ -429,6 +429,7 @@ int check_policy(const struct policy *p, struct diag *d, struct cpol *out,
 	command(&c, out);
 	preload(&c, out);
 	check_network(&c, out);
+	check_http(&c, out);
 	rules_lower(&c, out);
 	check_expect_all(&c, &e, &ne);
 	/* It compiles: say so, unless calls the base would name are let

@@ -90,6 +90,9 @@ int check_host(struct check_ctx *c, const struct ast_loc *loc,
 void check_exec(struct check_ctx *c, const struct cpol *out,
     const struct ast_loc *loc);
 
+/* checkhttp.c: credential and http statements (after check_network) */
+void check_http(struct check_ctx *c, struct cpol *out);
+
 /* checkexp.c */
 void check_expect_all(struct check_ctx *c, struct check_expect **out,
     unsigned int *n);

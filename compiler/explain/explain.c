@@ -25,6 +25,32 @@ static void meta(FILE *f, const struct cpol *p)
 		fprintf(f, "  blob sha256: %s\n", d);
 }
 
+/* The hosts the proxy speaks HTTP to: rules, credentials by name. */
+static void http(FILE *f, const struct cpol *p)
+{
+	uint32_t i, j;
+
+	if (p->nhttp)
+		fprintf(f, "  http (the proxy reads each request; refused ones "
+		    "get 403):\n");
+	for (i = 0; i < p->nhttp; i++) {
+		const struct cpol_http *h = &p->http[i];
+
+		fprintf(f, "    \"%s\":%u %s: ", h->host, h->port,
+		    h->flags & CPOL_HTTP_PLAIN ? "plain http" :
+		    "https, ended by the proxy");
+		if (!h->nrules)
+			fprintf(f, "any method and path");
+		for (j = 0; j < h->nrules; j++)
+			fprintf(f, "%s%s \"%s\"", j ? ", " : "",
+			    h->rules[j].method, h->rules[j].prefix);
+		if (*h->credential)
+			fprintf(f, "; credential %s as \"%s\"",
+			    h->credential, h->header);
+		fputc('\n', f);
+	}
+}
+
 static void layers(FILE *f, const struct cpol *p)
 {
 	uint32_t i;
@@ -47,6 +73,7 @@ static void layers(FILE *f, const struct cpol *p)
 			    p->hosts[i].host, p->hosts[i].port);
 		if (p->nhosts)
 			fputc('\n', f);
+		http(f, p);
 	} else {
 		fprintf(f, "  network: off\n");
 	}

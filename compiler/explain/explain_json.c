@@ -98,6 +98,56 @@ static void hosts(FILE *f, int *first, const struct cpol *p)
 	fputc(']', f);
 }
 
+static void http_rules(FILE *f, const struct cpol_http *h)
+{
+	uint32_t j;
+	int one = 1;
+
+	json_key(f, "rules");
+	fputc('[', f);
+	for (j = 0; j < h->nrules; j++) {
+		int k = 1;
+
+		json_sep(f, &one);
+		fputc('{', f);
+		kv_str(f, &k, "method", h->rules[j].method);
+		kv_str(f, &k, "prefix", h->rules[j].prefix);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+/* "http": [{"host","port","plain","credential","header","rules"}];
+ * credential and header null when none, rules [] for any request. */
+static void http(FILE *f, int *first, const struct cpol *p)
+{
+	uint32_t i;
+	int one = 1;
+
+	if (!p->nhttp)
+		return;
+	json_sep(f, first);
+	json_key(f, "http");
+	fputc('[', f);
+	for (i = 0; i < p->nhttp; i++) {
+		const struct cpol_http *h = &p->http[i];
+		int k = 1;
+
+		json_sep(f, &one);
+		fputc('{', f);
+		kv_str(f, &k, "host", h->host);
+		kv_u64(f, &k, "port", h->port);
+		kv_bool(f, &k, "plain", h->flags & CPOL_HTTP_PLAIN);
+		kv_str(f, &k, "credential", *h->credential ? h->credential :
+		    NULL);
+		kv_str(f, &k, "header", *h->header ? h->header : NULL);
+		json_sep(f, &k);
+		http_rules(f, h);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
 static void layers(FILE *f, const struct cpol *p, int *top)
 {
 	int first = 1;
@@ -113,6 +163,7 @@ static void layers(FILE *f, const struct cpol *p, int *top)
 	ports(f, &first, p, "connect", CPOL_NET_CONNECT);
 	ports(f, &first, p, "bind", CPOL_NET_BIND);
 	hosts(f, &first, p);
+	http(f, &first, p);
 	kv_bool(f, &first, "private_tmp", p->flags & CPOL_F_PRIVATE_TMP);
 	kv_bool(f, &first, "private_shm", p->flags & CPOL_F_PRIVATE_SHM);
 	kv_bool(f, &first, "best_effort_private",

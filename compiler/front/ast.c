@@ -148,6 +148,7 @@ void ast_stmt_free(struct ast_stmt *s)
 		next = s->next;
 		free(s->name);
 		ast_val_free(s->val);
+		ast_val_free(s->aux);
 		ast_val_free(s->action.errno_val);
 		ast_item_free(s->items);
 		free(s);

@@ -89,6 +89,7 @@ enum ast_kind {
 	AST_BEST_EFFORT, AST_DEFAULT, AST_GROUP, AST_RULE, AST_PATH,
 	AST_PRIVATE, AST_NETWORK, AST_LIMIT, AST_TIMEOUT, AST_OUTPUT,
 	AST_ENV_KEEP, AST_ENV_SET, AST_COMMAND, AST_EXPECT, AST_PRELOAD,
+	AST_CREDENTIAL, AST_HTTP,
 };
 
 /* Statement flags. */
@@ -99,6 +100,7 @@ enum ast_kind {
 #define AST_F_NET_CONNECT 0x10
 #define AST_F_NET_BIND 0x20
 #define AST_F_ALSO 0x40       /* ACTION also ...: adds to included rules */
+#define AST_F_PLAIN 0x80      /* http plain: the run speaks http:// */
 
 enum ast_expect_kind {
 	AST_E_SYSCALL = 1,      /* expect ACTION syscall[(args)] */
@@ -115,6 +117,8 @@ enum ast_expect_kind {
  *   name flags(REQUIRED)
  *   TIMEOUT/OUTPUT val  ENV_KEEP items  ENV_SET items(value)
  *   COMMAND val(words)  EXPECT ekind action items | name val | flags val
+ *   CREDENTIAL name(the value's name) aux(header) val(dests)
+ *   HTTP val(dest) items(method, value: prefix) flags(PLAIN)
  * file is the include instance the statement was read from (parse.c).
  */
 struct ast_stmt {
@@ -124,6 +128,7 @@ struct ast_stmt {
 	char *name;
 	struct ast_loc name_loc;
 	struct ast_val *val;
+	struct ast_val *aux;      /* a second value: a credential's header */
 	struct ast_action action;
 	struct ast_item *items;
 	int flags;

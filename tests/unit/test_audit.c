@@ -256,6 +256,8 @@ static void mutate(struct cpol *b, unsigned int t)
 	static struct cpol_host host_m[] = { { "api.example.org", 443 },
 		{ "*.example.net", 443 } };
 	static char *preload_m[] = { "json", "csv", NULL };
+	static struct cpol_http http_m[] = { { "api.example.org", 443, 0,
+		"TOKEN", "Authorization: Bearer {}", NULL, 0 } };
 
 	switch (t) {
 	case CPOL_S_META: b->description = "other"; break;
@@ -273,6 +275,7 @@ static void mutate(struct cpol *b, unsigned int t)
 	case CPOL_S_RULES: b->default_action = 0x00050001u; break;
 	case CPOL_S_HOSTS: b->hosts = host_m; b->nhosts = 2; break;
 	case CPOL_S_PRELOAD: b->preload = preload_m; b->npreload = 2; break;
+	case CPOL_S_HTTP: b->http = http_m; b->nhttp = 1; break;
 	default: fail_msg("no change written for blob section %u", t);
 	}
 }

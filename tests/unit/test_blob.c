@@ -513,6 +513,65 @@ static void test_section_lengths(void **state)
 }
 
 /* man/cordon.cpol.5 states the limits and the version of cpol.h. */
+/* The HTTP section: written and read back the same, and each rule the
+ * reader enforces on it refused (a writer's check is the reader). */
+static void test_http(void **state)
+{
+	static struct cpol_host hosts[] = { { (char *)"a.example.org", 443 },
+		{ (char *)"b.example.org", 80 } };
+	static struct cpol_http_rule rules[] = {
+		{ (char *)"GET", (char *)"/v1/" },
+		{ (char *)"POST", (char *)"/v1/search" } };
+	static struct cpol_http http[] = {
+		{ (char *)"a.example.org", 443, 0, (char *)"TOKEN",
+		  (char *)"Authorization: Bearer {}", rules, 2 },
+		{ (char *)"b.example.org", 80, CPOL_HTTP_PLAIN, (char *)"",
+		  (char *)"", NULL, 0 } };
+	struct cpol p, q;
+	uint8_t *b, *again;
+	size_t len, alen;
+
+	(void)state;
+	sample(&p);
+	p.flags |= CPOL_F_NET_HOSTS;
+	p.hosts = hosts;
+	p.nhosts = 2;
+	p.http = http;
+	p.nhttp = 2;
+	assert_int_equal(cpol_write(&p, &b, &len, err, sizeof(err)), 0);
+	assert_int_equal(cpol_read(b, len, &q, err, sizeof(err)), 0);
+	assert_int_equal(q.nhttp, 2);
+	assert_string_equal(q.http[0].credential, "TOKEN");
+	assert_string_equal(q.http[0].rules[1].prefix, "/v1/search");
+	assert_int_equal(q.http[1].flags, CPOL_HTTP_PLAIN);
+	assert_true(cpol_http_allows(&q.http[0], "GET", "/v1/x?y=1"));
+	assert_false(cpol_http_allows(&q.http[0], "GET", "/v2/x"));
+	assert_false(cpol_http_allows(&q.http[0], "GET", "/v1/../admin"));
+	assert_false(cpol_http_allows(&q.http[0], "GET", "/v1/%2e%2e/x"));
+	assert_false(cpol_http_allows(&q.http[0], "DELETE", "/v1/x"));
+	assert_true(cpol_http_allows(&q.http[1], "DELETE", "/x"));
+	assert_int_equal(cpol_write(&q, &again, &alen, err, sizeof(err)), 0);
+	assert_int_equal(alen, len);
+	assert_memory_equal(again, b, len);
+	free(again);
+	free(b);
+	cpol_free(&q);
+	/* each refused by the writer's own read-back */
+	http[0].header = (char *)"Authorization: Bearer";
+	assert_int_equal(cpol_write(&p, &b, &len, err, sizeof(err)), -1);
+	http[0].header = (char *)"Authorization: Bearer {}";
+	rules[0].prefix = (char *)"/v1/../x";
+	assert_int_equal(cpol_write(&p, &b, &len, err, sizeof(err)), -1);
+	rules[0].prefix = (char *)"/v1/";
+	http[1].port = 81;     /* no host rule names it */
+	assert_int_equal(cpol_write(&p, &b, &len, err, sizeof(err)), -1);
+	assert_string_equal(err, "an http host that no host rule names");
+	http[1].port = 80;
+	http[1].credential = (char *)"TOKEN";   /* without its header */
+	assert_int_equal(cpol_write(&p, &b, &len, err, sizeof(err)), -1);
+	http[1].credential = (char *)"";
+}
+
 static void test_man_page(void **state)
 {
 	static const struct { const char *name; unsigned long v; } limits[] = {
@@ -525,6 +584,11 @@ static void test_man_page(void **state)
 		{ "CPOL_MAX_ARGV", CPOL_MAX_ARGV },
 		{ "CPOL_MAX_RULES", CPOL_MAX_RULES },
 		{ "CPOL_MAX_CONDS", CPOL_MAX_CONDS },
+		{ "CPOL_MAX_HTTP", CPOL_MAX_HTTP },
+		{ "CPOL_MAX_HTTP_RULES", CPOL_MAX_HTTP_RULES },
+		{ "CPOL_MAX_HTTP_METHOD", CPOL_MAX_HTTP_METHOD },
+		{ "CPOL_MAX_HTTP_PREFIX", CPOL_MAX_HTTP_PREFIX },
+		{ "CPOL_MAX_HTTP_HEADER", CPOL_MAX_HTTP_HEADER },
 	};
 	char *page = calloc(1, 65536), want[128];
 	FILE *f = fopen("man/cordon.cpol.5", "r");
@@ -568,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_sections),
 		cmocka_unit_test(test_missing_section),
 		cmocka_unit_test(test_section_lengths),
+		cmocka_unit_test(test_http),
 		cmocka_unit_test(test_man_page),
 	};
 

@@ -11,7 +11,9 @@
  * an unhindered compile.  Each k runs in a child (a hang is a failure).
  * libseccomp's own allocations are left alone: it loops forever when one
  * fails (a libseccomp bug, not ours).  CORDON_OOM_STEP=N
- * tries every N-th call only.
+ * tries every N-th call only; CORDON_OOM_POLICY=PATH compiles another
+ * policy (tests/golden/ok/credential.policy: the credential and http
+ * statements).
  */
 #include <dlfcn.h>
 #include <malloc.h>
@@ -111,7 +113,8 @@ static int one(long k, uint8_t **blob, size_t *len, unsigned int *nexp)
 	failed = 0;
 	armed_at = k;
 	calls = 0;
-	r = compile_source(POLICY, &opts, &pol, &map);
+	r = compile_source(getenv("CORDON_OOM_POLICY") ?
+	    getenv("CORDON_OOM_POLICY") : POLICY, &opts, &pol, &map);
 	calls_done = calls;
 	calls = -1;
 	if (r < 0)

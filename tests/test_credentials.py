@@ -1,0 +1,553 @@
+"""Credentials the run uses but never sees, and HTTP rules for named
+hosts (issue 29).  A stand-in HTTPS upstream on loopback with its own CA
+(made here with the openssl CLI) is given to cordon's proxy by the
+test-only --upstream-ca, and its name mapped with --resolve: the proxy
+ends the run's TLS with a certificate from the run's own CA, checks each
+request against the policy's http rules, adds the credential's header and
+forwards it.  The snippet looks for the secret everywhere it can reach
+and must not find it.  Runs as root and as uid 65534 (tests/run-pytest.sh)."""
+import json
+import os
+import shutil
+import socket
+import ssl
+import subprocess
+import tempfile
+import threading
+
+import pytest
+
+import workload_util as wu
+
+NAME = "api.example.org"          # credential and http rules
+TUNNEL = "tunnel.example.org"     # named, neither: a plain CONNECT tunnel
+SECRET = "s3cr3t-Zq8x-credential-value-71"
+BODY = b"upstream-ok"
+
+
+@pytest.fixture(scope="module")
+def upstream_ca(tmp_path_factory):
+    """The stand-in's own CA, and one certificate for both names."""
+    d = tmp_path_factory.mktemp("upca")
+    os.chmod(d, 0o755)
+    run = lambda *a: subprocess.run(["openssl", *a], capture_output=True)  # noqa: E731
+    p = run("req", "-x509", "-newkey", "ec", "-pkeyopt",
+            "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj",
+            "/CN=stand-in CA", "-addext", "basicConstraints=critical,CA:TRUE",
+            "-addext", "keyUsage=critical,keyCertSign",
+            "-keyout", str(d / "ca.key"), "-out", str(d / "ca.pem"))
+    if p.returncode != 0:
+        pytest.skip("openssl cannot make a CA: %s" % p.stderr)
+    (d / "ext").write_text("subjectAltName=DNS:%s,DNS:%s\n" % (NAME, TUNNEL))
+    p = run("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+            "-nodes", "-subj", "/CN=" + NAME, "-keyout", str(d / "key.pem"),
+            "-out", str(d / "req.pem"))
+    p2 = run("x509", "-req", "-in", str(d / "req.pem"), "-CA",
+             str(d / "ca.pem"), "-CAkey", str(d / "ca.key"),
+             "-CAcreateserial", "-days", "1", "-extfile", str(d / "ext"),
+             "-out", str(d / "cert.pem"))
+    if p.returncode or p2.returncode:
+        pytest.skip("openssl cannot sign: %s %s" % (p.stderr, p2.stderr))
+    for f in d.iterdir():
+        os.chmod(f, 0o644)
+    return d
+
+
+class Upstream:
+    """HTTPS on 127.0.0.1: records each request head it gets; answers a
+    fixed body (never echoes what it got)."""
+
+    def __init__(self, d):
+        self.ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.ctx.load_cert_chain(str(d / "cert.pem"), str(d / "key.pem"))
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.heads = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+
+    def one(self, c):
+        c.settimeout(10)
+        with self.ctx.wrap_socket(c, server_side=True) as t:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                d = t.recv(65536)
+                if not d:
+                    return
+                data += d
+            head = data.split(b"\r\n\r\n")[0].decode("latin-1")
+            self.heads.append(head)
+            t.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n"
+                      b"Connection: close\r\n\r\n%s" % (len(BODY), BODY))
+
+    def serve(self):
+        while not self.stop.is_set():
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                continue
+            try:
+                self.one(c)
+            except (OSError, ssl.SSLError):
+                c.close()
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join(2)
+        self.sock.close()
+
+
+POLICY = '''include "base/python.policy";
+policy "cred_test";
+network connect "%(name)s":%(port)d, "%(tunnel)s":%(port)d;
+credential "CORDON_TEST_TOKEN" header "Authorization: Bearer {}"
+    for "%(name)s":%(port)d;
+http "%(name)s":%(port)d GET "/v1/", POST "/v1/search";
+'''
+
+SNIPPET = r'''
+import gc, json, os, ssl, sys, urllib.request, urllib.error
+name, tunnel, port, secret_hint = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+out = {"seen": []}
+texts = []
+
+def fetch(host, path, method="GET", data=None, headers=None, ctx=None):
+    req = urllib.request.Request("https://%s:%d%s" % (host, port, path),
+                                 data=data, method=method,
+                                 headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=15, context=ctx) as r:
+            body = r.read().decode("latin-1")
+            texts.append(str(r.headers) + body)
+            return "%d %s" % (r.status, body)
+    except urllib.error.HTTPError as e:
+        body = e.read().decode("latin-1")
+        texts.append(str(e) + str(e.headers) + body)
+        return "%d %s" % (e.code, body.strip())
+    except Exception as e:
+        texts.append(repr(e))
+        return "error %r" % (e,)
+
+out["get"] = fetch(name, "/v1/query?q=1")
+out["post"] = fetch(name, "/v1/search", "POST", b'{"q": 1}',
+                    {"Content-Type": "application/json"})
+out["own_auth"] = fetch(name, "/v1/own", headers={"Authorization": "Bearer mine"})
+out["bad_method"] = fetch(name, "/v1/query", "DELETE")
+out["bad_path"] = fetch(name, "/admin/users")
+out["dotdot"] = fetch(name, "/v1/../admin")
+out["big_head"] = fetch(name, "/v1/query", headers={"X-Big": "a" * 20000})
+out["tunnel"] = fetch(tunnel, "/x", ctx=ssl.create_default_context(cafile="upstream-ca.pem"))
+
+# Look for the credential everywhere the run can read.
+def look(where, data):
+    if isinstance(data, str):
+        data = data.encode("latin-1", "replace")
+    if secret_hint.encode() in data:
+        out["seen"].append(where)
+
+look("environ", json.dumps(dict(os.environ)))
+for t in texts:
+    look("answers", t)
+try:
+    pids = [p for p in os.listdir("/proc") if p.isdigit()]
+except OSError:
+    pids = []
+for pid in pids + ["self", "1", str(os.getppid())] + [str(n) for n in range(1, 64)]:
+    for f in ("environ", "cmdline", "status"):
+        try:
+            with open("/proc/%s/%s" % (pid, f), "rb") as fh:
+                look("/proc/%s/%s" % (pid, f), fh.read())
+        except OSError:
+            pass
+for top in (os.getcwd(), "/tmp", "/dev/shm"):
+    for root, dirs, files in os.walk(top, onerror=lambda e: None):
+        for f in files:
+            try:
+                with open(os.path.join(root, f), "rb") as fh:
+                    look(os.path.join(root, f), fh.read())
+            except OSError:
+                pass
+# its own memory: every readable anonymous or heap mapping, through
+# ctypes (/proc/self/mem may be refused by the policy)
+import ctypes
+try:
+    n = 0
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            f = line.split()
+            lo, hi = (int(x, 16) for x in f[0].split("-"))
+            path = f[5] if len(f) > 5 else ""
+            if "r" not in f[1] or path.startswith("[v") or \
+                    (path and not path.startswith("[")) or hi - lo > 1 << 30:
+                continue
+            look("memory", ctypes.string_at(lo, hi - lo))
+            n += 1
+    out["memory_read"] = n > 0
+except OSError as e:
+    out["memory_read"] = repr(e)
+for o in gc.get_objects():
+    if isinstance(o, (str, bytes)) and len(o) < 1 << 20:
+        look("objects", o)
+print(json.dumps(out))
+'''
+
+
+def _setup(tmp_path, cordonc_bin, src_dir, port):
+    pol = tmp_path / "cred.policy"
+    pol.write_text(POLICY % {"name": NAME, "tunnel": TUNNEL, "port": port})
+    blob = wu.compile_policy(cordonc_bin, pol, tmp_path / "cred.cpol",
+                             include_dirs=[src_dir / "policies"])
+    work = tmp_path / "work"
+    work.mkdir()
+    return blob, work
+
+
+def _extra(ca, *more):
+    return ["--resolve", NAME + ":127.0.0.1", "--resolve",
+            TUNNEL + ":127.0.0.1", "--upstream-ca", str(ca / "ca.pem"),
+            *more]
+
+
+def _secret_file(tmp_path):
+    f = tmp_path / "token"
+    f.write_text(SECRET + "\n")
+    os.chmod(f, 0o600)
+    return f
+
+
+def test_credential_added_never_seen(upstream_ca, cordon_bin, cordonc_bin,
+                                     src_dir, tmp_path):
+    with Upstream(upstream_ca) as up:
+        blob, work = _setup(tmp_path, cordonc_bin, src_dir, up.port)
+        shutil.copy(upstream_ca / "ca.pem", work / "upstream-ca.pem")
+        tok = _secret_file(tmp_path)
+        # the snippet's hint is the secret's second half only: the
+        # whole value is nowhere in its argv
+        hint = SECRET[len(SECRET) // 2:]
+        r = wu.run_cordon(cordon_bin, blob, SNIPPET, work,
+                          args=(NAME, TUNNEL, up.port, hint), timeout=180,
+                          extra=_extra(upstream_ca, "--credential",
+                                       "CORDON_TEST_TOKEN=@%s" % tok))
+        heads = list(up.heads)
+    assert r.returncode == 0, r.describe()
+    got = r.json()
+    assert got["seen"] == [], got
+    # its mappings read through ctypes, or /proc/self/maps refused by the
+    # policy (then its objects, gc's, are what was searched)
+    assert got["memory_read"] is True or \
+        got["memory_read"].startswith("PermissionError"), got
+    # the header arrived, once per allowed request, and only there
+    with_cred = [h for h in heads if "Authorization: Bearer " + SECRET in h]
+    assert len(with_cred) == 3, heads
+    assert got["get"] == "200 " + BODY.decode(), got
+    assert got["post"] == "200 " + BODY.decode(), got
+    assert got["own_auth"] == "200 " + BODY.decode(), got
+    assert not any("Bearer mine" in h for h in heads), heads
+    assert all(h.count("Authorization") <= 1 for h in heads), heads
+    # a host with neither: tunnelled end to end, no header added
+    assert got["tunnel"] == "200 " + BODY.decode(), got
+    tunneled = [h for h in heads if ("Host: %s" % TUNNEL) in h]
+    assert tunneled and "Authorization" not in tunneled[0], heads
+    # refusals: 403 (431 for the head), listed with method and path
+    assert got["bad_method"].startswith("403"), got
+    assert got["bad_path"].startswith("403"), got
+    assert got["dotdot"].startswith("403") or \
+        got["dotdot"].startswith("200"), got   # a client may fold ..
+    assert got["big_head"].startswith("431"), got
+    st = r.status
+    refused = [(e.get("method"), e.get("path"), e["why"])
+               for e in st["network_refused"]]
+    assert ("DELETE", "/v1/query",
+            "not a method and path the policy allows") in refused, refused
+    assert ("GET", "/admin/users",
+            "not a method and path the policy allows") in refused, refused
+    assert any(w == "request head too long" for _, _, w in refused), refused
+    # nowhere in what cordon wrote
+    for text in (r.stdout, r.stderr, json.dumps(st)):
+        assert SECRET not in text
+    for root, _, files in os.walk(work):
+        for f in files:
+            assert SECRET.encode() not in \
+                open(os.path.join(root, f), "rb").read(), f
+
+
+def test_credential_from_environment(upstream_ca, cordon_bin, cordonc_bin,
+                                     src_dir, tmp_path):
+    """--credential NAME: the value from cordon's own environment, never
+    in the run's, and wiped from cordon's (its /proc/PID/environ) once
+    read; one credential bound to two hosts reaches both."""
+    import time
+    snippet = ("import os, sys, time, urllib.request\n"
+               "assert 'CORDON_TEST_TOKEN' not in os.environ\n"
+               "for h in sys.argv[1:3]:\n"
+               "    with urllib.request.urlopen('https://%s:%s/v1/x' % "
+               "(h, sys.argv[3]), timeout=15) as r:\n"
+               "        print(r.status, flush=True)\n"
+               "time.sleep(3)\n")
+    with Upstream(upstream_ca) as up:
+        pol = tmp_path / "two.policy"
+        pol.write_text(POLICY.replace(
+            'for "%(name)s":%(port)d;',
+            'for "%(name)s":%(port)d, "%(tunnel)s":%(port)d;') %
+            {"name": NAME, "tunnel": TUNNEL, "port": up.port})
+        blob = wu.compile_policy(cordonc_bin, pol, tmp_path / "two.cpol",
+                                 include_dirs=[src_dir / "policies"])
+        work = tmp_path / "work"
+        work.mkdir()
+        env = dict(os.environ, CORDON_TEST_TOKEN=SECRET)
+        snip = tmp_path / "s.py"
+        snip.write_text(snippet)
+        p = subprocess.Popen([str(cordon_bin), "--workdir", str(work),
+                              *_extra(upstream_ca, "--credential",
+                                      "CORDON_TEST_TOKEN"),
+                              str(blob), str(snip), NAME, TUNNEL,
+                              str(up.port)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=env, stdin=subprocess.DEVNULL)
+        time.sleep(1.5)
+        try:
+            with open("/proc/%d/environ" % p.pid, "rb") as f:
+                cordon_env = f.read()
+        except PermissionError:
+            # cordon is non-dumpable: only root reads its /proc entries
+            cordon_env = None
+        out, err = p.communicate(timeout=120)
+        heads = list(up.heads)
+    assert p.returncode == 0, (out, err)
+    assert out.split() == ["200", "200"], (out, err)
+    if cordon_env is not None:
+        assert SECRET.encode() not in cordon_env
+        assert b"CORDON_TEST_TOKEN=" in cordon_env
+    else:
+        assert os.geteuid() != 0
+    assert sum("Authorization: Bearer " + SECRET in h for h in heads) == 2, \
+        heads
+
+
+@pytest.mark.parametrize("case", ["missing", "unknown", "empty", "newline",
+                                  "nofile"])
+def test_bad_credential_refuses_to_run(case, upstream_ca, cordon_bin,
+                                       cordonc_bin, src_dir, tmp_path):
+    blob, work = _setup(tmp_path, cordonc_bin, src_dir, 4443)
+    env = dict(os.environ)
+    env.pop("CORDON_TEST_TOKEN", None)
+    f = tmp_path / "v"
+    extra = {
+        "missing": [],
+        "unknown": ["--credential", "CORDON_TEST_TOKEN", "--credential",
+                    "OTHER"],
+        "empty": ["--credential", "CORDON_TEST_TOKEN=@%s" % f],
+        "newline": ["--credential", "CORDON_TEST_TOKEN=@%s" % f],
+        "nofile": ["--credential", "CORDON_TEST_TOKEN=@%s" % (tmp_path / "no")],
+    }[case]
+    f.write_text({"empty": "", "newline": SECRET + "\nsecond line\n"}.get(
+        case, ""))
+    env["CORDON_TEST_TOKEN"] = SECRET
+    if case == "missing":
+        env.pop("CORDON_TEST_TOKEN")
+    snip = tmp_path / "s.py"
+    snip.write_text("print('ran')\n")
+    p = subprocess.run([str(cordon_bin), "--workdir", str(work),
+                        *_extra(upstream_ca, *extra), str(blob), str(snip)],
+                       capture_output=True, text=True, env=env, timeout=60,
+                       stdin=subprocess.DEVNULL)
+    assert p.returncode == 125, (p.stdout, p.stderr)
+    assert "ran" not in p.stdout
+    assert "credential" in p.stderr, p.stderr
+    assert SECRET not in p.stderr and "second line" not in p.stderr
+    if case == "missing":
+        assert "no value was given" in p.stderr, p.stderr
+    if case == "unknown":
+        assert "binds no credential of that name" in p.stderr, p.stderr
+
+
+def test_upstream_not_verified_is_refused(upstream_ca, cordon_bin,
+                                          cordonc_bin, src_dir, tmp_path):
+    """Without --upstream-ca the stand-in's certificate is checked against
+    the system's CA store, which does not know it: 502, recorded, and the
+    credential never sent."""
+    snippet = ("import sys, urllib.request, urllib.error\n"
+               "try:\n"
+               "    urllib.request.urlopen('https://%s:%s/v1/x' % "
+               "(sys.argv[1], sys.argv[2]), timeout=15)\n"
+               "    print('reached')\n"
+               "except Exception as e:\n"
+               "    print('refused', e)\n")
+    with Upstream(upstream_ca) as up:
+        blob, work = _setup(tmp_path, cordonc_bin, src_dir, up.port)
+        tok = _secret_file(tmp_path)
+        r = wu.run_cordon(cordon_bin, blob, snippet, work,
+                          args=(NAME, up.port), timeout=120,
+                          extra=["--resolve", NAME + ":127.0.0.1",
+                                 "--credential",
+                                 "CORDON_TEST_TOKEN=@%s" % tok])
+        heads = list(up.heads)
+    assert r.returncode == 0, r.describe()
+    assert "refused" in r.stdout and "reached" not in r.stdout, r.stdout
+    assert heads == [], heads
+    whys = [e["why"] for e in r.status["network_refused"]]
+    assert any(w.startswith("upstream TLS failed") for w in whys), whys
+
+
+class PlainUpstream(Upstream):
+    """The same, in clear (http://)."""
+
+    def __init__(self):
+        self.ctx = None
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.heads = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+
+    def one(self, c):
+        c.settimeout(10)
+        with c:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                d = c.recv(65536)
+                if not d:
+                    return
+                data += d
+            self.heads.append(data.split(b"\r\n\r\n")[0].decode("latin-1"))
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n"
+                      b"Connection: close\r\n\r\n%s" % (len(BODY), BODY))
+
+
+PLAIN = "plain.example.org"
+
+
+def test_plain_http_host_forwarded(cordon_bin, cordonc_bin, src_dir,
+                                   tmp_path):
+    """http plain: the run's http:// requests (absolute-form, through
+    HTTP_PROXY) checked by the same rules, sent in origin-form with the
+    credential's header; a plain request to any other host refused."""
+    snippet = r'''
+import json, sys, urllib.request, urllib.error
+name, port = sys.argv[1], int(sys.argv[2])
+out = {}
+for k, url in (("ok", "http://%s:%d/v1/q?x=1" % (name, port)),
+               ("path", "http://%s:%d/admin" % (name, port)),
+               ("other", "http://other.example.org:%d/v1/q" % port)):
+    try:
+        with urllib.request.urlopen(url, timeout=15) as r:
+            out[k] = "%d %s" % (r.status, r.read().decode())
+    except urllib.error.HTTPError as e:
+        out[k] = "%d" % e.code
+    except Exception as e:
+        out[k] = "error %r" % e
+print(json.dumps(out))
+'''
+    with PlainUpstream() as up:
+        pol = tmp_path / "plain.policy"
+        pol.write_text('include "base/python.policy";\npolicy "plain";\n'
+                       'network connect "%s":%d;\n'
+                       'credential "CORDON_TEST_TOKEN" header "X-Key: {}" '
+                       'for "%s":%d;\n'
+                       'http plain "%s":%d GET "/v1/";\n'
+                       % (PLAIN, up.port, PLAIN, up.port, PLAIN, up.port))
+        blob = wu.compile_policy(cordonc_bin, pol, tmp_path / "plain.cpol",
+                                 include_dirs=[src_dir / "policies"])
+        work = tmp_path / "w"
+        work.mkdir()
+        tok = _secret_file(tmp_path)
+        r = wu.run_cordon(cordon_bin, blob, snippet, work,
+                          args=(PLAIN, up.port), timeout=120,
+                          extra=["--resolve", PLAIN + ":127.0.0.1",
+                                 "--credential",
+                                 "CORDON_TEST_TOKEN=@%s" % tok])
+        heads = list(up.heads)
+    assert r.returncode == 0, r.describe()
+    got = r.json()
+    assert got["ok"] == "200 " + BODY.decode(), got
+    assert got["path"] == "403", got
+    assert got["other"] != "200 " + BODY.decode(), got
+    assert len(heads) == 1, heads
+    assert heads[0].startswith("GET /v1/q?x=1 HTTP/1.1\r\n"), heads
+    assert "X-Key: " + SECRET in heads[0], heads
+    assert "Proxy-Connection" not in heads[0], heads
+    refused = [(e["dest"], e.get("method"), e.get("path"), e["why"])
+               for e in r.status["network_refused"]]
+    assert ("%s:%d" % (PLAIN, up.port), "GET", "/admin",
+            "not a method and path the policy allows") in refused, refused
+    assert ("(plain http)", None, None, "not a CONNECT request") in \
+        refused, refused
+    assert SECRET not in r.stdout + r.stderr + json.dumps(r.status)
+
+
+def test_tools_see_the_credential(cordonc_bin, src_dir, tmp_path):
+    """explain, lint, audit and diff name which host gets which
+    credential; the value is never in the blob."""
+    blob, _ = _setup(tmp_path, cordonc_bin, src_dir, 4443)
+    ex = subprocess.run([str(cordonc_bin), "explain", "--json", str(blob)],
+                        capture_output=True, text=True, check=True)
+    http = json.loads(ex.stdout)["layers"]["http"]
+    assert http == [{"host": NAME, "port": 4443, "plain": False,
+                     "credential": "CORDON_TEST_TOKEN",
+                     "header": "Authorization: Bearer {}",
+                     "rules": [{"method": "GET", "prefix": "/v1/"},
+                               {"method": "POST", "prefix": "/v1/search"}]}]
+    audit = subprocess.run([str(cordonc_bin), "audit", "-I",
+                            str(src_dir / "policies"),
+                            str(tmp_path / "cred.policy")],
+                           capture_output=True, text=True)
+    assert "credential CORDON_TEST_TOKEN" in audit.stdout, audit.stdout
+    old = tmp_path / "old.policy"
+    old.write_text((tmp_path / "cred.policy").read_text().replace(
+        ', POST "/v1/search"', ""))
+    d = subprocess.run([str(cordonc_bin), "diff", "-I",
+                        str(src_dir / "policies"), str(old),
+                        str(tmp_path / "cred.policy")],
+                       capture_output=True, text=True)
+    assert d.returncode == 1, d.stdout
+    assert '+ http %s:4443: POST "/v1/search" added' % NAME in d.stdout, \
+        d.stdout
+
+
+def test_learn_records_hosts_without_credentials(upstream_ca, cordonc_bin,
+                                                 cordon_bin, src_dir,
+                                                 tmp_path):
+    """Learn mode: the host a sample reached is named (network connect),
+    with no credential or http rule invented for it."""
+    import test_learn
+    test_learn.ns_or_skip()
+    d = tempfile.mkdtemp(prefix="cordon-cred-ca-", dir="/var/tmp")
+    os.chmod(d, 0o755)
+    ca = os.path.join(d, "ca.pem")
+    shutil.copy(str(upstream_ca / "ca.pem"), ca)
+    os.chmod(ca, 0o644)
+    try:
+        with Upstream(upstream_ca) as up:
+            base = tmp_path / "base.policy"
+            base.write_text('include "base/python.policy";\n'
+                            'policy "base";\n')
+            sample = tmp_path / "fetch.py"
+            sample.write_text(
+                "import ssl, urllib.request\n"
+                "ctx = ssl.create_default_context(cafile=%r)\n"
+                "with urllib.request.urlopen('https://%s:%d/x', "
+                "context=ctx, timeout=10) as r:\n"
+                "    print(r.read().decode())\n" % (ca, TUNNEL, up.port))
+            out = tmp_path / "learned.policy"
+            r = subprocess.run([str(cordonc_bin), "learn", "-I",
+                                str(src_dir / "policies"), "--cordon",
+                                str(cordon_bin), "-o", str(out), "--hosts",
+                                "--resolve", "%s:127.0.0.1" % TUNNEL,
+                                str(base), str(sample)],
+                               capture_output=True, text=True, timeout=300)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    text = out.read_text() if out.exists() else ""
+    assert r.returncode == 0, (r.stderr, text)
+    assert '"%s":%d' % (TUNNEL, up.port) in text, text
+    assert "credential" not in text and "\nhttp " not in text, text
