@@ -144,6 +144,11 @@ enum cpol_net_kind { CPOL_NET_CONNECT = 1, CPOL_NET_BIND = 2 };
  *        127.0.0.1:CPOL_PROXY_PORT inside its own network namespace.
  */
 #define CPOL_PROXY_PORT 3128
+/* Where a policy with an HTTP section (credentials, http rules) has its
+ * run's CA bundle: the proxy's CA for this run, then the system's, in
+ * the workdir (SSL_CERT_FILE and the like name it); cordon writes it,
+ * the client does not return it as an output. */
+#define CPOL_CA_BUNDLE_NAME ".cordon-ca.pem"
 struct cpol_host {
 	char *host;
 	uint16_t port;

@@ -123,7 +123,7 @@ int command_proxy_env(char ***envp, const char *workdir)
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u", CPOL_PROXY_PORT);
 	snprintf(ca, sizeof(ca), "%s/%s", workdir ? workdir : "",
-	    TLS_BUNDLE_NAME);
+	    CPOL_CA_BUNDLE_NAME);
 	while ((*envp)[n])
 		n++;
 	v = realloc(*envp, (n + nv + 1) * sizeof(*v));

@@ -331,19 +331,19 @@ static int bundle(int wfd, X509 *ca, char *err, size_t errlen)
 			n = 0;
 		close(fd);
 	}
-	if ((unlinkat(wfd, TLS_BUNDLE_NAME, 0) < 0 && errno != ENOENT) ||
-	    (out = openat(wfd, TLS_BUNDLE_NAME, O_WRONLY | O_CREAT | O_EXCL |
+	if ((unlinkat(wfd, CPOL_CA_BUNDLE_NAME, 0) < 0 && errno != ENOENT) ||
+	    (out = openat(wfd, CPOL_CA_BUNDLE_NAME, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, 0644)) < 0 ||
 	    write_all(out, pem, (size_t)plen) < 0 ||
 	    write_all(out, sys, n) < 0) {
 		snprintf(err, errlen, "writing the run's CA bundle %s: %s",
-		    TLS_BUNDLE_NAME, strerror(errno));
+		    CPOL_CA_BUNDLE_NAME, strerror(errno));
 		goto done;
 	}
 	rc = 0;
 done:
 	if (out >= 0 && close(out) < 0 && rc == 0) {
-		snprintf(err, errlen, "writing %s: %s", TLS_BUNDLE_NAME,
+		snprintf(err, errlen, "writing %s: %s", CPOL_CA_BUNDLE_NAME,
 		    strerror(errno));
 		rc = -1;
 	}

@@ -19,7 +19,6 @@
 #define TLS_CRED_MAX 4096          /* bytes of a credential's value */
 #define TLS_BUNDLE_MAX (4u << 20)  /* the system CA bundle read */
 #define TLS_SYSTEM_CA "/etc/ssl/certs/ca-certificates.crt"
-#define TLS_BUNDLE_NAME ".cordon-ca.pem"   /* in the run's workdir */
 
 /* --credential NAME (cordon's own environment variable NAME) or
  * --credential NAME=@PATH (the file's contents, one final newline
@@ -37,7 +36,7 @@ struct egress_tls {
 };
 
 /* Make everything for p's HTTP hosts; write the run's bundle (this CA,
- * then the system's) as TLS_BUNDLE_NAME in the directory wfd.  0, or -1
+ * then the system's) as CPOL_CA_BUNDLE_NAME in the directory wfd.  0, or -1
  * with err (nothing of a credential's value in it). */
 int tls_prepare(struct egress_tls **out, const struct cpol *p,
     const struct tls_cred *creds, int ncreds, const char *upstream_ca,

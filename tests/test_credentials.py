@@ -551,3 +551,48 @@ def test_learn_records_hosts_without_credentials(upstream_ca, cordonc_bin,
     assert r.returncode == 0, (r.stderr, text)
     assert '"%s":%d' % (TUNNEL, up.port) in text, text
     assert "credential" not in text and "\nhttp " not in text, text
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_client_credentials(upstream_ca, cordon_bin, cordonc_bin, src_dir,
+                            tmp_path, warm):
+    """Client.run(credentials=): the value travels in cordon's own
+    environment to --credential NAME, never into the run; such a run is
+    cold even from a warm client.  The test-only options come from a
+    wrapper standing in for cordon."""
+    from client_support import import_client
+    cpkg = import_client(src_dir)
+    code = ("import os, sys, urllib.request\n"
+            "assert 'CORDON_TEST_TOKEN' not in os.environ\n"
+            "with urllib.request.urlopen('https://%s:%s/v1/x' % "
+            "(sys.argv[1], sys.argv[2]), timeout=15) as r:\n"
+            "    print(r.status, r.read().decode())\n")
+    with Upstream(upstream_ca) as up:
+        blob, _ = _setup(tmp_path, cordonc_bin, src_dir, up.port)
+        pols = tmp_path / "pols"
+        pols.mkdir()
+        shutil.copy(blob, pols / "cred_test.cpol")
+        wrap = tmp_path / "cordon"
+        wrap.write_text('#!/bin/sh\nexec %s %s "$@"\n' % (
+            cordon_bin, " ".join(_extra(upstream_ca))))
+        os.chmod(wrap, 0o755)
+        runs = tmp_path / "runs"
+        runs.mkdir()
+        c = cpkg.Client(pols, cordon=str(wrap), work_root=runs, warm=warm)
+        try:
+            for bad in ({"1X": "v"}, {"A B": "v"}, {"T": ""}):
+                with pytest.raises(ValueError):
+                    c.run("cred_test", code, credentials=bad)
+            r = c.run("cred_test", code, args=[NAME, str(up.port)],
+                      credentials={"CORDON_TEST_TOKEN": SECRET})
+        finally:
+            c.close()
+        heads = list(up.heads)
+    assert r.exit_code == 0, (r.stdout, r.stderr, r.status)
+    assert r.stdout == b"200 %s\n" % BODY, r
+    assert r.status.get("warm") is not True, r.status
+    assert ".cordon-ca.pem" not in r.outputs, r.outputs   # cordon's
+    assert sum("Authorization: Bearer " + SECRET in h for h in heads) == 1, \
+        heads
+    for text in (r.stdout, r.stderr, json.dumps(r.status).encode()):
+        assert SECRET.encode() not in text

@@ -15,6 +15,7 @@ import weakref
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from . import _discover, _fs, _pool
+from ._cpol import CPOL_CA_BUNDLE_NAME
 from ._proc import (Priority, Process, complete, priority_options,
                     read_pipe, spawner, uncancellable)
 from .blob import BlobInfo
@@ -46,6 +47,33 @@ SNIPPET_NAME = "snippet.py"
 WORKDIR_NAME = "work"
 EXIT_LAUNCHER = 125
 POOL_READY_TIMEOUT = 60.0       # seconds for cordon --serve to be ready
+
+
+# cordon's CA bundle for a policy with credentials or http rules: its
+# file in the workdir, not the snippet's output.
+_CA_BUNDLE = frozenset({CPOL_CA_BUNDLE_NAME.decode()})
+_CRED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _with_credentials(env: Mapping[str, str] | None,
+                      credentials: Mapping[str, str] | None
+                      ) -> tuple[Mapping[str, str] | None, tuple[str, ...]]:
+    """cordon's environment with the credentials' values, and their
+    names (cordon --credential NAME reads cordon's own variable)."""
+    if not credentials:
+        return env, ()
+    out = dict(env or {})
+    for name, value in credentials.items():
+        if not isinstance(name, str) or not _CRED_NAME.match(name):
+            raise ValueError(f"credential name {name!r}: letters, digits "
+                             "and '_', not starting with a digit")
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"credential {name}: a non-empty str value "
+                             "is required")
+        if name in out:
+            raise ValueError(f"credential {name} is also in env=")
+        out[name] = value
+    return out, tuple(credentials)
 
 
 def _parse_status(raw: bytes) -> dict[str, Any] | None:
@@ -264,7 +292,9 @@ class Client:
                    output_dir: str | None = None,
                    save_outputs_to: StrPath | None = None,
                    env: Mapping[str, str] | None = None,
-                   include_inputs: bool = False) -> RunResult:
+                   include_inputs: bool = False,
+                   credentials: Mapping[str, str] | None = None
+                   ) -> RunResult:
         """Run code under TOOL's policy and return its RunResult.
 
         inputs:   {file name: value} placed in the workdir (see
@@ -281,6 +311,12 @@ class Client:
                   which the snippet sees.
         include_inputs: also return input files (by default files with an
                   input's name are not collected).
+        credentials: {name: value} for the policy's credential statements
+                  (cordon --credential NAME, the value in cordon's own
+                  environment, which cordon wipes): the egress proxy adds
+                  them to the requests for their hosts and the run never
+                  sees them.  Such a run is always cold (a warm pool takes
+                  no credential).
 
         Cancelling the awaiting task terminates cordon (which ends the
         whole process tree), reaps it and removes the run's folder.
@@ -291,6 +327,7 @@ class Client:
             check_name(output_dir)
         if timeout is not None and not timeout > 0:
             raise ValueError("timeout must be > 0 seconds")
+        env, creds = _with_credentials(env, credentials)
         async with self._semaphore(tool):
             t0 = time.monotonic()
             if self.check_kernel:
@@ -311,7 +348,7 @@ class Client:
                 result = await self._run_in(base, tool, info, code,
                                             inputs or {}, args, timeout,
                                             output_dir, save_outputs_to,
-                                            env, include_inputs, t0)
+                                            env, include_inputs, t0, creds)
             except BaseException:
                 # Logged only: raising would hide the run's exception.
                 await uncancellable(self._in_io(self._remove, base))
@@ -360,12 +397,15 @@ class Client:
                       output_dir: str | None,
                       save_outputs_to: StrPath | None,
                       env: Mapping[str, str] | None,
-                      include_inputs: bool, t0: float) -> RunResult:
+                      include_inputs: bool, t0: float,
+                      creds: Sequence[str] = ()) -> RunResult:
         # Uncancellable: the run folder is removed only after this wrote
         # its last file.
         snippet, workdir, written = await uncancellable(self._in_io(
             self._prepare, base, code, inputs, output_dir))
         extra = ["--timeout", f"{timeout:g}"] if timeout is not None else []
+        for name in creds:
+            extra += ["--credential", name]
 
         def argv_for(command: _Command) -> Callable[[int], list[str]]:
             # Cold: cordon [options] BLOB snippet args; warm: cordon
@@ -380,7 +420,8 @@ class Client:
         run_timeout = timeout if timeout is not None else \
             info.timeout_ms / 1000.0
         for attempt in (1, 2):
-            command, pool = await self._command(tool, info)
+            command, pool = await self._command(
+                tool, info, warm=False if creds else None)
             try:
                 rc, out, err, raw_status = await self._launch(
                     argv_for(command), self._env(env), base,
@@ -400,8 +441,8 @@ class Client:
                 "no status report"
             raise LauncherError(f"cordon failed for tool {tool!r} "
                                 f"(exit {rc}): {msg}", rc, err[0], status)
-        exclude = frozenset() if include_inputs or output_dir else \
-            frozenset(written.values())
+        exclude = (frozenset() if include_inputs or output_dir else
+                   frozenset(written.values())) | _CA_BUNDLE
         outputs, refused = await uncancellable(self._in_io(
             collect_outputs, workdir, subdir=output_dir, exclude=exclude,
             limits=self.output_limits,
