@@ -38,8 +38,9 @@ $(BUILD)/cordon: $(LAUNCHER_OBJS) $(COMMON_OBJS)
 
 # The same objects, linked statically (no -pie: static-pie needs glibc's
 # rcrt1.o, which Debian ships; -static-pie keeps ASLR for the binary) and
-# stripped (-s), to stay under 1 MiB (for containers); build/cordon is
-# the same program with its symbols.
+# stripped (-s), for containers; build/cordon is the same program with
+# its symbols.  It was under 1 MiB until OpenSSL came in for the proxy's
+# TLS (credentials, http rules): 5.7 MiB, see bench/README.md section 3.
 $(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(COMMON_OBJS)
 	$(CC) $(filter-out -pie,$(LDFLAGS)) -static-pie -s -o $@ $^ $(TLS_LIBS)
 
