@@ -40,8 +40,8 @@ CPPFLAGS += -D_GNU_SOURCE -Icommon -Icompiler -I$(BUILD)/grammar
 # client and debian/changelog to it.  The objects that use it depend on
 # VERSION (launcher/build.mk, compiler/build.mk).
 CORDON_VERSION := $(shell cat VERSION)
-VERSION_CPPFLAGS := -DCORDON_VERSION='"$(CORDON_VERSION)"' \
-	-DCORDON_VERSION_MINOR='"$(basename $(CORDON_VERSION))"'
+VERSION_CPPFLAGS := -DCORDON_VERSION=\"$(CORDON_VERSION)\" \
+	-DCORDON_VERSION_MINOR=\"$(basename $(CORDON_VERSION))\"
 CPPFLAGS += $(VERSION_CPPFLAGS)
 CFLAGS += -std=gnu11 $(OPT) $(HARDEN_CFLAGS) $(WARN) -MMD -MP
 LDFLAGS += $(HARDEN_LDFLAGS)

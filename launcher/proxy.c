@@ -59,8 +59,7 @@ static const char *const whys[] = {
 	[EGRESS_HTTP_TOO_LONG] = "request head too long",
 	[EGRESS_HTTP_UNSUPPORTED] = "Transfer-Encoding not supported",
 	[EGRESS_TLS_CLIENT] = "TLS with the run failed",
-	[EGRESS_TLS_UPSTREAM] = "upstream TLS failed (certificate not "
-	    "verified for the name)",
+	[EGRESS_TLS_UPSTREAM] = "upstream TLS failed (name not verified)",
 };
 
 const char *egress_why_name(unsigned int why)

@@ -136,8 +136,8 @@ static int forward_head(struct end *u, const char *buf,
 		memcpy(out + n, cred, clen);
 		n += clen;
 	}
-	memcpy(out + n, "Connection: close\r\n\r\n", 21);
-	n += 21;
+	n += (size_t)snprintf(out + n, sizeof(out) - n,
+	    "Connection: close\r\n\r\n");
 	rc = put(u, out, n);
 	OPENSSL_cleanse(out, n);
 	return rc;

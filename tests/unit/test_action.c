@@ -67,7 +67,7 @@ static void test_action_names(void **state)
 		{ BPF_ACT_ERRNO | EPERM, "errno(EPERM)" },
 		{ BPF_ACT_ERRNO | EAGAIN, "errno(EAGAIN)" },
 		{ BPF_ACT_ERRNO | EOPNOTSUPP, "errno(EOPNOTSUPP)" },
-		{ BPF_ACT_ERRNO | 0, "errno(0)" },
+		{ BPF_ACT_ERRNO, "errno(0)" },      /* errno 0 */
 		{ BPF_ACT_ERRNO | 4000, "errno(4000)" },
 	};
 	char buf[32];
