@@ -68,7 +68,8 @@ $(COMPILER_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/compiler/main.o: \
 
 # make layering: the rules the tree keeps (HACKING.md), part of make check:
 # folders use only the folders and public headers tools/layering.py
-# allows, no include or call circle among compiler files (calls read from
+# allows, no include or call circle among compiler files, no call circle
+# among launcher files (calls read from
 # the objects with nm), no function over 80 lines in compiler/, common/
 # or launcher/, libseccomp only in backend/ (and names/'s syscall table);
 # and tools/facts.py: no copy of a fact that has its one home (errno and

@@ -316,7 +316,7 @@ static pid_t probe(void)
  * only for a kill's record (sigsys: the run died of SIGSYS). */
 void audit_finish(struct audit *a, int sigsys)
 {
-	uint64_t until = supervise_now_ms() + AUDIT_DRAIN_MS, now;
+	uint64_t until = clock_now_ms() + AUDIT_DRAIN_MS, now;
 	struct pollfd pf;
 	uint32_t lost;
 	int st;
@@ -330,7 +330,7 @@ void audit_finish(struct audit *a, int sigsys)
 		;
 	while (a->fd >= 0 && (a->landlock ? !a->probe_seen :
 	    sigsys && a->seccomp_nr < 0) &&
-	    (now = supervise_now_ms()) < until) {
+	    (now = clock_now_ms()) < until) {
 		pf.fd = a->fd;
 		pf.events = POLLIN;
 		if (poll(&pf, 1, (int)(until - now)) < 0 && errno != EINTR)

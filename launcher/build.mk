@@ -1,11 +1,11 @@
 # launcher/: cordon, the launcher.  Links common/ only: no libseccomp.
-LAUNCHER_SRCS := launcher/main.c launcher/launch.c launcher/run.c \
+LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.c \
 	launcher/landlock.c launcher/supervise.c launcher/status.c \
 	launcher/workdir.c launcher/command.c launcher/sink.c \
 	launcher/bounds.c launcher/cgroup.c launcher/runfs.c launcher/watch.c \
-	launcher/cgown.c launcher/cgstale.c \
+	launcher/cgown.c launcher/cgstale.c launcher/clock.c launcher/ctlfile.c \
 	launcher/fdpass.c launcher/egress.c launcher/proxy.c \
-	launcher/proxyreq.c launcher/dns.c launcher/netns.c \
+	launcher/proxyreq.c launcher/refused.c launcher/dns.c launcher/netns.c \
 	launcher/denials.c launcher/audit.c launcher/auditrec.c \
 	launcher/auditsay.c launcher/learn.c launcher/learnjudge.c \
 	launcher/pathcall.c launcher/llwatch.c \
@@ -78,3 +78,7 @@ $(WARM_DIR)/warm.py: launcher/warm.py
 
 # --version (Makefile: CORDON_VERSION).
 $(BUILD)/launcher/main.o $(WARM_DIR)/obj/launcher/main.o: VERSION
+
+# make layering (compiler/build.mk) reads the launcher's calls too: no
+# circle among its objects.
+layering: $(LAUNCHER_OBJS)

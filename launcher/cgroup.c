@@ -60,23 +60,6 @@ static int ctl_get(const char *dir, const char *file, char *buf,
 	return file_get(path, buf, len);
 }
 
-/* A small control or /proc file, one read, NUL-terminated. */
-int file_get(const char *file, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-}
-
 /* A number from a control file: the whole file, or the value after
  * "key " in a flat keyed file.  UINT64_MAX when it cannot be read. */
 static uint64_t ctl_num(const char *dir, const char *file, const char *key)

@@ -261,9 +261,11 @@ void warmdir_sweep(void);
 /* submit.c: cordon --submit @NAME ...: one run in a warm pool */
 int submit_main(int argc, char **argv);
 
-/* main.c: the options (also a warm request's); -1 to go on, or an exit
+/* opts.c: the options (also a warm request's); -1 to go on, or an exit
  * status.  Call with optind 0 to parse a second argv. */
 int opts_parse(int argc, char **argv, struct opts *o);
+/* 1 (said on stderr) when the options parsed refuse each other. */
+int opts_conflict(const struct opts *o);
 extern const struct option cordon_options[];
 extern const char warm_run_options[], warm_setup_options[];
 /* A warm request's options (argv[0] a program name): each a run's own
@@ -361,7 +363,6 @@ void cgroup_read(const struct cgroup *cg, struct bounds *b);
 uint64_t cgroup_oom_kills(const struct cgroup *cg);
 uint64_t cgroup_tasks_peak(const struct cgroup *cg);
 int cgroup_remove(struct cgroup *cg, char *err, size_t errlen);
-int file_get(const char *file, char *buf, size_t len);
 /* cgown.c: cordon's own cgroup v1 groups (directories), per controller */
 int cgroup_own(const char *const names[2], const int need[2],
     char dir[2][CGROUP_PATH_MAX], char *why, size_t whylen);
@@ -401,11 +402,17 @@ void command_rlimit_pair(int resource, uint64_t value,
 void command_free(char **v);
 
 /* run.c */
-int file_put(const char *file, const char *text);
 int run_caps_drop(void);
 pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen);
 int run_probe_ns(unsigned long flags);
 int run_workdir_private(const struct launch *ln);
+
+/* clock.c: deadlines (monotonic ms) and a dead process's CPU time */
+uint64_t clock_now_ms(void);
+uint64_t clock_cpu_us(pid_t pid);
+/* ctlfile.c: a small /proc or control file, read or written whole */
+int file_get(const char *file, char *buf, size_t len);
+int file_put(const char *file, const char *text);
 
 /* supervise.c: the parent's side of a started run. */
 struct sup {
@@ -440,10 +447,8 @@ struct sup {
 struct fate {
 	int32_t status;
 	uint32_t pad;
-	uint64_t cpu_us;              /* the payload's, supervise_cpu_us */
+	uint64_t cpu_us;              /* the payload's, clock_cpu_us */
 };
-uint64_t supervise_now_ms(void);
-uint64_t supervise_cpu_us(pid_t pid);
 int supervise_exec(int msg_r, char *msg, size_t len);
 void supervise(const struct sup *sp, struct report *r);
 

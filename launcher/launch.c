@@ -362,7 +362,7 @@ static void bounds_arm(const struct opts *o, const struct cpol *p,
 
 	sp->deadline = command_timeout_ms(p, o->timeout_ms);
 	sp->cap = command_output_cap(p, o->output_cap);
-	sp->deadline += supervise_now_ms();
+	sp->deadline += clock_now_ms();
 	sp->truncate = s->ln.plan->truncate;
 	cpu_limits(&s->ln, sp);
 }

@@ -501,7 +501,7 @@ int learn_write(const char *file, const struct report *r, char *err)
 		free(buf);
 		return -1;
 	}
-	rc = sink_file(file, buf, len, supervise_now_ms() + STATUS_WAIT_MS,
+	rc = sink_file(file, buf, len, clock_now_ms() + STATUS_WAIT_MS,
 	    err, ERRLEN);
 	free(buf);
 	return rc;

@@ -40,50 +40,6 @@
 #include "infile.h"
 #include "wall.h"
 
-/* The refusal names (the status report's "why"): the one table. */
-static const char *const whys[] = {
-	[EGRESS_BAD_REQUEST] = "bad request",
-	[EGRESS_NOT_CONNECT] = "not a CONNECT request",
-	[EGRESS_NOT_ALLOWED] = "not a host the policy names",
-	[EGRESS_NO_ADDRESS] = "no address",
-	[EGRESS_PRIVATE_ADDRESS] = "resolves to a private address",
-	[EGRESS_UNREACHABLE] = "connect failed",
-	[EGRESS_CONN_LIMIT] = "connection limit",
-	[EGRESS_BYTE_LIMIT] = "byte limit",
-	[EGRESS_TIMEOUT] = "timeout",
-	[EGRESS_BAD_NAME] = "not a host name",
-	[EGRESS_DNS_LIMIT] = "DNS query limit",
-	[EGRESS_HTTP_RULE] = "not a method and path the policy allows",
-	[EGRESS_HTTP_HOST] = "Host header names another host",
-	[EGRESS_HTTP_BAD] = "bad HTTP request",
-	[EGRESS_HTTP_TOO_LONG] = "request head too long",
-	[EGRESS_HTTP_UNSUPPORTED] = "Transfer-Encoding not supported",
-	[EGRESS_TLS_CLIENT] = "TLS with the run failed",
-	[EGRESS_TLS_UPSTREAM] = "upstream TLS failed (name not verified)",
-};
-
-const char *egress_why_name(unsigned int why)
-{
-	return why && why < sizeof(whys) / sizeof(whys[0]) ? whys[why] :
-	    "?";
-}
-
-void egress_refuse(struct egress_shared *sh, const char *dest,
-    enum egress_why why, const char *method, const char *path)
-{
-	uint32_t i = __atomic_fetch_add(&sh->refused, 1, __ATOMIC_RELAXED);
-
-	if (i >= EGRESS_REFUSED_MAX)
-		return;
-	snprintf(sh->r[i].dest, sizeof(sh->r[i].dest), "%s", dest);
-	snprintf(sh->r[i].method, sizeof(sh->r[i].method), "%s",
-	    method ? method : "");
-	snprintf(sh->r[i].path, sizeof(sh->r[i].path), "%s",
-	    path ? path : "");
-	sh->r[i].why = (uint8_t)why;
-	__atomic_store_n(&sh->r[i].ready, 1, __ATOMIC_RELEASE);
-}
-
 /* Private, loopback, link-local, multicast, reserved: not for a name
  * found in DNS (rebinding to the host's or the cluster's services). */
 static int v4_public(const uint8_t *a)

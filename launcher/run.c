@@ -80,20 +80,6 @@ static void fail(const struct launch *ln, const char *what)
 	fail_with(ln, what, EXIT_CORDON);
 }
 
-/* Write text to an existing file (a /proc or cgroup control file). */
-int file_put(const char *file, const char *text)
-{
-	int fd = open(file, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-	ssize_t len = (ssize_t)strlen(text), n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, (size_t)len);
-	if (close(fd) < 0 || n != len)
-		return -1;
-	return 0;
-}
-
 /* --nice and --idle, in the child: the run (its init and payload), never
  * cordon.  Both only lower the priority, which needs no privilege; the
  * base policy denies setpriority and sched_set* to the snippet, and
@@ -473,7 +459,7 @@ static void init(const struct launch *ln)
 		fail(ln, "PR_SET_DUMPABLE");
 	payload = warm_resume ? warm_start(ln) : cold_start(ln);
 	/* Each child seen dead first (WNOWAIT): the payload's CPU time is
-	 * read before it is reaped (supervise_cpu_us). */
+	 * read before it is reaped (clock_cpu_us). */
 	while (pid != payload) {
 		memset(&si, 0, sizeof(si));
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) < 0) {
@@ -482,7 +468,7 @@ static void init(const struct launch *ln)
 			_exit(EXIT_CORDON);
 		}
 		if (si.si_pid == payload)
-			f.cpu_us = supervise_cpu_us(payload);
+			f.cpu_us = clock_cpu_us(payload);
 		while ((pid = waitpid(si.si_pid, &status, 0)) < 0 &&
 		    errno == EINTR)
 			;

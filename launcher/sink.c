@@ -122,7 +122,7 @@ ssize_t sink_put(struct sink *s, const char *p, size_t n)
 int sink_wait(const struct sink *s, uint64_t deadline)
 {
 	struct pollfd pf = { .fd = s->fd, .events = POLLOUT };
-	uint64_t now = supervise_now_ms();
+	uint64_t now = clock_now_ms();
 
 	if (now >= deadline)
 		return -1;
@@ -173,7 +173,7 @@ void sink_say(const char *fmt, ...)
 		n = (int)sizeof(buf) - 2;
 	buf[n++] = '\n';
 	sink_open(2, &s);
-	(void)sink_write_all(&s, buf, (size_t)n, supervise_now_ms() + 100);
+	(void)sink_write_all(&s, buf, (size_t)n, clock_now_ms() + 100);
 	sink_close(&s);
 }
 

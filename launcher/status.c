@@ -361,7 +361,7 @@ int status_write(const struct report *r, int fd, const char *file,
 		int rc;
 
 		sink_open(fd, &s);
-		rc = sink_write_all(&s, o.buf, o.len, supervise_now_ms() +
+		rc = sink_write_all(&s, o.buf, o.len, clock_now_ms() +
 		    STATUS_WAIT_MS);
 		sink_close(&s);
 		if (rc < 0) {
@@ -373,6 +373,6 @@ int status_write(const struct report *r, int fd, const char *file,
 	}
 	if (!file)
 		return 0;
-	return sink_file(file, o.buf, o.len, supervise_now_ms() +
+	return sink_file(file, o.buf, o.len, clock_now_ms() +
 	    STATUS_WAIT_MS, err, errlen);
 }

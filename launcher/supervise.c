@@ -78,14 +78,6 @@ struct notify {
 	uint64_t tokens, at;
 };
 
-uint64_t supervise_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Wait for the child's execve: EOF on the message pipe.  Returns 0, or
  * the child's errno (or -1) with its message in msg. */
 int supervise_exec(int msg_r, char *msg, size_t len)
@@ -213,13 +205,13 @@ static void relay_step(struct relay *rl, const struct pollfd *pf, int drain)
  * then the rest is read to EOF (every writer is dead) and dropped. */
 static void relay_finish(struct relay *rl)
 {
-	uint64_t until = supervise_now_ms() + SUPERVISE_FLUSH_MS, now;
+	uint64_t until = clock_now_ms() + SUPERVISE_FLUSH_MS, now;
 	struct pollfd pf[4];
 	int i;
 
 	while (rl->s[0].in >= 0 || rl->s[1].in >= 0 || rl->s[0].len > 0 ||
 	    rl->s[1].len > 0) {
-		now = supervise_now_ms();
+		now = clock_now_ms();
 		if (now >= until)
 			break;
 		relay_fds(rl, pf, 1);
@@ -266,24 +258,6 @@ static void kill_children(void)
 	}
 }
 
-/* The CPU time of a process that has exited and is not reaped yet, as
- * the kernel counts it against RLIMIT_CPU: its PROF clock (user plus
- * system, the tick-based sample the kernel compares with the limits; its
- * own, not its children's).  Its rusage is the precise time, which is
- * less on a loaded machine (seen: 722 ms where the kernel counted 1002
- * and sent SIGXCPU for a 1 s limit), and wait4's adds the children it
- * reaped.  0 when the clock cannot be read. */
-uint64_t supervise_cpu_us(pid_t pid)
-{
-	/* MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_PROF): ~pid << 3 | 0 */
-	clockid_t c = (clockid_t)((~(unsigned int)pid) << 3);
-	struct timespec ts;
-
-	if (clock_gettime(c, &ts) < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 static uint64_t usec(const struct timeval *tv)
 {
 	return (uint64_t)tv->tv_sec * 1000000 + (uint64_t)tv->tv_usec;
@@ -304,7 +278,7 @@ static void tree_end(pid_t pid, int exited, struct fate *f)
 	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 &&
 	    errno == EINTR)
 		;
-	f->cpu_us = supervise_cpu_us(pid);
+	f->cpu_us = clock_cpu_us(pid);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	f->status = status;
@@ -463,7 +437,7 @@ static struct end wait_loop(struct relay *rl, const struct sup *sp,
 	uint64_t now, until, look = 0, next;
 
 	for (;;) {
-		now = supervise_now_ms();
+		now = clock_now_ms();
 		if (rl->over && !rl->truncate)
 			return (struct end){ .kind = END_OUTPUT };
 		if (now >= sp->deadline)
@@ -511,7 +485,7 @@ static struct end wait_loop(struct relay *rl, const struct sup *sp,
 }
 
 /* cpu_limit only on the kernel's own condition: SIGXCPU once the main
- * process's CPU time as the kernel counts it (supervise_cpu_us) reached
+ * process's CPU time as the kernel counts it (clock_cpu_us) reached
  * the soft limit, SIGKILL once it reached the hard one.  The snippet can
  * send itself either at any time, but not before it has used that much
  * CPU time; a SIGKILL between the two limits is its own. */
@@ -684,7 +658,7 @@ void supervise(const struct sup *sp, struct report *r)
 
 	struct notify nt = { .sock = sp->listener >= 0 ? -1 : sp->notify_r,
 	    .listener = sp->listener, .tokens = DENIALS_BURST,
-	    .at = supervise_now_ms() };
+	    .at = clock_now_ms() };
 
 	sink_open(1, &rl.s[0].out);
 	sink_open(2, &rl.s[1].out);

@@ -90,7 +90,7 @@ static int run_warm(struct warm_spare *w, char *err)
 	struct pollfd pf[4] = { { .fd = w->ready_r, .events = POLLIN },
 	    { .fd = w->pidfd, .events = POLLIN }, { .fd = -1 },
 	    { .fd = w->ctl, .events = 0 } };
-	uint64_t end = supervise_now_ms() + WARM_READY_MS, now;
+	uint64_t end = clock_now_ms() + WARM_READY_MS, now;
 	const char *why = "was not ready in 30 s";
 	char c = 0;
 	int n;
@@ -100,7 +100,7 @@ static int run_warm(struct warm_spare *w, char *err)
 		snprintf(err, ERRLEN, "the warm run's init sent no pidfd");
 		return -1;
 	}
-	while ((now = supervise_now_ms()) < end) {
+	while ((now = clock_now_ms()) < end) {
 		/* EBADF: no filter yet; EPERM: not yet dumpable. */
 		if (w->run >= 0 && listener_take(w) < 0 && errno != EBADF &&
 		    errno != EPERM)
@@ -329,7 +329,7 @@ int warm_hold(struct opts *o, struct warm_spare *w, struct report *r,
 		    "the pool's policy");
 		return -1;
 	}
-	r->wall_ms = supervise_now_ms();
+	r->wall_ms = clock_now_ms();
 	if ((g.workdir && workdir_in(&g, w, r, err) < 0) ||
 	    snippet_put(&g, w, err) < 0)
 		return -1;

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """layering.py - the rules the compiler's tree keeps (HACKING.md), checked.
 
-usage: layering.py OBJECT...   (the compiler's objects, for call edges)
+usage: layering.py OBJECT...   (the compiler's and the launcher's objects,
+                               for call edges)
 
 Fails (exit 1, one line per breach) when:
   - a compiler file includes a header of a folder its folder may not use
     (DEPENDS), or a header of another folder that is not that folder's
     public face (PUBLIC);
   - the compiler's headers include each other in a circle;
-  - the compiler's objects call each other in a circle (file level, from
-    nm: a defines what b uses and b defines what a uses, or longer);
+  - the compiler's objects, or the launcher's, call each other in a
+    circle (file level, from nm: a defines what b uses and b defines
+    what a uses, or longer);
   - <seccomp.h> is included outside backend/ and names/tables_syscalls.c;
   - a function in compiler/, common/ or launcher/ is over 80 lines.
 Reads files and runs nm; writes nothing.
@@ -171,7 +173,8 @@ def check_lengths(files, errors):
 def main(argv):
     errors = []
     check_includes(sources([ROOT], ('.c', '.h')), errors)
-    check_calls([o for o in argv[1:] if '/compiler/' in o], errors)
+    for part in ('/compiler/', '/launcher/'):
+        check_calls([o for o in argv[1:] if part in o], errors)
     check_lengths(sources([ROOT, 'common', 'launcher'], ('.c',)), errors)
     for e in errors:
         print('layering: ' + e)
