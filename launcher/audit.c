@@ -32,7 +32,7 @@
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
 
-#include "audit.h"
+#include "kaudit.h"
 #include "cordon.h"
 #include "landlock_compat.h"
 

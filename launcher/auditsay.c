@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit.h"
+#include "kaudit.h"
 #include "cordon.h"
 #include "sysdecode.h"
 

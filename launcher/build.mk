@@ -4,16 +4,22 @@ LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.
 	launcher/workdir.c launcher/command.c launcher/sink.c \
 	launcher/bounds.c launcher/cgroup.c launcher/runfs.c launcher/watch.c \
 	launcher/cgown.c launcher/cgstale.c launcher/clock.c launcher/ctlfile.c \
-	launcher/fdpass.c launcher/egress.c launcher/proxy.c \
-	launcher/proxyreq.c launcher/refused.c launcher/dns.c launcher/netns.c \
+	launcher/fdpass.c launcher/egress.c launcher/netns.c \
 	launcher/denials.c launcher/audit.c launcher/auditrec.c \
-	launcher/auditsay.c launcher/learn.c launcher/learnjudge.c \
-	launcher/pathcall.c launcher/llwatch.c \
-	launcher/serve.c \
-	launcher/warmhold.c launcher/warmdir.c \
-	launcher/submit.c launcher/notes.c launcher/feed.c \
-	launcher/plan.c launcher/probe.c launcher/plansay.c \
-	launcher/httpreq.c launcher/tls.c launcher/proxyhttp.c
+	launcher/auditsay.c launcher/notes.c launcher/feed.c \
+	launcher/plan.c launcher/probe.c launcher/plansay.c
+# The rooms (HACKING.md): the egress proxy, warm pools, the modes that
+# watch a run's calls.  Each has one header the rest of the launcher
+# includes (egress.h, warm.h, learnmode.h); every folder is on the include
+# path, so an #include names a header by its base name.
+LAUNCHER_SRCS += $(addprefix launcher/egress/,proxy.c proxyreq.c \
+	proxyhttp.c refused.c dns.c httpreq.c tls.c)
+LAUNCHER_SRCS += $(addprefix launcher/warm/,serve.c warmdir.c submit.c \
+	warmhold.c)
+LAUNCHER_SRCS += $(addprefix launcher/learn/,learn.c learnjudge.c \
+	pathcall.c llwatch.c)
+LAUNCHER_DIRS := launcher launcher/egress launcher/warm launcher/learn
+CPPFLAGS += $(addprefix -I,$(LAUNCHER_DIRS))
 # OpenSSL (Debian's libssl-dev, static archives for the static PIE): the
 # proxy's TLS for named hosts with a credential or http rules (tls.c,
 # proxyhttp.c); initialised without reading any configuration file.
@@ -47,14 +53,14 @@ $(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(COMMON_OBJS)
 # The warm pool's template (cordon --serve): warm.py and _cordon_warm.so,
 # a CPython extension made of the launcher's own sources (-fPIC, main as
 # cordon_main) and launcher/pywarm.c: a warm run is cordon's code.  Built
-# learn.c's text bounds (an executable's) are an empty array here: a warm
+# learn/learn.c's text bounds (an executable's) are an empty array here: a warm
 # run refuses --observe.  Built for the Python that policies name (/usr/bin/python3); without its
 # headers there is no warm pool (cordon --serve then fails clearly).
 WARM_PYTHON ?= /usr/bin/python3
 WARM_PYINC := $(shell $(WARM_PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
 WARM_DIR := $(BUILD)/warm
 WARM_OBJS := $(LAUNCHER_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
-	$(COMMON_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(WARM_DIR)/obj/launcher/pywarm.o
+	$(COMMON_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(WARM_DIR)/obj/launcher/warm/pywarm.o
 ifneq ($(wildcard $(WARM_PYINC)/Python.h),)
 PROGRAMS += $(WARM_DIR)/_cordon_warm.so $(WARM_DIR)/warm.py
 endif
@@ -65,14 +71,14 @@ WARM_SAN := $(if $(SAN_FLAGS),-fsanitize=undefined -fsanitize-trap=undefined)
 WARM_CFLAGS = $(filter-out -fPIE -fsanitize=% -fno-sanitize-recover=%,$(CFLAGS)) $(WARM_SAN)
 $(WARM_DIR)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Ilauncher $(WARM_CFLAGS) $(WARN_STRICT) -fPIC \
+	$(CC) $(CPPFLAGS) $(WARM_CFLAGS) $(WARN_STRICT) -fPIC \
 		-fvisibility=hidden $(if $(filter launcher/main.c,$<),-Dmain=cordon_main -Wno-missing-prototypes) \
-		$(if $(filter launcher/learn.c launcher/launch.c launcher/llwatch.c,$<),-D__executable_start=warm_no_text -Detext=warm_no_text) \
-		$(if $(filter launcher/pywarm.c,$<),-isystem $(WARM_PYINC) -Wno-conversion -Wno-sign-conversion) \
+		$(if $(filter launcher/learn/learn.c launcher/launch.c launcher/learn/llwatch.c,$<),-D__executable_start=warm_no_text -Detext=warm_no_text) \
+		$(if $(filter launcher/warm/pywarm.c,$<),-isystem $(WARM_PYINC) -Wno-conversion -Wno-sign-conversion) \
 		-c -o $@ $<
 $(WARM_DIR)/_cordon_warm.so: $(WARM_OBJS)
 	$(CC) -shared $(filter-out -pie -fsanitize=% -fno-sanitize-recover=%,$(LDFLAGS)) $(WARM_SAN) -o $@ $^ $(TLS_LIBS)
-$(WARM_DIR)/warm.py: launcher/warm.py
+$(WARM_DIR)/warm.py: launcher/warm/warm.py
 	@mkdir -p $(@D)
 	install -m 0644 $< $@
 

@@ -11,7 +11,7 @@
 #include <sys/resource.h>
 
 #include "cordon.h"
-#include "tls.h"
+#include "egress.h"
 
 /* word with every "$SNIPPET" and "$WORKDIR" replaced; a heap copy. */
 static char *expand(const char *word, const char *workdir,

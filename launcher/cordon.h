@@ -18,7 +18,6 @@
 
 #include "cpol.h"
 #include "egress.h"
-#include "tls.h"
 
 #define EXIT_TIMEOUT 124
 #define EXIT_CORDON 125
@@ -249,18 +248,6 @@ struct launch {
  * in cordon, whose payload execs. */
 extern void (*warm_resume)(char **argv, char **envp);
 
-/* serve.c: cordon --serve: exec the pool's template (warm.py) */
-int serve_exec(const struct opts *o, const struct cpol *p, char **argv,
-    char *err);
-/* warmdir.c: the template's directory: dir ("...XXXXXX") made, locked
- * and marked (returns the lock's descriptor, or -1 with err); removed;
- * abandoned ones of this uid (lock free, mark there) removed */
-int warmdir_make(char *dir, char *err);
-int warmdir_remove(const char *dir, char *err, size_t len);
-void warmdir_sweep(void);
-/* submit.c: cordon --submit @NAME ...: one run in a warm pool */
-int submit_main(int argc, char **argv);
-
 /* opts.c: the options (also a warm request's); -1 to go on, or an exit
  * status.  Call with optind 0 to parse a second argv. */
 int opts_parse(int argc, char **argv, struct opts *o);
@@ -273,29 +260,6 @@ extern const char warm_run_options[], warm_setup_options[];
  * in full.  Returns the index of the first operand, or -1 with msg. */
 int opts_warm_scan(int argc, char **argv, int setup, char *msg,
     size_t len);
-
-/* warmhold.c: a warm spare, set up, waits for its run's warm-up and the
- * template's request; takes its options, descriptors and snippet. */
-struct warm_spare {
-	int ctl;                      /* the template's socket */
-	int pidfd;                    /* the run's init */
-	int ready_r, go_w;            /* the run's fd 3 and stdin */
-	int notify_sock;              /* where init sends the run's pidfd */
-	int run;                      /* the run's pidfd, until its listener
-	                               * is taken, or -1 */
-	int listener;                 /* out: the listener, or -1 */
-	int mnt;                      /* the run tmpfs, or -1 */
-	int wfd;                      /* the spare's own workdir */
-	const char *snippet;          /* its snippet's name there */
-	int given;                    /* out: a request's --workdir, or -1 */
-};
-/* A warm run's filter listener, until cordon has taken it (run.c). */
-#define WARM_LISTENER_FD 4
-extern int warm_spare_ctl;     /* set by the template's extension */
-int warm_hold(struct opts *o, struct warm_spare *w,
-    struct report *r, char *err);
-/* cordon's exit status, to the template (for the caller), at the end */
-void warm_said(int ctl, int rc);
 
 /* launch.c */
 int launch(struct opts *o, const struct cpol *pol, struct run_plan *pl,
@@ -484,11 +448,6 @@ void notes_say(const struct opts *o, const struct cpol *p,
     const struct report *r);
 int sink_file(const char *path, const char *p, size_t n, uint64_t deadline,
     char *err, size_t errlen);
-
-/* learn.c: --observe, the learn mode of cordonc learn */
-struct sock_filter *learn_filter(const struct cpol *p, unsigned short *n);
-void learn_take(int listener, const struct sup *sp);
-int learn_write(const char *file, const struct report *r, char *err);
 
 /* status.c */
 /* A bound's "by" as the status names it ("rlimit-per-process"). */

@@ -17,7 +17,6 @@
 
 #include "cordon.h"
 #include "egress.h"
-#include "tls.h"
 
 void egress_init(struct egress_run *e)
 {

@@ -23,10 +23,11 @@
 #include <unistd.h>
 
 #include "bpf.h"
-#include "audit.h"
-#include "llwatch.h"
+#include "kaudit.h"
+#include "learnmode.h"
 #include "landlock_compat.h"
 #include "plan.h"
+#include "warm.h"
 
 enum { P_OUT, P_ERR, P_MSG, P_ST, NPIPES };
 

@@ -21,10 +21,12 @@
 #include <linux/audit.h>
 
 #include "bpf.h"
-#include "audit.h"
+#include "kaudit.h"
 #include "outfile.h"
 #include "plan.h"
 #include "units.h"
+#include "learnmode.h"
+#include "warm.h"
 
 /* Descriptors 0-2 exist (so no pipe lands on them); returns a
  * close-on-exec /dev/null above them (the child's stdin), or -1. */

@@ -38,9 +38,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tls.h"
+#include "egress.h"
 #include "landlock_compat.h"
 #include "plan.h"
+#include "warm.h"
 
 /* exit_group with the syscall instruction in cordon's own text (as
  * exec_here below): learn mode's filter notifies a payload's exit unless

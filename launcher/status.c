@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit.h"
+#include "kaudit.h"
 #include "cordon.h"
 #include "jsonesc.h"
 

@@ -30,8 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "audit.h"
-#include "llwatch.h"
+#include "kaudit.h"
+#include "learnmode.h"
 #include "bpf.h"
 #include "cordon.h"
 #include "sysdecode.h"

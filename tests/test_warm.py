@@ -265,7 +265,7 @@ def _c_define(path, name):
 def test_protocol_limits_agree_in_c_and_python(src_dir):
     # One request's bytes and words, as cordon --submit sends them, the
     # template reads them and the spare's cordon takes them.
-    launcher = src_dir / "launcher"
+    launcher = src_dir / "launcher" / "warm"
     if not (launcher / "warmhold.c").exists():
         pytest.skip("the launcher's sources are not in this copy")
     ns = {}

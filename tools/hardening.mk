@@ -82,13 +82,13 @@ $(BUILD)/fuzz/fuzz_bpf: $(FUZZ_OBJ)/fuzz_bpf.o $(FUZZ_OBJ)/fail.o \
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
 
 $(BUILD)/fuzz/fuzz_proxyreq: $(FUZZ_OBJ)/fuzz_proxyreq.o $(FUZZ_OBJ)/fail.o \
-		$(FUZZ_MAIN) $(BUILD)/launcher/proxyreq.o $(BUILD)/launcher/dns.o \
+		$(FUZZ_MAIN) $(BUILD)/launcher/egress/proxyreq.o $(BUILD)/launcher/egress/dns.o \
 		$(BUILD)/common/host.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
 
 $(BUILD)/fuzz/fuzz_httpreq: $(FUZZ_OBJ)/fuzz_httpreq.o $(FUZZ_OBJ)/fail.o \
-		$(FUZZ_MAIN) $(BUILD)/launcher/httpreq.o $(BUILD)/common/http.o \
+		$(FUZZ_MAIN) $(BUILD)/launcher/egress/httpreq.o $(BUILD)/common/http.o \
 		$(BUILD)/common/host.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
@@ -188,10 +188,10 @@ fuzz: all
 # tools/cppcheck.supp) and clang-tidy (.clang-tidy) over hand-written C;
 # the bison/flex output in $(BUILD)/grammar is generated and not linted.
 
-LINT_SRCS = $(sort $(wildcard common/*.c compiler/*.c compiler/*/*.c launcher/*.c \
+LINT_SRCS = $(sort $(wildcard common/*.c compiler/*.c compiler/*/*.c launcher/*.c launcher/*/*.c \
 	grammar/*.c tests/*/*.c bench/*.c))
 LINT_CPPFLAGS = -D_GNU_SOURCE $(VERSION_CPPFLAGS) -Icommon -Icompiler \
-	$(addprefix -Icompiler/,$(COMPILER_DIRS)) -Ilauncher -I$(BUILD)/grammar \
+	$(addprefix -Icompiler/,$(COMPILER_DIRS)) $(addprefix -I,$(LAUNCHER_DIRS)) -I$(BUILD)/grammar \
 	$(if $(WARM_PYINC),-isystem $(WARM_PYINC))
 CPPCHECK := cppcheck
 CLANG_TIDY := clang-tidy

@@ -9,6 +9,8 @@ Fails (exit 1, one line per breach) when:
     (DEPENDS), or a header of another folder that is not that folder's
     public face (PUBLIC);
   - the compiler's headers include each other in a circle;
+  - the same for the launcher's rooms (LAUNCHER_DEPENDS, LAUNCHER_PUBLIC);
+  - two headers in common/, compiler/ and launcher/ share a base name;
   - the compiler's objects, or the launcher's, call each other in a
     circle (file level, from nm: a defines what b uses and b defines
     what a uses, or longer);
@@ -53,6 +55,21 @@ PUBLIC = {
     'io': {'jsonout.h', 'json_read.h'},
     'top': {'input.h', 'compile.h', 'cliopt.h'},
 }
+# The launcher's rooms (launcher/build.mk): "top" is launcher/*.[ch], the
+# cold core with main.c and opts.c; the egress proxy, warm pools and the
+# modes that watch a run's calls (learn/) each show the rest one header.
+LAUNCHER_DEPENDS = {
+    'top': ['egress', 'warm', 'learn'],
+    'egress': ['top'],
+    'warm': ['top'],
+    'learn': ['top'],
+}
+LAUNCHER_PUBLIC = {
+    'top': {'cordon.h', 'kaudit.h', 'plan.h'},
+    'egress': {'egress.h'},
+    'warm': {'warm.h'},
+    'learn': {'learnmode.h'},
+}
 SECCOMP_OK = ('compiler/backend/', 'compiler/names/tables_syscalls.c')
 MAX_FUNCTION_LINES = 80
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^">]+)[">]', re.M)
@@ -76,7 +93,9 @@ def includes(path):
         return INCLUDE.findall(f.read())
 
 
-def check_includes(files, errors):
+def check_includes(files, errors, depends=None, public=None):
+    depends = DEPENDS if depends is None else depends
+    public = PUBLIC if public is None else public
     where = {os.path.basename(f): f for f in files if f.endswith('.h')}
     graph = {}
     for f in files:
@@ -94,10 +113,10 @@ def check_includes(files, errors):
             theirs = folder(h)
             if theirs == mine:
                 continue
-            if theirs not in DEPENDS.get(mine, []):
+            if theirs not in depends.get(mine, []):
                 errors.append(f'{f}: includes {h}: {mine}/ may not use '
                               f'{theirs}/')
-            elif name not in PUBLIC.get(theirs, set()):
+            elif name not in public.get(theirs, set()):
                 errors.append(f'{f}: includes {h}: not the public face '
                               f'of {theirs}/')
     for cyc in circles({k: v for k, v in graph.items() if k.endswith('.h')}):
@@ -155,6 +174,18 @@ def check_calls(objects, errors):
         errors.append('call circle: ' + ' -> '.join(cyc))
 
 
+def check_unique_headers(files, errors):
+    """Every folder is on the include path: a header's base name must say
+    which header it is (a second audit.h would be found first by some
+    files and not others)."""
+    seen = {}
+    for f in files:
+        b = os.path.basename(f)
+        if b in seen:
+            errors.append(f'{f}: a second {b} (first {seen[b]})')
+        seen.setdefault(b, f)
+
+
 def check_lengths(files, errors):
     for f in files:
         with open(f, encoding='utf-8') as fh:
@@ -173,6 +204,10 @@ def check_lengths(files, errors):
 def main(argv):
     errors = []
     check_includes(sources([ROOT], ('.c', '.h')), errors)
+    check_includes(sources(['launcher'], ('.c', '.h')), errors,
+                   LAUNCHER_DEPENDS, LAUNCHER_PUBLIC)
+    check_unique_headers(sources(['common', ROOT, 'launcher'], ('.h',)),
+                         errors)
     for part in ('/compiler/', '/launcher/'):
         check_calls([o for o in argv[1:] if part in o], errors)
     check_lengths(sources([ROOT, 'common', 'launcher'], ('.c',)), errors)

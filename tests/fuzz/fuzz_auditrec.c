@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "../../launcher/audit.h"
+#include "../../launcher/kaudit.h"
 
 static const int types[] = { AUDITREC_LL_ACCESS, AUDITREC_LL_DOMAIN,
     AUDITREC_SECCOMP, AUDITREC_SYSCALL, AUDITREC_EOE, 1327 };

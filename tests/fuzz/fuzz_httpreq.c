@@ -1,7 +1,7 @@
 /*
  * fuzz_httpreq.c - what the sandboxed snippet sends inside a TLS
  * connection the proxy ends (a host with a credential or http rules):
- * request heads into launcher/httpreq.c, then the rules' check
+ * request heads into launcher/egress/httpreq.c, then the rules' check
  * (cpol_http_allows, common/http.c) on what was parsed.
  *
  * Input: the request head; the field the credential's header names is
@@ -24,7 +24,7 @@
 #include <strings.h>
 
 #include "fuzz.h"
-#include "../../launcher/httpreq.h"
+#include "../../launcher/egress/httpreq.h"
 #include "cpol.h"
 
 /* Does the line s (len bytes) start with the field name f + ':'? */

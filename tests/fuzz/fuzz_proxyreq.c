@@ -1,7 +1,7 @@
 /*
  * fuzz_proxyreq.c - what the sandboxed snippet (and the network) can send
- * cordon's egress proxy: request heads into launcher/proxyreq.c, and DNS
- * answers into dns_parse (launcher/dns.c).
+ * cordon's egress proxy: request heads into launcher/egress/proxyreq.c, and DNS
+ * answers into dns_parse (launcher/egress/dns.c).
  *
  * Input: the first byte chooses; 0..127 a request head (the rest of the
  * input), 128..255 a DNS answer to query id 0x1234 for api.example.org
@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "../../launcher/egress.h"
+#include "../../launcher/egress/egress.h"
 
 #define QNAME "api.example.org"
 

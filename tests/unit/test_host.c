@@ -2,9 +2,9 @@
  * test_host.c - the one host-name check (common/host.c cpol_host_name)
  * and its two users: the compiler's rule kinds (cpol_host_kind, through
  * which cordonc and the blob reader check a rule) and the proxy's
- * CONNECT parser (launcher/proxyreq.c), which must refuse exactly the
+ * CONNECT parser (launcher/egress/proxyreq.c), which must refuse exactly the
  * names the compiler refuses; and the proxy's DNS answer check
- * (launcher/dns.c dns_parse): the id, the question's name (any case),
+ * (launcher/egress/dns.c dns_parse): the id, the question's name (any case),
  * type and class must be the query's.
  */
 #include <setjmp.h>

@@ -36,6 +36,7 @@
 #include "llrights.h"
 #include "pathcall.h"
 #include "sysdecode.h"
+#include "learnmode.h"
 
 #define LEARN_PATHS 1024      /* distinct paths kept; more are counted */
 #define LEARN_CALLS 256       /* distinct refused calls kept */

@@ -37,6 +37,7 @@
 #include "cordon.h"
 #include "sysdecode.h"
 #include "wall.h"
+#include "warm.h"
 
 #define WARM_READY_MS 30000           /* a spare's warm-up, at most */
 #define WARM_REQ_MAX 65536            /* warm.py's MAX_REQUEST */

@@ -15,7 +15,7 @@
  *   - the lock on its directory held (warmdir.c): the template removes
  *     the directory when it stops, the next pool when it was killed.
  * Each run is then cordon itself, called in a fork of the template by
- * the extension (launcher/pywarm.c): every layer of a cold run, built by
+ * the extension (launcher/warm/pywarm.c): every layer of a cold run, built by
  * the same code; only the payload's execve is replaced (run.c).
  */
 #include <errno.h>
@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "cordon.h"
+#include "warm.h"
 
 #define SERVE_ARGV_MAX (CPOL_MAX_ARGV + CPOL_MAX_PRELOAD + 64)
 

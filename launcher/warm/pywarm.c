@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "cordon.h"
+#include "warm.h"
 
 int cordon_main(int argc, char **argv);
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cordon.h"
+#include "warm.h"
 
 #define WARMDIR_TMP "/tmp"
 #define WARMDIR_PREFIX "cordon-warm."

@@ -1,10 +1,13 @@
 /*
- * llwatch.h - cordon --landlock-watch: Landlock's refusals named where
- * the kernel's audit cannot name them (not root, audit off, ABI < 7).
- * See llwatch.c.
+ * learnmode.h - what the cold core sees of the two modes that watch a run's
+ * calls from cordon: learn mode (cordon --observe, learn.c: let refused
+ * calls through and record them) and cordon --landlock-watch (llwatch.c:
+ * Landlock's refusals named where the kernel's audit cannot name them:
+ * not root, audit off, ABI < 7).  pathcall.h and learnjudge.h are this
+ * folder's own.
  */
-#ifndef CORDON_LLWATCH_H
-#define CORDON_LLWATCH_H
+#ifndef CORDON_LEARNMODE_H
+#define CORDON_LEARNMODE_H
 
 #include <linux/filter.h>
 #include <stdint.h>
@@ -50,5 +53,12 @@ int llwatch_watched(uint32_t nr);
  * a's Landlock denials.  The call then proceeds: Landlock decides. */
 void llwatch_call(struct llwatch *w, struct audit *a,
     const struct bpf_input *in, pid_t pid);
+
+struct sup;
+struct report;
+/* learn.c: --observe, the learn mode of cordonc learn */
+struct sock_filter *learn_filter(const struct cpol *p, unsigned short *n);
+void learn_take(int listener, const struct sup *sp);
+int learn_write(const char *file, const struct report *r, char *err);
 
 #endif

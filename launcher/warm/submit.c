@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cordon.h"
+#include "warm.h"
 
 #define SUBMIT_MAX 65536
 #define SUBMIT_WORDS 1000

@@ -1,5 +1,5 @@
 /*
- * audit.h - the kernel's audit records of a run's own refusals: Landlock's
+ * kaudit.h - the kernel's audit records of a run's own refusals: Landlock's
  * (AUDIT_LANDLOCK_ACCESS, named by the run's domain) and the seccomp
  * filter's kills (AUDIT_SECCOMP, named by the run's first process).
  * auditrec.c parses one record's text (no system calls, fuzzed);

@@ -3,7 +3,7 @@
 argv: @NAME, the blob's absolute path, the index of the snippet in a run's
 argv, the template's own directory, the pool's options (every spare's
 set-up), "--", then the policy's preloads.  The lock on that directory
-(launcher/warmdir.c) is an inherited descriptor, kept open here and across
+(launcher/warm/warmdir.c) is an inherited descriptor, kept open here and across
 the re-executions, closed in spares; the directory is removed at the stop.
 
 The template imports the preloads, exercises them once, freezes the
@@ -21,7 +21,7 @@ run() return here.  The run exercises the preloads again (its
 copy-on-write faults and cold caches paid before any request), says "W"
 on its fd 3 and waits for its arguments on its stdin (then end of file,
 or, for a request with --stdin, the caller's stdin); cordon waits with
-it (launcher/warmhold.c) and says "R".  A request goes to a ready spare
+it (launcher/warm/warmhold.c) and says "R".  A request goes to a ready spare
 (its words and descriptors; cordon parses and checks them), or waits for
 one.  A request with options that change the set-up (--limit, --nice,
 --idle, --keep-workdir, --resolve) gets a spare of its own, made for it

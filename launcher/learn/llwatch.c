@@ -11,7 +11,7 @@
  * directory matched by device and inode against the policy's rules,
  * found the same way once.  A right the call needs that the ruleset
  * handles and no rule grants is a refusal foretold: it is recorded with
- * the audit's (audit.h), and the call continues, so that Landlock, not
+ * the audit's (kaudit.h), and the call continues, so that Landlock, not
  * cordon, decides.  Paths and addresses are read from the caller's
  * memory and can race (pathcall.h): the report may be wrong, never the
  * sandbox.  Each watched call costs a notification (see cordon(1)).
@@ -32,11 +32,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "audit.h"
+#include "kaudit.h"
 #include "bpf.h"
 #include "cordon.h"
 #include "landlock_compat.h"
-#include "llwatch.h"
+#include "learnmode.h"
 #include "pathcall.h"
 
 #define WALK_MAX 256          /* directories walked up from one path */

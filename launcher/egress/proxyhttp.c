@@ -27,7 +27,6 @@
 
 #include "egress.h"
 #include "httpreq.h"
-#include "tls.h"
 #include "wall.h"
 
 /* One side of the exchange: TLS (ssl) or, for a plain http:// host, the
