@@ -33,10 +33,9 @@
 
 /* Before the clone: the cgroup made, and the plan told how it holds
  * memory and pids (plan_held).  Returns 0 or -1 with err. */
-int bounds_prepare(const struct opts *o, struct run_plan *pl,
-    const struct cpol *p, struct launch *ln, struct bounds *b, char *err)
+int bounds_prepare(struct run_plan *pl, const struct cpol *p,
+    struct launch *ln, struct bounds *b, char *err)
 {
-	const char *base = o->cgroup ? o->cgroup : getenv("CORDON_CGROUP");
 	int i;
 
 	for (i = 0; i < NBOUNDS; i++) {
@@ -48,7 +47,7 @@ int bounds_prepare(const struct opts *o, struct run_plan *pl,
 	b->memory_peak = b->oom_kills = b->pids_refused = UINT64_MAX;
 	b->disk_used = b->files_used = UINT64_MAX;
 	b->proxy_procs = b->limit[B_PIDS] == UINT64_MAX ? 0 : pl->proxy_procs;
-	if (cgroup_make(&ln->cg, base, b->limit[B_MEMORY],
+	if (cgroup_make(&ln->cg, pl->cgroup_base, b->limit[B_MEMORY],
 	    b->limit[B_PIDS] == UINT64_MAX ? UINT64_MAX :
 	    b->limit[B_PIDS] - b->proxy_procs, err, ERRLEN) < 0)
 		return -1;

@@ -146,6 +146,33 @@ static int v2_make(struct cgroup *cg, const char *base)
 	return 0;
 }
 
+/* A group cannot be made in cordon's own: 0 with why where the errno
+ * says no permission (the bounds fall back), else -1. */
+static int no_group(int i, const char *parent, char *why, size_t whylen)
+{
+	if (errno != EACCES && errno != EPERM && errno != EROFS)
+		return -1;
+	snprintf(why, whylen, "cannot make a group in cordon's own %s "
+	    "cgroup %.160s (%s)", i ? "pids" : "memory", parent,
+	    strerror(errno));
+	return 0;
+}
+
+/* Is word one of the space-separated words of text? */
+static int word_in(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = text;
+
+	while ((p = strstr(p, word)) != NULL) {
+		if ((p == text || p[-1] == ' ') && (p[n] == ' ' ||
+		    p[n] == '\n' || p[n] == '\0'))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
 static int v1_none(struct cgroup *cg)
 {
 	int i;
@@ -158,30 +185,74 @@ static int v1_none(struct cgroup *cg)
 	return 0;
 }
 
+static const char *const ctl_names[2] = { "memory", "pids" };
+
+/* Where a v1 group can be made: cordon's own group in each hierarchy
+ * needed (memory, pids), writable.  1 with parent; 0 with why (none can
+ * be made there: the bounds fall back); -1 on another error (errno).
+ * Reads only: --check's probe asks it too (probe.c). */
+int cgroup_v1_parents(const int need[2], char parent[2][CGROUP_PATH_MAX],
+    char *why, size_t whylen)
+{
+	int i;
+
+	if (cgroup_own(ctl_names, need, parent, why, whylen) < 0)
+		return 0;
+	for (i = 0; i < 2; i++)
+		if (need[i] && access(parent[i], W_OK) < 0)
+			return no_group(i, parent[i], why, whylen);
+	return 1;
+}
+
+/* v2: can a group under base hold the bounds needed?  1, or 0 with why,
+ * the whole message (a run fails: cordon never guesses another).  Reads
+ * only: cgroup_make and --check's probe both ask. */
+int cgroup_v2_usable(const char *base, const int need[2], char *why,
+    size_t whylen)
+{
+	char text[256];
+	struct statfs sf;
+	int i;
+
+	if (statfs(base, &sf) < 0 || sf.f_type != CGROUP2_MAGIC) {
+		snprintf(why, whylen, "cgroup %.200s (--cgroup or "
+		    "CORDON_CGROUP) is not a cgroup v2 directory", base);
+		return 0;
+	}
+	if (ctl_get(base, "cgroup.subtree_control", text, sizeof(text)) < 0)
+		text[0] = '\0';
+	for (i = 0; i < 2; i++)
+		if (need[i] && !word_in(text, ctl_names[i])) {
+			snprintf(why, whylen, "cgroup %.200s (--cgroup or "
+			    "CORDON_CGROUP): its cgroup.subtree_control does "
+			    "not enable %s", base, ctl_names[i]);
+			return 0;
+		}
+	if (access(base, W_OK) < 0) {
+		snprintf(why, whylen, "cgroup %.200s (--cgroup or "
+		    "CORDON_CGROUP): %s", base, strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
 /* v1: a group below cordon's own in each hierarchy needed (memory,
  * pids).  Where one cannot be made there, none at all (version 0, and
  * cg->why says why); -1 when making one fails otherwise. */
 static int v1_make(struct cgroup *cg, const int need[2])
 {
-	static const char *const names[2] = { "memory", "pids" };
 	char parent[2][CGROUP_PATH_MAX];
-	int i;
+	int i, rc;
 
-	if (cgroup_own(names, need, parent, cg->why, sizeof(cg->why)) < 0)
-		return 0;
-	for (i = 0; i < 2; i++) {
-		if (!need[i])
-			continue;
-		if (access(parent[i], W_OK) < 0 ||
-		    group_make(parent[i], cg->dir[i]) < 0) {
-			if (errno != EACCES && errno != EPERM && errno != EROFS)
+	if ((rc = cgroup_v1_parents(need, parent, cg->why,
+	    sizeof(cg->why))) <= 0)
+		return rc;
+	for (i = 0; i < 2; i++)
+		if (need[i] && group_make(parent[i], cg->dir[i]) < 0) {
+			if (no_group(i, parent[i], cg->why, sizeof(cg->why)) < 0)
 				return -1;
-			snprintf(cg->why, sizeof(cg->why), "cannot make a "
-			    "group in cordon's own %s cgroup %.160s (%s)",
-			    names[i], parent[i], strerror(errno));
 			return v1_none(cg);
 		}
-	}
 	cg->version = 1;
 	return 0;
 }
@@ -196,6 +267,8 @@ int cgroup_make(struct cgroup *cg, const char *base, uint64_t memory,
 	cg->procs[0] = cg->procs[1] = -1;
 	if (!need[0] && !need[1])
 		return 0;
+	if (v2 && !cgroup_v2_usable(base, need, err, errlen))
+		return -1;
 	if ((v2 ? v2_make(cg, base) : v1_make(cg, need)) < 0)
 		goto fail;
 	if (!cg->version)

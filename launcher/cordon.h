@@ -303,8 +303,8 @@ int workdir_remove(const char *path, const char *snippet, char *err,
     size_t errlen);
 
 /* bounds.c: how the whole-run bounds are held, and what the run used */
-int bounds_prepare(const struct opts *o, struct run_plan *pl,
-    const struct cpol *p, struct launch *ln, struct bounds *b, char *err);
+int bounds_prepare(struct run_plan *pl, const struct cpol *p,
+    struct launch *ln, struct bounds *b, char *err);
 void bounds_started(const struct launch *ln, struct bounds *b);
 int bounds_finish(struct launch *ln, struct bounds *b, int mnt, int wfd,
     char *err);
@@ -327,6 +327,10 @@ void cgroup_read(const struct cgroup *cg, struct bounds *b);
 uint64_t cgroup_oom_kills(const struct cgroup *cg);
 uint64_t cgroup_tasks_peak(const struct cgroup *cg);
 int cgroup_remove(struct cgroup *cg, char *err, size_t errlen);
+int cgroup_v1_parents(const int need[2], char parent[2][CGROUP_PATH_MAX],
+    char *why, size_t whylen);
+int cgroup_v2_usable(const char *base, const int need[2], char *why,
+    size_t whylen);
 /* cgown.c: cordon's own cgroup v1 groups (directories), per controller */
 int cgroup_own(const char *const names[2], const int need[2],
     char dir[2][CGROUP_PATH_MAX], char *why, size_t whylen);

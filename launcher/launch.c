@@ -280,8 +280,8 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	ln->mnt_w = s->mnt_sock[1];
 	if (egress_prepare(&s->egress, p, pl->proxy_procs, o->resolve,
 	    o->nresolve, &(struct egress_creds){ o->cred, o->ncred,
-	    o->upstream_ca, s->wfd }, err, ERRLEN) < 0 || (s->egress.on &&
-	    command_proxy_env(&ln->envp, p->nhttp ? s->workdir : NULL) < 0))
+	    o->upstream_ca, s->wfd }, err, ERRLEN) < 0 || (pl->env_proxy &&
+	    command_proxy_env(&ln->envp, pl->env_ca ? s->workdir : NULL) < 0))
 		return -1;
 	ln->net_w = s->egress.sock[1];
 	ln->out_w = s->pipe[P_OUT][1];
@@ -592,7 +592,7 @@ int launch(struct opts *o, const struct cpol *p, struct run_plan *pl,
 	if (s.ln.ruleset_fd < 0)
 		s.ln.ruleset_fd = -1;
 	if (child_prepare(o, p, pl, &s, err) < 0 ||
-	    bounds_prepare(o, pl, p, &s.ln, &r->bounds, err) < 0)
+	    bounds_prepare(pl, p, &s.ln, &r->bounds, err) < 0)
 		goto cleanup;
 	rc = go(o, p, &s, r, err);
 	if (r->truncated && !o->quiet)

@@ -294,6 +294,39 @@ static void plan_filter(const struct cpol *p, struct run_plan *pl)
 	    "no listener";
 }
 
+/* The command's environment: the policy's, and where the run's way out
+ * is the proxy, the variables every client reads for it (command.c). */
+static void plan_env(const struct cpol *p, const struct opts *o,
+    struct run_plan *pl)
+{
+	pl->nargs = o->nargs;
+	pl->env_proxy = pl->egress;
+	pl->env_ca = pl->egress && p->nhttp > 0;
+	pl->env_why = pl->env_ca ? "the proxy's address and the CA bundle "
+	    "it wrote (HTTP hosts: it ends their TLS)" : pl->env_proxy ?
+	    "the proxy's address (HTTPS_PROXY and the like)" : "the "
+	    "policy's only";
+}
+
+/* --check: memory and pids as the probe foresees the run's cgroup.  A
+ * v2 directory that cannot hold them fails a run: refused here too. */
+static int plan_cgroup(const struct cpol *p, const struct probe *pr,
+    struct run_plan *pl, char *err, size_t errlen)
+{
+	struct cgroup cg;
+
+	memset(&cg, 0, sizeof(cg));
+	if (pr->cgroup_base && pr->cgroup < 0 && pr->cgroup_why[0]) {
+		snprintf(err, errlen, "%s", pr->cgroup_why);
+		return -1;
+	}
+	cg.version = pr->cgroup > 0 ? pr->cgroup : 0;
+	cg.memory = cg.version && pl->limit[B_MEMORY] != UINT64_MAX;
+	cg.pids = cg.version && pl->limit[B_PIDS] != UINT64_MAX;
+	snprintf(cg.why, sizeof(cg.why), "%s", pr->cgroup_why);
+	return plan_held(pl, p, &cg, err, errlen);
+}
+
 int plan_make(const struct cpol *p, const struct opts *o,
     const struct probe *pr, struct run_plan *pl, char *err, size_t errlen)
 {
@@ -314,7 +347,10 @@ int plan_make(const struct cpol *p, const struct opts *o,
 	why(pl, PLAN_NS_PID, "the run's init: every process reaped, "
 	    "the filter's listener");
 	plan_net(p, o, pl);
-	if (plan_bounds(p, o, pr, pl, err, errlen) < 0)
+	plan_env(p, o, pl);
+	pl->cgroup_base = pr->cgroup_base;
+	if (plan_bounds(p, o, pr, pl, err, errlen) < 0 || (pr->cgroup &&
+	    plan_cgroup(p, pr, pl, err, errlen) < 0))
 		return -1;
 	plan_mnt(p, pl);
 	plan_required(p, pr, pl);

@@ -24,8 +24,16 @@ struct probe {
 	int root;             /* uid 0: RLIMIT_NPROC does not bind it */
 	const char *grows_outside;  /* the first rule path that can grow
 	                       * something outside the workdir, or NULL */
+	const char *cgroup_base;   /* --cgroup or $CORDON_CGROUP (v2 there),
+	                       * or NULL (v1, below cordon's own groups) */
+	int cgroup;           /* 0: not asked (a run makes its group and
+	                       * learns, cgroup.c); 1, 2: the version a
+	                       * group would have; -1: none can be made */
+	char cgroup_why[256]; /* -1: why none (v2: why a run would fail) */
 };
-void probe_make(const struct cpol *p, const struct opts *o, int ask_ns,
+/* ask: --check's, which asks what a run would try (the namespaces, a
+ * cgroup's controllers) instead of trying it. */
+void probe_make(const struct cpol *p, const struct opts *o, int ask,
     struct probe *pr);
 
 /* The namespaces, in the order the status names them. */
@@ -62,14 +70,21 @@ struct run_plan {
 	int truncate;                 /* past the cap: drop, keep running */
 	int learn;                    /* --observe */
 	int root;                     /* the probe's: uid 0 */
+	const char *cgroup_base;      /* the probe's: where the group goes */
+	int env_proxy, env_ca;        /* the proxy's variables replace the
+	                               * policy's; its CA bundle's too */
+	const char *env_why;
+	int nargs;                    /* the caller's arguments, after the
+	                               * policy's command */
 };
 
 /* Every decision, or -1 with the one cause in err.  No system call. */
 int plan_make(const struct cpol *p, const struct opts *o,
     const struct probe *pr, struct run_plan *pl, char *err, size_t errlen);
-/* Memory and pids, once the cgroup is made (cgroup.c): held by it, or
- * by the per-process rlimits (capped here); -1 with err where the
- * policy requires a controller.  No system call. */
+/* Memory and pids, once the cgroup is made (cgroup.c), or as --check's
+ * probe foresees it: held by it, or by the per-process rlimits (capped
+ * here); -1 with err where the policy requires a controller.  No system
+ * call. */
 int plan_held(struct run_plan *pl, const struct cpol *p,
     const struct cgroup *cg, char *err, size_t errlen);
 

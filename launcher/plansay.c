@@ -25,12 +25,24 @@ static const char *probed(const struct probe *pr, const struct run_plan *pl)
 	    "refused by the kernel";
 }
 
+/* Why a bound is held so, or "" (disk and files: the plan's reason;
+ * memory and pids: why no controller, where there is none). */
+static const char *bound_why(const struct run_plan *pl, int i)
+{
+	if (pl->limit[i] == UINT64_MAX)
+		return "";
+	return i >= B_DISK ? pl->disk_why : pl->why[i];
+}
+
 /* A bound's planned holder: disk and files are decided; memory and pids
- * wait for the cgroup. */
+ * as the probe foresees the cgroup (plan_held), or, not asked, waiting
+ * for it. */
 static const char *holder(const struct run_plan *pl, int i)
 {
 	if (pl->limit[i] == UINT64_MAX)
 		return "none";
+	if (i <= B_PIDS && (pl->by[i] != BY_NONE || pl->why[i][0]))
+		return status_bound_by(pl->by[i]);
 	if (i == B_MEMORY)
 		return "cgroup, else rlimit-per-process";
 	if (i == B_PIDS)
@@ -63,7 +75,7 @@ static void text_bounds(const struct run_plan *pl)
 		}
 		printf("  %s: %llu by %s%s%s\n", name[i],
 		    (unsigned long long)pl->limit[i], holder(pl, i),
-		    i >= B_DISK ? ": " : "", i >= B_DISK ? pl->disk_why : "");
+		    bound_why(pl, i)[0] ? ": " : "", bound_why(pl, i));
 	}
 	printf("rlimits:");
 	for (i = 0; i < pl->nrlim; i++)
@@ -73,6 +85,25 @@ static void text_bounds(const struct run_plan *pl)
 			printf(" %s=%llu", rlim_name(pl->rlim[i].resource),
 			    (unsigned long long)pl->rlim[i].value);
 	printf("%s\n", pl->nrlim ? "" : " none");
+}
+
+/* The command and its environment: the policy's words ($WORKDIR and
+ * $SNIPPET as written), the caller's arguments, the variables set or
+ * kept, and what cordon adds (plan_env). */
+static void text_command(const struct cpol *p, const struct run_plan *pl)
+{
+	uint32_t i;
+
+	printf("command:");
+	for (i = 0; i < p->nargv; i++)
+		printf(" %s", p->argv[i]);
+	printf(" (+%d argument%s from the caller)\nenvironment:", pl->nargs,
+	    pl->nargs == 1 ? "" : "s");
+	for (i = 0; i < p->nenv; i++)
+		printf(" %s%s", p->env[i].name, p->env[i].kind ==
+		    CPOL_ENV_KEEP ? " (kept)" : "");
+	printf("%s; cordon adds %s\n", p->nenv ? "" : " none",
+	    pl->env_why);
 }
 
 static void text(const struct cpol *p, const struct run_plan *pl,
@@ -108,6 +139,7 @@ static void text(const struct cpol *p, const struct run_plan *pl,
 	printf("  required: %s\n", pl->ns_required[0] ? pl->ns_required :
 	    "no (without them the run goes on, degraded)");
 	text_bounds(pl);
+	text_command(p, pl);
 	printf("egress proxy: %s: %s\n", pl->egress ? "on" : "off",
 	    pl->egress_why);
 	printf("timeout: %llu ms\noutput: ", (unsigned long long)pl->timeout_ms);
@@ -126,9 +158,12 @@ static void put(void *ctx, const char *s, size_t n)
 }
 
 /* "key":"escaped value" (null for NULL), after sep. */
+/* "key":"v" (null for NULL), or without a key an array's "v". */
 static void jstr(const char *sep, const char *key, const char *v)
 {
-	printf("%s\"%s\":", sep, key);
+	printf("%s", sep);
+	if (key)
+		printf("\"%s\":", key);
 	if (!v) {
 		printf("null");
 		return;
@@ -157,14 +192,33 @@ static void json_bounds(const struct run_plan *pl)
 		printf("%s\"%s\":{", i ? "," : "", name[i]);
 		jnum("", "limit", pl->limit[i]);
 		jstr(",", "by", holder(pl, i));
-		jstr(",", "why", i >= B_DISK && pl->limit[i] != UINT64_MAX ?
-		    pl->disk_why : NULL);
+		jstr(",", "why", bound_why(pl, i)[0] ? bound_why(pl, i) :
+		    NULL);
 		putchar('}');
 	}
 	printf("},\"rlimits\":{");
 	for (i = 0; i < pl->nrlim; i++)
 		jnum(i ? "," : "", rlim_name(pl->rlim[i].resource),
 		    pl->rlim[i].value);
+	putchar('}');
+}
+
+static void json_command(const struct cpol *p, const struct run_plan *pl)
+{
+	uint32_t i;
+
+	printf(",\"command\":{\"argv\":[");
+	for (i = 0; i < p->nargv; i++)
+		jstr(i ? "," : "", NULL, p->argv[i]);
+	printf("],\"caller_args\":%d,\"environment\":[", pl->nargs);
+	for (i = 0; i < p->nenv; i++) {
+		jstr(i ? ",{" : "{", "name", p->env[i].name);
+		printf(",\"kept\":%s}", p->env[i].kind == CPOL_ENV_KEEP ?
+		    "true" : "false");
+	}
+	printf("],\"proxy_env\":%s,\"ca_env\":%s", pl->env_proxy ? "true" :
+	    "false", pl->env_ca ? "true" : "false");
+	jstr(",", "why", pl->env_why);
 	putchar('}');
 }
 
@@ -196,7 +250,9 @@ static void json(const struct cpol *p, const struct run_plan *pl,
 	jstr(",\"seccomp\":{", "program", filter_name[pl->filter]);
 	printf(",\"instructions\":%u", p->ninsns);
 	jstr(",", "why", pl->filter_why);
-	printf("},\"egress\":{\"on\":%s", pl->egress ? "true" : "false");
+	putchar('}');
+	json_command(p, pl);
+	printf(",\"egress\":{\"on\":%s", pl->egress ? "true" : "false");
 	jstr(",", "why", pl->egress_why);
 	putchar('}');
 	jnum(",", "timeout_ms", pl->timeout_ms);

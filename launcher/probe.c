@@ -2,12 +2,15 @@
  * probe.c - what the plan needs to know of the kernel and the host,
  * asked once, before plan_make (plan.c) decides: the Landlock ABI and
  * errata, the uid, whether the kernel gives the namespaces (for
- * --check; a run's clone tries them and falls back, run.c), and the
- * first rule path that can grow something outside the workdir (which a
- * watch of the workdir would miss: bounds.c).
+ * --check; a run's clone tries them and falls back, run.c), the
+ * cgroup a run would use and its controllers (for --check; a run makes
+ * its group, cgroup.c), and the first rule path that can grow something
+ * outside the workdir (which a watch of the workdir would miss:
+ * bounds.c).
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,13 +41,41 @@ static const char *grows_outside(const struct cpol *p)
 	return NULL;
 }
 
-void probe_make(const struct cpol *p, const struct opts *o, int ask_ns,
+/* The group a run would make for its memory and pids bounds: its
+ * version, or 0 and why not (cgroup.c's own checks, which only read). */
+static void probe_cgroup(const struct cpol *p, const struct opts *o,
     struct probe *pr)
 {
+	const int need[2] = {
+		command_limit(p, o->limit, CPOL_RLIM_MEMORY) != UINT64_MAX,
+		command_limit(p, o->limit, CPOL_RLIM_PIDS) != UINT64_MAX,
+	};
+	char parent[2][CGROUP_PATH_MAX];
+
+	pr->cgroup_why[0] = '\0';
+	if (!need[0] && !need[1])
+		pr->cgroup = -1;      /* none needed */
+	else if (pr->cgroup_base)
+		pr->cgroup = cgroup_v2_usable(pr->cgroup_base, need,
+		    pr->cgroup_why, sizeof(pr->cgroup_why)) ? 2 : -1;
+	else
+		pr->cgroup = cgroup_v1_parents(need, parent, pr->cgroup_why,
+		    sizeof(pr->cgroup_why)) > 0 ? 1 : -1;
+}
+
+void probe_make(const struct cpol *p, const struct opts *o, int ask,
+    struct probe *pr)
+{
+	const char *env = getenv("CORDON_CGROUP");
+
 	pr->landlock_abi = landlock_probe(&pr->landlock_errata);
 	pr->root = getuid() == 0;
-	pr->ns = ask_ns ? run_probe_ns(CLONE_NEWUSER | CLONE_NEWPID |
+	pr->ns = ask ? run_probe_ns(CLONE_NEWUSER | CLONE_NEWPID |
 	    CLONE_NEWNET | CLONE_NEWNS) : -1;
+	pr->cgroup_base = o->cgroup ? o->cgroup : env && env[0] ? env : NULL;
+	pr->cgroup = 0;
+	if (ask)
+		probe_cgroup(p, o, pr);
 	/* Only a disk or files bound asks (a stat per rule). */
 	pr->grows_outside = command_limit(p, o->limit, CPOL_RLIM_DISK) ==
 	    UINT64_MAX && command_limit(p, o->limit, CPOL_RLIM_FILES) ==

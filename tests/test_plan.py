@@ -87,6 +87,10 @@ def refusals(launcher_blobs, policies_dir, compiled, tmp_path):
         ("the proxy's share of pids", policies_dir / "idc_query.cpol",
          ["--limit", "pids=2"], "leaves no process for the run beside "
          "the egress proxy's 2", None),
+        ("--cgroup names no cgroup v2 directory",
+         policies_dir / "idc_query.cpol", ["--cgroup", str(tmp_path)],
+         "cgroup %s (--cgroup or CORDON_CGROUP) is not a cgroup v2 "
+         "directory" % tmp_path, "requires"),
     ]
 
 
@@ -149,6 +153,42 @@ def test_check_follows_the_options(launcher_blobs):
     assert p["bounds"]["disk"]["limit"] == 1 << 20
     assert p["bounds"]["disk"]["by"] == "tmpfs"
     assert p["rlimits"]["fsize"] <= 1 << 20
+
+
+def test_check_says_the_command_and_what_cordon_adds(policies_dir):
+    """The command's words, the environment's names (the policy's: set or
+    kept) and what cordon adds: the proxy's variables for named hosts."""
+    r = check(policies_dir / "idc_query.cpol")
+    assert r.returncode == 0, r.stderr
+    cmd = [l for l in r.stdout.splitlines() if l.startswith("command: ")]
+    assert cmd and "$SNIPPET" in cmd[0], r.stdout
+    env = [l for l in r.stdout.splitlines()
+           if l.startswith("environment: ")]
+    assert env and "PATH" in env[0] and "proxy's address" in env[0], env
+    p = json.loads(check(policies_dir / "idc_query.cpol", "--json").stdout)
+    assert p["command"]["argv"][-1] == "$SNIPPET"
+    assert p["command"]["proxy_env"] is True
+    assert any(e["name"] == "PATH" for e in p["command"]["environment"])
+
+
+def test_check_foresees_the_cgroup(launcher_blobs, tmp_path):
+    """Memory and pids: --check says what a run's group would hold, or
+    why there is none, as the run would (root on cgroup v1: a group below
+    cordon's own; another user: the per-process rlimits, and why)."""
+    import os
+    blob = launcher_blobs("launcher-bounds")
+    p = json.loads(check(blob, "--json").stdout)
+    mem = p["bounds"]["memory"]
+    if mem["limit"] is None:
+        pytest.skip("launcher-bounds sets no memory bound")
+    v1 = os.path.isdir("/sys/fs/cgroup/memory")
+    if os.getuid() == 0 and v1:
+        assert mem["by"] == "cgroup-v1", mem
+    elif v1:
+        assert mem["by"] == "rlimit-per-process", mem
+        assert "no memory cgroup" in mem["why"], mem
+    else:
+        assert mem["by"] in ("rlimit-per-process", "cgroup-v2"), mem
 
 
 def test_json_is_for_check(launcher_blobs):

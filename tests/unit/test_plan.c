@@ -297,11 +297,68 @@ static void test_bounds(void **state)
 	assert_non_null(strstr(err, "requires limit pids to hold"));
 }
 
+/* --check's probe foresees the cgroup (probe.cgroup): the plan says what
+ * holds memory and pids, or refuses with the real cause; a run (cgroup
+ * 0: not asked) waits for its group.  And what cordon adds to the
+ * command's environment. */
+static void test_check_cgroup_env(void **state)
+{
+	static struct cpol_insn insns[1];
+	struct cpol_limit lim[8];
+	struct row r = { "cgroup", HOSTS, .memory = GB, .pids = 100,
+	    .abi = 7, .ns = -1 };
+	struct run_plan pl;
+	struct cpol p;
+	struct opts o;
+	struct probe pr = { .landlock_abi = 7, .ns = -1, .cgroup = 1 };
+	char err[ERRLEN];
+
+	(void)state;
+	policy(&r, &p, insns, lim);
+	options(&r, &o);
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_int_equal(pl.by[B_MEMORY], BY_CGROUP1);
+	assert_int_equal(pl.by[B_PIDS], BY_CGROUP1);
+	assert_true(pl.env_proxy && !pl.env_ca);
+	pr.cgroup = 0;                          /* a run: not asked */
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_int_equal(pl.by[B_MEMORY], BY_NONE);
+	pr.cgroup = -1;
+	snprintf(pr.cgroup_why, sizeof(pr.cgroup_why), "cannot make a group");
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_int_equal(pl.by[B_MEMORY], BY_RLIMIT_PROC);
+	assert_non_null(strstr(pl.why[B_MEMORY], "cannot make a group"));
+	p.flags |= CPOL_F_REQUIRE_MEMORY;
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "requires limit memory"));
+	assert_non_null(strstr(err, "cannot make a group"));
+	/* v2 that cannot hold them: a run would fail, so --check refuses. */
+	pr.cgroup_base = "/x";
+	snprintf(pr.cgroup_why, sizeof(pr.cgroup_why), "cgroup /x is not a "
+	    "cgroup v2 directory");
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "cgroup /x is not a cgroup v2"));
+	assert_null(strstr(err, "requires limit memory"));
+	pr.cgroup = 2;
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_int_equal(pl.by[B_MEMORY], BY_CGROUP2);
+	assert_string_equal(pl.cgroup_base, "/x");
+	/* HTTP hosts: the proxy's CA bundle too; network off: nothing. */
+	p.nhttp = 1;
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_true(pl.env_proxy && pl.env_ca);
+	p.nhttp = 0;
+	p.flags = OFF;
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_true(!pl.env_proxy && !pl.env_ca);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_check_cgroup_env),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
