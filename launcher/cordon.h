@@ -45,6 +45,16 @@
 #define RUNFS_HELD_DEPTH 64
 #define CGROUP_PATH_MAX 512      /* a caller's group, and the run's name */
 
+struct held_run;
+struct report;
+struct opts;
+/* launch()'s hold step: between the run's start and its supervision, a
+ * started run (set up, not yet given its snippet) handed to the caller,
+ * which fills in what the run's request brought.  Warm pools' spares
+ * (warm.h: warm_hold); NULL for a cold run.  0, or -1 with err. */
+typedef int (*launch_hold_fn)(struct opts *o, struct held_run *h,
+    struct report *r, char *err);
+
 struct opts {
 	const char *policy;
 	const char *snippet;          /* a file, or "-" for stdin */
@@ -74,6 +84,7 @@ struct opts {
 	const char *serve;            /* --serve @NAME: a warm pool */
 	int warm_ctl;                 /* a warm pool's spare: its socket to
 	                               * the template (warmhold.c), or -1 */
+	launch_hold_fn hold;          /* the hold step: a spare's, or NULL */
 };
 
 /* What was applied (the status report's "layers"). */
@@ -247,6 +258,24 @@ struct launch {
 /* run.c: set by cordon --serve's template (its Python extension); NULL
  * in cordon, whose payload execs. */
 extern void (*warm_resume)(char **argv, char **envp);
+/* A warm run's filter listener, until cordon has taken it (run.c). */
+#define WARM_LISTENER_FD 4
+
+/* launch.c's hold step's view of a started run (launch_hold_fn). */
+struct held_run {
+	int ctl;                      /* the template's socket */
+	int pidfd;                    /* the run's init */
+	int ready_r, go_w;            /* the run's fd 3 and stdin */
+	int notify_sock;              /* where init sends the run's pidfd */
+	int run;                      /* the run's pidfd, until its listener
+	                               * is taken, or -1 */
+	int listener;                 /* out: the listener, or -1 */
+	int mnt;                      /* the run tmpfs, or -1 */
+	int wfd;                      /* the spare's own workdir */
+	const char *snippet;          /* its snippet's name there */
+	int given;                    /* out: a request's --workdir, or -1 */
+};
+
 
 /* opts.c: the options (also a warm request's); -1 to go on, or an exit
  * status.  Call with optind 0 to parse a second argv. */

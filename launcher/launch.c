@@ -27,7 +27,6 @@
 #include "learnmode.h"
 #include "landlock_compat.h"
 #include "plan.h"
-#include "warm.h"
 
 enum { P_OUT, P_ERR, P_MSG, P_ST, NPIPES };
 
@@ -325,10 +324,11 @@ static void cpu_limits(const struct launch *ln, struct sup *sp)
 	    rl.rlim_max * 1000;
 }
 
-/* A warm spare waits here, set up, for its request (warmhold.c). */
+/* The hold step (o->hold: a warm spare waits here, set up, for its
+ * request), then what it brought put in place. */
 static int hold(struct opts *o, struct res *s, struct report *r, char *err)
 {
-	struct warm_spare w = { .ctl = o->warm_ctl, .pidfd = s->sup.pidfd,
+	struct held_run w = { .ctl = o->warm_ctl, .pidfd = s->sup.pidfd,
 	    .ready_r = s->ready[0], .go_w = s->go[1], .mnt = s->mnt,
 	    .wfd = s->wfd, .snippet = s->snippet, .given = -1,
 	    .notify_sock = s->sup.notify_r, .listener = -1, .run = -1 };
@@ -336,7 +336,7 @@ static int hold(struct opts *o, struct res *s, struct report *r, char *err)
 
 	closefd(&s->go[0]);
 	closefd(&s->ready[1]);
-	rc = warm_hold(o, &w, r, err);
+	rc = o->hold(o, &w, r, err);
 	s->sup.listener = w.listener;  /* supervise() answers it */
 	if (rc < 0)
 		closefd(&s->sup.listener);
@@ -477,7 +477,7 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 		s->mnt = fdpass_recv(s->mnt_sock[0], MSG_DONTWAIT);
 	if (early_remove(o, s, err) < 0 ||
 	    egress_go(&s->egress, o->null_fd, err, ERRLEN) < 0 ||
-	    (o->warm_ctl >= 0 && hold(o, s, r, err) < 0)) {
+	    (o->hold && hold(o, s, r, err) < 0)) {
 		kill(sp->pid, SIGKILL);
 		while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
 			;

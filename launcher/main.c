@@ -111,6 +111,7 @@ int main(int argc, char **argv)
 	if (outputs_ok(&o) < 0 || opts_conflict(&o))
 		return EXIT_CORDON;
 	o.warm_ctl = warm_spare_ctl;
+	o.hold = o.warm_ctl >= 0 ? warm_hold : NULL;
 	o.null_fd = fds_sane();
 	if (o.null_fd < 0) {
 		fprintf(stderr, "cordon: /dev/null: %s\n", strerror(errno));

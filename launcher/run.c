@@ -41,7 +41,6 @@
 #include "egress.h"
 #include "landlock_compat.h"
 #include "plan.h"
-#include "warm.h"
 
 /* exit_group with the syscall instruction in cordon's own text (as
  * exec_here below): learn mode's filter notifies a payload's exit unless

@@ -9,7 +9,8 @@ Fails (exit 1, one line per breach) when:
     (DEPENDS), or a header of another folder that is not that folder's
     public face (PUBLIC);
   - the compiler's headers include each other in a circle;
-  - the same for the launcher's rooms (LAUNCHER_DEPENDS, LAUNCHER_PUBLIC);
+  - the same for the launcher's rooms (LAUNCHER_DEPENDS, LAUNCHER_PUBLIC),
+    and the cold core includes warm.h only in main.c (LAUNCHER_ONLY);
   - two headers in common/, compiler/ and launcher/ share a base name;
   - the compiler's objects, or the launcher's, call each other in a
     circle (file level, from nm: a defines what b uses and b defines
@@ -70,6 +71,10 @@ LAUNCHER_PUBLIC = {
     'warm': {'warm.h'},
     'learn': {'learnmode.h'},
 }
+# The cold core never calls into a warm pool: main.c composes them (a
+# spare's hold step is launch()'s hook, opts.hold); only it may include
+# warm.h among the core's files.
+LAUNCHER_ONLY = {'warm.h': {'launcher/main.c'}}
 SECCOMP_OK = ('compiler/backend/', 'compiler/names/tables_syscalls.c')
 MAX_FUNCTION_LINES = 80
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^">]+)[">]', re.M)
@@ -174,6 +179,17 @@ def check_calls(objects, errors):
         errors.append('call circle: ' + ' -> '.join(cyc))
 
 
+def check_only(files, errors):
+    for f in files:
+        if folder(f) != 'top':
+            continue
+        for _, name in includes(f):
+            allowed = LAUNCHER_ONLY.get(name)
+            if allowed is not None and f not in allowed:
+                errors.append(f'{f}: includes {name}: only '
+                              f'{", ".join(sorted(allowed))} may')
+
+
 def check_unique_headers(files, errors):
     """Every folder is on the include path: a header's base name must say
     which header it is (a second audit.h would be found first by some
@@ -206,6 +222,7 @@ def main(argv):
     check_includes(sources([ROOT], ('.c', '.h')), errors)
     check_includes(sources(['launcher'], ('.c', '.h')), errors,
                    LAUNCHER_DEPENDS, LAUNCHER_PUBLIC)
+    check_only(sources(['launcher'], ('.c', '.h')), errors)
     check_unique_headers(sources(['common', ROOT, 'launcher'], ('.h',)),
                          errors)
     for part in ('/compiler/', '/launcher/'):

@@ -22,25 +22,12 @@ void warmdir_sweep(void);
 int submit_main(int argc, char **argv);
 
 /* warmhold.c: a warm spare, set up, waits for its run's warm-up and the
- * template's request; takes its options, descriptors and snippet. */
-struct warm_spare {
-	int ctl;                      /* the template's socket */
-	int pidfd;                    /* the run's init */
-	int ready_r, go_w;            /* the run's fd 3 and stdin */
-	int notify_sock;              /* where init sends the run's pidfd */
-	int run;                      /* the run's pidfd, until its listener
-	                               * is taken, or -1 */
-	int listener;                 /* out: the listener, or -1 */
-	int mnt;                      /* the run tmpfs, or -1 */
-	int wfd;                      /* the spare's own workdir */
-	const char *snippet;          /* its snippet's name there */
-	int given;                    /* out: a request's --workdir, or -1 */
-};
-/* A warm run's filter listener, until cordon has taken it (run.c). */
-#define WARM_LISTENER_FD 4
+ * template's request; takes its options, descriptors and snippet.  It is
+ * launch()'s hold step (struct held_run, cordon.h): main.c sets
+ * opts.hold to warm_hold for a spare. */
 extern int warm_spare_ctl;     /* set by the template's extension */
-int warm_hold(struct opts *o, struct warm_spare *w,
-    struct report *r, char *err);
+int warm_hold(struct opts *o, struct held_run *w, struct report *r,
+    char *err);
 /* cordon's exit status, to the template (for the caller), at the end */
 void warm_said(int ctl, int rc);
 

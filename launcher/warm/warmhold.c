@@ -47,7 +47,7 @@ int warm_spare_ctl = -1;
 
 /* The run's listener, taken from it (pidfd_getfd) once its filter is
  * installed; init sent its pidfd.  0, or -1 (not yet, or errno). */
-static int listener_take(struct warm_spare *w)
+static int listener_take(struct held_run *w)
 {
 	long fd = syscall(SYS_pidfd_getfd, w->run, WARM_LISTENER_FD, 0);
 
@@ -86,7 +86,7 @@ static const char *refused_call(int listener)
  * (the run called what the policy refuses, ended, or hung, or its
  * listener could not be taken).
  */
-static int run_warm(struct warm_spare *w, char *err)
+static int run_warm(struct held_run *w, char *err)
 {
 	struct pollfd pf[4] = { { .fd = w->ready_r, .events = POLLIN },
 	    { .fd = w->pidfd, .events = POLLIN }, { .fd = -1 },
@@ -187,7 +187,7 @@ static int fds_take(const int fds[FDPASS_MAX], int nfd, char **argv, char *num,
 }
 
 /* The snippet into the run's workdir (the spare's empty copy). */
-static int snippet_put(const struct opts *g, const struct warm_spare *w,
+static int snippet_put(const struct opts *g, const struct held_run *w,
     char *err)
 {
 	char path[128];
@@ -214,7 +214,7 @@ static int snippet_put(const struct opts *g, const struct warm_spare *w,
 /* --workdir DIR in a request: DIR's files into the run tmpfs; finish()
  * copies the outputs back (the snippet's copy is removed from DIR after:
  * a DIR holding that name is refused, its file would be lost). */
-static int workdir_in(struct opts *g, struct warm_spare *w,
+static int workdir_in(struct opts *g, struct held_run *w,
     struct report *r, char *err)
 {
 	char path[sizeof(r->workdir)];
@@ -275,7 +275,7 @@ static int words_split(char *buf, size_t len, char **argv,
 }
 
 /* The run's arguments on its stdin (then EOF, or the feed). */
-static int args_send(const struct warm_spare *w, const struct opts *g)
+static int args_send(const struct held_run *w, const struct opts *g)
 {
 	static char buf[5 + WARM_REQ_MAX];   /* warm.py: MAX_REQUEST */
 	size_t len = 5, n;
@@ -295,7 +295,7 @@ static int args_send(const struct warm_spare *w, const struct opts *g)
 	return write_all(w->go_w, buf, len);
 }
 
-int warm_hold(struct opts *o, struct warm_spare *w, struct report *r,
+int warm_hold(struct opts *o, struct held_run *w, struct report *r,
     char *err)
 {
 	static char buf[WARM_REQ_MAX + 1], num[16];
