@@ -122,6 +122,10 @@ static PyObject *warm_run(PyObject *self, PyObject *args)
 		warm_spare_ctl = ctl;
 		rc = cordon_main((int)n, argv);
 		fflush(NULL);
+		/* The caller's descriptors (its socket, its output) closed
+		 * now: _exit unmaps the template's pages first (a few ms),
+		 * and closes them only after. */
+		(void)close_range(0, ~0U, 0);
 		_exit(rc);
 	}
 	/* The run: run.c's warm_fork, seccomp installed, fds 0-3 only. */
