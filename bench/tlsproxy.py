@@ -7,12 +7,14 @@ the end of its answer.  The two kinds alternate, so drift touches both
 alike; medians; the ratio is terminated over tunnelled."""
 import json
 import os
-import socket
-import ssl
-import statistics
 import subprocess
+import sys
 import tempfile
-import threading
+
+# The stand-in CA and upstream, shared with the tests (tests/tls_util.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "tests"))
+import tls_util  # noqa: E402
 
 TUNNEL = "tunnel.bench.example.org"
 ENDED = "cred.bench.example.org"
@@ -42,56 +44,18 @@ print(json.dumps(out))
 ''' % (TUNNEL, ENDED)
 
 
-def _ca(d):
-    def run(*a):
-        subprocess.run(["openssl", *a], check=True, capture_output=True)
-    run("req", "-x509", "-newkey", "ec", "-pkeyopt",
-        "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj",
-        "/CN=bench CA", "-keyout", d + "/ca.key", "-out", d + "/ca.pem")
-    with open(d + "/ext", "w") as f:
-        f.write("subjectAltName=DNS:%s,DNS:%s\n" % (TUNNEL, ENDED))
-    run("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
-        "-nodes", "-subj", "/CN=bench", "-keyout", d + "/key.pem",
-        "-out", d + "/req.pem")
-    run("x509", "-req", "-in", d + "/req.pem", "-CA", d + "/ca.pem",
-        "-CAkey", d + "/ca.key", "-CAcreateserial", "-days", "1",
-        "-extfile", d + "/ext", "-out", d + "/cert.pem")
-
-
-def _serve(srv, ctx):
-    def one(c):
-        try:
-            with ctx.wrap_socket(c, server_side=True) as t:
-                data = b""
-                while b"\r\n\r\n" not in data:
-                    got = t.recv(65536)
-                    if not got:
-                        return
-                    data += got
-                t.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n"
-                          b"Connection: close\r\n\r\nok")
-        except (OSError, ssl.SSLError):
-            pass
-    while True:
-        try:
-            c, _ = srv.accept()
-        except OSError:
-            return
-        threading.Thread(target=one, args=(c,), daemon=True).start()
+def _standin(d):
+    """The loopback TLS stand-in for both names, its CA in d: answers
+    "ok", a thread per connection."""
+    tls_util.make_ca(d, [TUNNEL, ENDED], cn="bench CA")
+    return tls_util.Upstream(d, b"ok", threaded=True, timeout=20)
 
 
 def tls_table(b, n, median_ms, fmt):
     """n samples of each kind (2n connections: under the run's 256)."""
-    with tempfile.TemporaryDirectory() as d:
-        _ca(d)
-        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        ctx.load_cert_chain(d + "/cert.pem", d + "/key.pem")
-        srv = socket.socket()
-        srv.bind(("127.0.0.1", 0))
-        srv.listen(64)
-        port = srv.getsockname()[1]
-        threading.Thread(target=_serve, args=(srv, ctx),
-                         daemon=True).start()
+    with tempfile.TemporaryDirectory() as d, \
+            _standin(d) as srv:
+        port = srv.port
         pol = os.path.join(d, "p.policy")
         with open(pol, "w") as f:
             f.write('include "%s/policies/base/python.policy";\n'
@@ -121,7 +85,6 @@ def tls_table(b, n, median_ms, fmt):
                             str(port), str(n), "bench-ca.pem"],
                            capture_output=True, text=True, timeout=600,
                            env=env)
-        srv.close()
     if p.returncode != 0:
         raise RuntimeError("TLS proxy bench run failed: %s" %
                            p.stderr[-2000:])

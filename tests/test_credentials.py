@@ -1,7 +1,7 @@
 """Credentials the run uses but never sees, and HTTP rules for named
 hosts (issue 29).  A stand-in HTTPS upstream on loopback with its own CA
-(made here with the openssl CLI) is given to cordon's proxy by the
-test-only --upstream-ca, and its name mapped with --resolve: the proxy
+(tests/tls_util.py) is given to cordon's proxy by the test-only
+--upstream-ca, and its name mapped with --resolve: the proxy
 ends the run's TLS with a certificate from the run's own CA, checks each
 request against the policy's http rules, adds the credential's header and
 forwards it.  The snippet looks for the secret everywhere it can reach
@@ -9,14 +9,12 @@ and must not find it.  Runs as root and as uid 65534 (tests/run-pytest.sh)."""
 import json
 import os
 import shutil
-import socket
-import ssl
 import subprocess
 import tempfile
-import threading
 
 import pytest
 
+import tls_util
 import workload_util as wu
 
 NAME = "api.example.org"          # credential and http rules
@@ -29,79 +27,17 @@ BODY = b"upstream-ok"
 def upstream_ca(tmp_path_factory):
     """The stand-in's own CA, and one certificate for both names."""
     d = tmp_path_factory.mktemp("upca")
-    os.chmod(d, 0o755)
-    run = lambda *a: subprocess.run(["openssl", *a], capture_output=True)  # noqa: E731
-    p = run("req", "-x509", "-newkey", "ec", "-pkeyopt",
-            "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj",
-            "/CN=stand-in CA", "-addext", "basicConstraints=critical,CA:TRUE",
-            "-addext", "keyUsage=critical,keyCertSign",
-            "-keyout", str(d / "ca.key"), "-out", str(d / "ca.pem"))
-    if p.returncode != 0:
-        pytest.skip("openssl cannot make a CA: %s" % p.stderr)
-    (d / "ext").write_text("subjectAltName=DNS:%s,DNS:%s\n" % (NAME, TUNNEL))
-    p = run("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
-            "-nodes", "-subj", "/CN=" + NAME, "-keyout", str(d / "key.pem"),
-            "-out", str(d / "req.pem"))
-    p2 = run("x509", "-req", "-in", str(d / "req.pem"), "-CA",
-             str(d / "ca.pem"), "-CAkey", str(d / "ca.key"),
-             "-CAcreateserial", "-days", "1", "-extfile", str(d / "ext"),
-             "-out", str(d / "cert.pem"))
-    if p.returncode or p2.returncode:
-        pytest.skip("openssl cannot sign: %s %s" % (p.stderr, p2.stderr))
-    for f in d.iterdir():
-        os.chmod(f, 0o644)
+    try:
+        tls_util.make_ca(d, [NAME, TUNNEL])
+    except tls_util.CAError as e:
+        pytest.skip("openssl cannot make the stand-in's CA: %s" % e)
     return d
 
 
-class Upstream:
-    """HTTPS on 127.0.0.1: records each request head it gets; answers a
-    fixed body (never echoes what it got)."""
-
-    def __init__(self, d):
-        self.ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        self.ctx.load_cert_chain(str(d / "cert.pem"), str(d / "key.pem"))
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.heads = []
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.serve, daemon=True)
-
-    def one(self, c):
-        c.settimeout(10)
-        with self.ctx.wrap_socket(c, server_side=True) as t:
-            data = b""
-            while b"\r\n\r\n" not in data:
-                d = t.recv(65536)
-                if not d:
-                    return
-                data += d
-            head = data.split(b"\r\n\r\n")[0].decode("latin-1")
-            self.heads.append(head)
-            t.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n"
-                      b"Connection: close\r\n\r\n%s" % (len(BODY), BODY))
-
-    def serve(self):
-        while not self.stop.is_set():
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                continue
-            try:
-                self.one(c)
-            except (OSError, ssl.SSLError):
-                c.close()
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.thread.join(2)
-        self.sock.close()
+def Upstream(d):
+    """HTTPS on 127.0.0.1 with d's leaf: records each request head it
+    gets; answers BODY (never echoes what it got)."""
+    return tls_util.Upstream(d, BODY)
 
 
 POLICY = '''include "base/python.policy";
@@ -396,32 +332,9 @@ def test_upstream_not_verified_is_refused(upstream_ca, cordon_bin,
     assert any(w.startswith("upstream TLS failed") for w in whys), whys
 
 
-class PlainUpstream(Upstream):
+def PlainUpstream():
     """The same, in clear (http://)."""
-
-    def __init__(self):
-        self.ctx = None
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.heads = []
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.serve, daemon=True)
-
-    def one(self, c):
-        c.settimeout(10)
-        with c:
-            data = b""
-            while b"\r\n\r\n" not in data:
-                d = c.recv(65536)
-                if not d:
-                    return
-                data += d
-            self.heads.append(data.split(b"\r\n\r\n")[0].decode("latin-1"))
-            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n"
-                      b"Connection: close\r\n\r\n%s" % (len(BODY), BODY))
+    return tls_util.Upstream(None, BODY)
 
 
 PLAIN = "plain.example.org"

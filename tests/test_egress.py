@@ -7,12 +7,12 @@ Runs as root and as uid 65534 (tests/run-pytest.sh)."""
 import json
 import os
 import socket
-import ssl
 import subprocess
 import threading
 
 import pytest
 
+import tls_util
 import workload_util as wu
 
 # The name each policy allows (a wildcard's: one name below it).
@@ -80,58 +80,19 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def cert(tmp_path_factory):
+    """A CA (ca.pem, the snippet's) and a leaf for every name."""
     d = tmp_path_factory.mktemp("cert")
-    san = ",".join("DNS:" + n for n in NAMES.values())
-    p = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048",
-                        "-nodes", "-days", "1", "-subj", "/CN=cordon-test",
-                        "-addext", "subjectAltName=" + san,
-                        "-keyout", str(d / "key.pem"),
-                        "-out", str(d / "ca.pem")], capture_output=True)
-    if p.returncode != 0:
-        pytest.skip("openssl cannot make a test certificate: %s" % p.stderr)
+    try:
+        tls_util.make_ca(d, list(NAMES.values()), cn="cordon-test CA")
+    except tls_util.CAError as e:
+        pytest.skip("openssl cannot make a test certificate: %s" % e)
     return d
 
 
-class Service:
-    """The stand-in: HTTPS on 127.0.0.1, one fixed body per request."""
-
-    def __init__(self, cert):
-        self.ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        self.ctx.load_cert_chain(str(cert / "ca.pem"), str(cert / "key.pem"))
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.hits = 0
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.serve, daemon=True)
-
-    def serve(self):
-        while not self.stop.is_set():
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                continue
-            try:
-                c.settimeout(5)
-                with self.ctx.wrap_socket(c, server_side=True) as t:
-                    t.recv(65536)
-                    self.hits += 1
-                    t.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n"
-                              b"Connection: close\r\n\r\n%s" %
-                              (len(BODY), BODY))
-            except (OSError, ssl.SSLError):
-                c.close()
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.thread.join(2)
-        self.sock.close()
+def Service(cert):
+    """The stand-in: HTTPS on 127.0.0.1, one fixed body per request
+    (.hits: how many it answered)."""
+    return tls_util.Upstream(cert, BODY, timeout=5)
 
 
 @pytest.mark.parametrize("tool", sorted(NAMES))

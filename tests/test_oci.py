@@ -430,6 +430,29 @@ def test_roundtrip_default_profiles(fixture, caps, tmp_path):
         assert "errno(EPERM) io_uring_setup, io_uring_enter" in text
 
 
+@pytest.mark.parametrize("profile", [
+    {"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [
+        {"names": ["syslog"], "action": "SCMP_ACT_ALLOW",
+         "includes": {"caps": ["CAP_X\nallow ptrace;\n#"]}}]},
+    {"defaultAction": "SCMP_ACT_ERRNO", "x\nallow ptrace;\n#": 1},
+    {"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [
+        {"names": ["no_such\nallow ptrace;\n#"],
+         "action": "SCMP_ACT_ALLOW"}]},
+])
+def test_import_note_stays_a_comment(profile, tmp_path):
+    """A profile's string quoted in a note (a capability, a key, a name)
+    may hold a newline: it must not end the comment and write a
+    statement (fuzz_oci)."""
+    p = tmp_path / "p.json"
+    p.write_text(json.dumps(profile))
+    pol, text = imp("--kernel", "6.1", p, tmp_path=tmp_path)
+    assert "allow ptrace;\\x0a#" in text, text
+    head = text.split('\n\npolicy "')[0]
+    assert all(ln.startswith("# ") for ln in head.splitlines()), head
+    ex = cordonc("explain", "--json", pol).stdout
+    assert '"ptrace"' not in ex, ex
+
+
 def test_import_socketpair_widening(tmp_path):
     p = tmp_path / "p.json"
     p.write_text('{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names":'
@@ -482,7 +505,10 @@ def test_import_keeps_fixed_enosys_answers(dflt, rule, tmp_path):
      ' "action": "SCMP_ACT_ALLOW", "args": [{"index": 6, "value": 1,'
      ' "op": "SCMP_CMP_EQ"}]}]}', "syscalls[0]"),
     ('{"defaultAction": "SCMP_ACT_ERRNO", "defaultErrnoRet": -1}',
-     "errnoRet must be an errno from 0 to 4095"),
+     "errnoRet must be an errno from 0 to 4094"),
+    # libseccomp refuses MAX_ERRNO: the policy would not compile (fuzz_oci)
+    ('{"defaultAction": "SCMP_ACT_ERRNO", "defaultErrnoRet": 4095}',
+     "defaultAction: errnoRet must be an errno from 0 to 4094"),
     # as strict as runc's and Docker's loaders (issue 16 item 9)
     ('{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["read"],'
      ' "action": "SCMP_ACT_ERRNO", "errnoRet": 5000}]}',

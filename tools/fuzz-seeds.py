@@ -12,6 +12,8 @@ out/bpf/     for each blob's seccomp program, a few inputs in the bpf
              harness's format: a 64-byte struct seccomp_data
              (little-endian nr, arch, ip, args[6]) then the program,
              8 bytes per instruction (u16 code, u8 jt, u8 jf, u32 k)
+out/oci/     every *.json under tests/oci/, and every shipped blob as
+             `cordonc export --format oci` writes it
 
 Seeds are regenerated on every `make fuzz`; the corpus the fuzzer grows
 lives apart, in build-fuzz/corpus/.
@@ -114,7 +116,7 @@ def main():
     src, out = pathlib.Path(opts.src), pathlib.Path(opts.out)
     if out.exists():
         shutil.rmtree(out)
-    for h in ("blob", "policy", "bpf"):
+    for h in ("blob", "policy", "bpf", "oci"):
         (out / h).mkdir(parents=True)
 
     sources = []
@@ -154,8 +156,19 @@ def main():
                        ("big", seccomp_data(999))):
             write(out / "bpf", f"{stem}-{tag}", d + prog)
 
+    for p in sorted(src.glob("tests/oci/*.json")):
+        write(out / "oci", p.name, p.read_bytes())
+    for p in sorted((pathlib.Path(opts.build) / "policies").glob("*.cpol")):
+        if not cordonc.exists():
+            break
+        r = subprocess.run([str(cordonc), "export", "--format", "oci",
+                            "--widen-unknown", str(p)], capture_output=True,
+                           check=False)
+        if r.returncode == 0:
+            write(out / "oci", p.stem + ".json", r.stdout)
+
     counts = {h: len(list((out / h).iterdir())) for h in ("blob", "policy",
-                                                           "bpf")}
+                                                           "bpf", "oci")}
     print("fuzz seeds:", ", ".join(f"{h} {n}" for h, n in counts.items()))
 
 

@@ -48,7 +48,7 @@ endif
 FUZZ_NAMES := blob bpf proxyreq httpreq auditrec
 # The compiler harness needs the front end (compiler/build.mk).
 ifneq ($(COMPILER_LIB_OBJS),)
-FUZZ_NAMES += policy learn
+FUZZ_NAMES += policy learn oci
 endif
 FUZZ_OBJ := $(BUILD)/tests/fuzz
 # explain.c (back end) is optional until it lands.
@@ -108,10 +108,15 @@ $(BUILD)/fuzz/fuzz_learn: $(FUZZ_OBJ)/fuzz_learn.o $(FUZZ_OBJ)/fail.o \
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^ $(COMPILER_LIBS)
 
+$(BUILD)/fuzz/fuzz_oci: $(FUZZ_OBJ)/fuzz_oci.o $(FUZZ_OBJ)/fail.o \
+		$(FUZZ_MAIN) $(COMPILER_LIB_OBJS) $(COMMON_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^ $(COMPILER_LIBS)
+
 # Harness objects that include the generated grammar headers (parse.h
 # pulls in nothing generated, but keep the order explicit for -j).
-$(FUZZ_OBJ)/fuzz_policy.o $(FUZZ_OBJ)/fuzz_learn.o: $(BUILD)/grammar/parser.h \
-	$(BUILD)/grammar/lexer.h
+$(FUZZ_OBJ)/fuzz_policy.o $(FUZZ_OBJ)/fuzz_learn.o $(FUZZ_OBJ)/fuzz_oci.o: \
+	$(BUILD)/grammar/parser.h $(BUILD)/grammar/lexer.h
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -41,9 +41,9 @@ static int parse_action(struct oci_import *im, const struct json_val *act,
 	if (!s)
 		return -1;
 	if (eret && (eret->type != JSON_NUM || !eret->is_uint ||
-	    eret->num > 4095)) {
+	    eret->num > OCI_IMPORT_ERRNO_MAX)) {
 		snprintf(im->err, sizeof(im->err), "%s: errnoRet must be an "
-		    "errno from 0 to 4095", what);
+		    "errno from 0 to %d", what, OCI_IMPORT_ERRNO_MAX);
 		return -1;
 	}
 	if (eret)
@@ -320,8 +320,13 @@ static int entry(struct oci_import *im, const struct json_val *ent,
 		if (parse_cmp(&args->items[i], &c[i]) < 0)
 			return -1;
 	if (!ok) {
+		const struct json_val *first = name ? name :
+		    names->n ? &names->items[0] : NULL;
+
+		/* not yet checked to be a string (a dropped entry's names
+		 * are read no further): an array or object has no text */
 		oci_note_add(&im->notes, 1, "dropped", "entry %u (%s%s): %s",
-		    e, name ? name->str : names->n ? names->items[0].str : "",
+		    e, first && first->str ? first->str : "",
 		    names && names->n > 1 ? ", ..." : "", why);
 		return 0;
 	}
@@ -367,7 +372,8 @@ static int arches(struct oci_import *im, const struct json_val *top)
 	return 0;
 }
 
-static int read_profile(struct oci_import *im, const struct json_val *top)
+int oci_import_read(struct oci_import *im, const struct json_val *top,
+    unsigned int *bad)
 {
 	const struct json_val *sc = json_get(top, "syscalls");
 	static const char *const known[] = { "defaultAction",
@@ -392,9 +398,7 @@ static int read_profile(struct oci_import *im, const struct json_val *top)
 		return -1;
 	for (unsigned int i = 0; sc && i < sc->n; i++)
 		if (entry(im, &sc->items[i], i) < 0) {
-			fprintf(stderr, "cordonc: import: %s: syscalls[%u] (line "
-			    "%u): %s\n", im->profile, i, sc->items[i].line,
-			    im->err[0] ? im->err : "malformed or too many rules");
+			*bad = i;
 			return -2;
 		}
 	return 0;
@@ -444,6 +448,7 @@ int oci_import_cmd(int argc, char **argv)
 	const char *out = "-";
 	char err[256], werr[OUTFILE_ERRLEN], *buf = NULL;
 	size_t len = 0;
+	unsigned int bad = 0;
 	int i, r, ret = CORDONC_EXIT_POLICY;
 	FILE *f;
 
@@ -458,8 +463,13 @@ int oci_import_cmd(int argc, char **argv)
 		fprintf(stderr, "cordonc: import: %s: %s\n", argv[i], err);
 		return CORDONC_EXIT_POLICY;
 	}
-	r = read_profile(&im, &top);
-	if (r == -1 && im.err[0])
+	r = oci_import_read(&im, &top, &bad);
+	if (r == -2)
+		fprintf(stderr, "cordonc: import: %s: syscalls[%u] (line "
+		    "%u): %s\n", im.profile, bad, json_get(&top,
+		    "syscalls")->items[bad].line, im.err[0] ? im.err :
+		    "malformed or too many rules");
+	else if (r == -1 && im.err[0])
 		fprintf(stderr, "cordonc: import: %s: %s\n", argv[i], im.err);
 	else if (r == -1)
 		fprintf(stderr, "cordonc: import: %s: not a seccomp profile "

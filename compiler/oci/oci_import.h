@@ -13,6 +13,10 @@
 /* Rules one import may produce: Docker's default profile resolves to
  * ~400; a profile entry with every name is ~470. */
 #define OCI_IMPORT_MAX_RULES 8192
+/* The largest errnoRet: libseccomp (2.5) refuses MAX_ERRNO (4095) in a
+ * rule or a default, so runc cannot load such a profile and cordonc
+ * could not compile the policy written from it. */
+#define OCI_IMPORT_ERRNO_MAX 4094
 /* Capabilities named with --cap (the kernel has 41). */
 #define OCI_IMPORT_MAX_CAPS 64
 
@@ -46,6 +50,14 @@ struct oci_import {
 	char err[192];            /* why the profile was refused, or "" */
 };
 
+struct json_val;
+/* Read a parsed profile (top) into im: its default action, rules and
+ * notes, for im's kernel and capabilities.  0; -1: not a profile (why
+ * in im->err, or "" where the caller names what a profile has); -2:
+ * syscalls[*bad] is malformed or makes too many rules (why in im->err,
+ * or ""). */
+int oci_import_read(struct oci_import *im, const struct json_val *top,
+    unsigned int *bad);
 /* Resolve conflicts the policy language forbids, and write the source.
  * 0, or -1 (out of memory). */
 int oci_import_write(struct oci_import *im, FILE *f);

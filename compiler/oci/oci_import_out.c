@@ -236,6 +236,24 @@ static void policy_name(const struct oci_import *im, char *out, size_t len)
 	out[o] = '\0';
 }
 
+/* A note on one comment line.  Its text quotes the profile's strings
+ * (names, capabilities, kernels, keys), which JSON lets hold a newline:
+ * written as it is, it would end the comment and the rest would be
+ * policy source.  Every control character is written as \xHH. */
+static void print_note(FILE *f, const struct oci_note *n)
+{
+	fprintf(f, "# %s: ", n->kind);
+	for (const char *s = n->detail; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('\n', f);
+}
+
 static void print_header(FILE *f, const struct oci_import *im)
 {
 	char name[72], act[64];
@@ -251,8 +269,7 @@ static void print_header(FILE *f, const struct oci_import *im)
 	    "their low 32 bits,\n# all the kernel reads; a profile's "
 	    "SCMP_CMP_EQ compares all 64.\n", f);
 	for (unsigned int i = 0; i < im->notes.n; i++)
-		fprintf(f, "# %s: %s\n", im->notes.v[i].kind,
-		    im->notes.v[i].detail);
+		print_note(f, &im->notes.v[i]);
 	fprintf(f, "\npolicy \"%s\";\n", name);
 	fprintf(f, "description \"imported from an OCI seccomp profile\";\n");
 	fputs("landlock 6;\n", f);

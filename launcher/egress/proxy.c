@@ -360,6 +360,29 @@ static void relay(int a, int b, struct egress_shared *sh, const char *dest)
 	}
 }
 
+/* Resolve rq's host and connect to it: the upstream socket, or -1 once
+ * the refusal is answered (502 when no address answered, 403 when there
+ * was none to try) and recorded.  In learn mode the host reached is
+ * recorded as seen.  Both kinds of request, CONNECT and plain http. */
+static int reach(int fd, const struct egress_conf *c,
+    const struct proxyreq *rq, struct egress_shared *sh, const char *dest)
+{
+	struct sockaddr_storage addrs[EGRESS_ADDRS_MAX];
+	enum egress_why why;
+	int n, out;
+
+	n = addresses(c, rq, sh, addrs, &why);
+	out = n > 0 ? dial(addrs, n, rq->port) : -1;
+	if (out < 0) {
+		answer(fd, n > 0 ? "502 Bad Gateway" : "403 Forbidden");
+		refuse(sh, dest, n > 0 ? EGRESS_UNREACHABLE : why);
+		return -1;
+	}
+	if (c->observe)
+		seen(sh, rq);
+	return out;
+}
+
 /* The HTTP host rq names, if the proxy ends its TLS: its index. */
 static int http_host(const struct egress_conf *c, const struct proxyreq *rq,
     uint32_t *hi)
@@ -406,12 +429,10 @@ static int terminated(int fd, int out, const struct egress_conf *c,
 static void plain(int fd, const char *buf, size_t len,
     const struct egress_conf *c, struct egress_shared *sh)
 {
-	struct sockaddr_storage addrs[EGRESS_ADDRS_MAX];
 	struct proxyreq rq;
 	char dest[EGRESS_DEST_MAX];
-	enum egress_why why;
 	uint32_t hi;
-	int n, out;
+	int out;
 
 	memset(&rq, 0, sizeof(rq));
 	if (proxyhttp_plain_host(c, buf, len, &hi, rq.host, sizeof(rq.host),
@@ -422,15 +443,8 @@ static void plain(int fd, const char *buf, size_t len,
 	/* A long name is cut to leave room for ":port". */
 	snprintf(dest, sizeof(dest), "%.*s:%u", (int)sizeof(dest) - 7,
 	    rq.host, (unsigned int)rq.port);
-	n = addresses(c, &rq, sh, addrs, &why);
-	out = n > 0 ? dial(addrs, n, rq.port) : -1;
-	if (out < 0) {
-		answer(fd, n > 0 ? "502 Bad Gateway" : "403 Forbidden");
-		refuse(sh, dest, n > 0 ? EGRESS_UNREACHABLE : why);
+	if ((out = reach(fd, c, &rq, sh, dest)) < 0)
 		return;
-	}
-	if (c->observe)
-		seen(sh, &rq);
 	proxyhttp_plain(fd, out, c, hi, sh, dest, buf, len);
 	close(out);
 }
@@ -440,9 +454,7 @@ static void serve(int fd, const struct egress_conf *c,
     struct egress_shared *sh)
 {
 	char buf[PROXYREQ_HEAD_MAX], dest[EGRESS_DEST_MAX];
-	struct sockaddr_storage addrs[EGRESS_ADDRS_MAX];
 	struct proxyreq rq;
-	enum egress_why why;
 	static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 	size_t len = 0;
 	int n, out, one = 1;
@@ -464,15 +476,8 @@ static void serve(int fd, const struct egress_conf *c,
 		refuse(sh, dest, EGRESS_NOT_ALLOWED);
 		return;
 	}
-	n = addresses(c, &rq, sh, addrs, &why);
-	out = n > 0 ? dial(addrs, n, rq.port) : -1;
-	if (out < 0) {
-		answer(fd, n > 0 ? "502 Bad Gateway" : "403 Forbidden");
-		refuse(sh, dest, n > 0 ? EGRESS_UNREACHABLE : why);
+	if ((out = reach(fd, c, &rq, sh, dest)) < 0)
 		return;
-	}
-	if (c->observe)
-		seen(sh, &rq);
 	if (terminated(fd, out, c, &rq, len, sh, dest))
 		return;
 	if (write(fd, ok, sizeof(ok) - 1) == (ssize_t)sizeof(ok) - 1 &&

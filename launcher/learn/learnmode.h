@@ -36,7 +36,6 @@ struct llwatch {
 	const char *workdir, *snippet;  /* as the run sees them */
 	struct llwatch_rule r[LLWATCH_RULES];
 	unsigned int n;
-	uint64_t calls;               /* calls seen */
 };
 
 /* The listener's program with the watch: the prefix, the blob's program

@@ -538,7 +538,6 @@ void llwatch_call(struct llwatch *w, struct audit *a,
 	char file[64];
 	int root;
 
-	w->calls++;
 	if (in->nr == SYS_connect || in->nr == SYS_bind) {
 		net_check(w, a, in, pid, in->nr == SYS_bind);
 		return;
