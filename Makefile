@@ -118,7 +118,8 @@ install: all
 	if [ -e $(BUILD)/warm/_cordon_warm.so ]; then \
 		install -d $(DESTDIR)$(PREFIX)/lib/cordon/warm && \
 		install -m 0644 $(BUILD)/warm/_cordon_warm.so \
-			$(BUILD)/warm/warm.py $(DESTDIR)$(PREFIX)/lib/cordon/warm/; fi
+			$(WARM_PY:%=$(BUILD)/warm/%) \
+			$(DESTDIR)$(PREFIX)/lib/cordon/warm/; fi
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 0644 man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/

@@ -15,7 +15,7 @@ LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.
 LAUNCHER_SRCS += $(addprefix launcher/egress/,proxy.c proxyreq.c \
 	proxyhttp.c refused.c dns.c httpreq.c tls.c)
 LAUNCHER_SRCS += $(addprefix launcher/warm/,serve.c warmdir.c submit.c \
-	warmhold.c)
+	warmhold.c warmreq.c)
 LAUNCHER_SRCS += $(addprefix launcher/learn/,learn.c learnjudge.c \
 	pathcall.c llwatch.c)
 LAUNCHER_DIRS := launcher launcher/egress launcher/warm launcher/learn
@@ -50,19 +50,24 @@ $(BUILD)/cordon: $(LAUNCHER_OBJS) $(COMMON_OBJS)
 $(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(COMMON_OBJS)
 	$(CC) $(filter-out -pie,$(LDFLAGS)) -static-pie -s -o $@ $^ $(TLS_LIBS)
 
-# The warm pool's template (cordon --serve): warm.py and _cordon_warm.so,
-# a CPython extension made of the launcher's own sources (-fPIC, main as
-# cordon_main) and launcher/pywarm.c: a warm run is cordon's code.  Built
-# learn/learn.c's text bounds (an executable's) are an empty array here: a warm
-# run refuses --observe.  Built for the Python that policies name (/usr/bin/python3); without its
-# headers there is no warm pool (cordon --serve then fails clearly).
+# The warm pool's template (cordon --serve): warm.py with its modules and
+# _cordon_warm.so, a CPython extension made of the launcher's own sources
+# (-fPIC, main as cordon_main) and launcher/warm/pywarm.c: a warm run is
+# cordon's code.  In this build the text bounds of learn/learn.c,
+# learn/llwatch.c and launch.c (an executable's) are an empty array: a
+# warm run refuses --observe.  Built for the Python that policies name
+# (/usr/bin/python3); without its headers there is no warm pool (cordon
+# --serve then fails clearly).
 WARM_PYTHON ?= /usr/bin/python3
 WARM_PYINC := $(shell $(WARM_PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
 WARM_DIR := $(BUILD)/warm
 WARM_OBJS := $(LAUNCHER_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
 	$(COMMON_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(WARM_DIR)/obj/launcher/warm/pywarm.o
+# The template's modules, one job each (warm.py's docstring names them).
+WARM_PY := warm.py warm_preload.py warm_serve.py warm_request.py \
+	warm_spare.py warm_run.py
 ifneq ($(wildcard $(WARM_PYINC)/Python.h),)
-PROGRAMS += $(WARM_DIR)/_cordon_warm.so $(WARM_DIR)/warm.py
+PROGRAMS += $(WARM_DIR)/_cordon_warm.so $(WARM_PY:%=$(WARM_DIR)/%)
 endif
 # In sanitizer builds the extension, loaded into Debian's interpreter, can
 # carry no sanitizer runtime: its UBSan checks trap (no runtime needed);
@@ -78,7 +83,7 @@ $(WARM_DIR)/obj/%.o: %.c
 		-c -o $@ $<
 $(WARM_DIR)/_cordon_warm.so: $(WARM_OBJS)
 	$(CC) -shared $(filter-out -pie -fsanitize=% -fno-sanitize-recover=%,$(LDFLAGS)) $(WARM_SAN) -o $@ $^ $(TLS_LIBS)
-$(WARM_DIR)/warm.py: launcher/warm/warm.py
+$(WARM_PY:%=$(WARM_DIR)/%): $(WARM_DIR)/%.py: launcher/warm/%.py
 	@mkdir -p $(@D)
 	install -m 0644 $< $@
 

@@ -258,7 +258,10 @@ struct launch {
 /* run.c: set by cordon --serve's template (its Python extension); NULL
  * in cordon, whose payload execs. */
 extern void (*warm_resume)(char **argv, char **envp);
-/* A warm run's filter listener, until cordon has taken it (run.c). */
+/* A warm run's descriptors (run.c's warm_run; warm.h's protocol reads
+ * them): its "warm" pipe, and its filter listener until cordon has taken
+ * it. */
+#define WARM_RUN_READY_FD 3
 #define WARM_LISTENER_FD 4
 
 /* launch.c's hold step's view of a started run (launch_hold_fn). */

@@ -353,8 +353,8 @@ static void warm_run(const struct launch *ln)
 
 	/* Dumpable, as a cold run's command is after its exec: cordon (same
 	 * uid, outside the run's user namespace) takes the listener. */
-	if (ln->ready_w < 0 || dup2(ln->ready_w, 3) < 0 ||
-	    syscall(SYS_close_range, 4, ~0U, 0) < 0 ||
+	if (ln->ready_w < 0 || dup2(ln->ready_w, WARM_RUN_READY_FD) < 0 ||
+	    syscall(SYS_close_range, WARM_RUN_READY_FD + 1, ~0U, 0) < 0 ||
 	    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
 		_exit(EXIT_CORDON);
 	if (ln->notify_w >= 0) {

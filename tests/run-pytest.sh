@@ -21,9 +21,8 @@ if [ "$(id -u)" = 0 ] && [ "${CORDON_NO_UNPRIV:-0}" != 1 ]; then
 	mkdir -p "$tmp/src"
 	cp -r "$BUILD" "$tmp/build"
 	mkdir -p "$tmp/src/common" && cp common/cpol.h "$tmp/src/common/"
-	# test_warm compares the warm protocol's limits in these
-	mkdir -p "$tmp/src/launcher/warm" && cp launcher/warm/submit.c \
-		launcher/warm/warmhold.c launcher/warm/warm.py "$tmp/src/launcher/warm/"
+	# test_warm checks that the warm protocol is defined in warm.h only
+	mkdir -p "$tmp/src/launcher" && cp -r launcher/warm "$tmp/src/launcher/"
 	cp -r tests tools policies clients deploy man README.md VERSION "$tmp/src/"
 	mkdir -p "$tmp/src/debian" && cp debian/changelog "$tmp/src/debian/"
 	chmod -R a+rX "$tmp"

@@ -34,3 +34,25 @@ def test_client_copies_no_constant(src_dir):
     assert not re.search(r'^(MAGIC|VERSION|HEADER_LEN|SUM_OFF|MAX_SIZE|'
                          r'MAX_SECTIONS|MAX_STR|S_[A-Z]+|F_[A-Z_]+) *= *'
                          r'(b"|[0-9])', text, re.M), "a copied constant"
+
+
+def test_client_warm_constants_are_the_headers(src_dir):
+    """The warm protocol's constants (launcher/warm/warm.h) in the client:
+    generated, and read by _pool.py from there."""
+    gen = src_dir / "tools" / "gen_cpol_py.py"
+    mine = src_dir / "clients" / "python" / "cordon" / "_warm.py"
+    if not gen.exists() or not mine.exists() or \
+            not (src_dir / "launcher" / "warm" / "warm.h").exists():
+        pytest.skip("tools/, launcher/warm/warm.h or the client is not in "
+                    "this copy of the tree")
+    p = subprocess.run([sys.executable, str(gen), "warm"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == mine.read_text(), \
+        "stale: python3 tools/gen_cpol_py.py warm > " \
+        "clients/python/cordon/_warm.py"
+    assert "WARM_REQUEST_MAX = 65536" in p.stdout and \
+        "WARM_MSG_READY = b'R'" in p.stdout, p.stdout
+    pool = (src_dir / "clients" / "python" / "cordon" / "_pool.py")
+    assert "from ._warm import WARM_READY_WORD" in pool.read_text()
+    assert 'b"ready"' not in pool.read_text()

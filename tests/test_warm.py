@@ -141,7 +141,7 @@ def test_cannot_reach_template_or_siblings(cordon, pool):
             "        os.kill(p, 0); pids.append(p)\n"
             "    except ProcessLookupError:\n        pass\n"
             "print('pids', sorted(pids))\n"
-            "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+            "s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)\n"
             "try:\n    s.connect('\\0' + %r)\n    print('ESCAPED connect')\n"
             "except OSError as e:\n    print('refused connect', e.errno)\n"
             % pool[1:])
@@ -256,28 +256,129 @@ def test_stdin_option_streams_the_callers_stdin(pool, tmp_path):
     assert r.stdout.startswith(b"[] 0 "), r.stderr
 
 
-def _c_define(path, name):
-    m = re.search(r"#define %s (\d+)" % name, path.read_text())
-    assert m, (path, name)
-    return int(m.group(1))
+# The warm protocol's numbers and letters, defined once (warm.h), and the
+# names the copies had before.
+PROTOCOL_HOME = ("launcher/warm/warm.h", "clients/python/cordon/_warm.py")
+OLD_COPIES = re.compile(r"\b(SUBMIT_MAX|SUBMIT_WORDS|WARM_REQ_MAX|MAX_REQUEST|"
+                        r"MAX_WORDS|READY_WORD = b|LISTENER = \d)")
 
 
-def test_protocol_limits_agree_in_c_and_python(src_dir):
-    # One request's bytes and words, as cordon --submit sends them, the
-    # template reads them and the spare's cordon takes them.
-    launcher = src_dir / "launcher" / "warm"
-    if not (launcher / "warmhold.c").exists():
+def _protocol_sources(src_dir):
+    files = [f for d in ("launcher/warm", "clients/python/cordon")
+             for f in sorted((src_dir / d).glob("*.[ch]")) +
+             sorted((src_dir / d).glob("*.py"))]
+    files += [src_dir / "launcher" / "run.c", src_dir / "launcher" /
+              "cordon.h", src_dir / "tools" / "gen_cpol_py.py"]
+    return [f for f in files if f.exists() and
+            str(f.relative_to(src_dir)) not in PROTOCOL_HOME]
+
+
+def test_protocol_is_defined_once(src_dir):
+    # The request's limits, the messages' letters and the descriptors'
+    # numbers are warm.h's; every other file reads them (C: the names;
+    # the template: _cordon_warm; the client: the generated _warm.py).
+    header = src_dir / "launcher" / "warm" / "warm.h"
+    if not header.exists():
         pytest.skip("the launcher's sources are not in this copy")
-    ns = {}
-    for line in (launcher / "warm.py").read_text().splitlines():
-        if re.match(r"(MAX_REQUEST|MAX_WORDS) = \d+", line):
-            exec(line.split("#")[0], ns)
-    submit, hold = launcher / "submit.c", launcher / "warmhold.c"
-    assert _c_define(submit, "SUBMIT_MAX") == ns["MAX_REQUEST"] == \
-        _c_define(hold, "WARM_REQ_MAX")
-    # submit's words, its directory and the policy; argv[0] and NULL.
-    assert _c_define(submit, "SUBMIT_WORDS") + 2 == ns["MAX_WORDS"]
-    assert _c_define(hold, "WARM_WORDS_MAX") >= ns["MAX_WORDS"] + 2
+    text = header.read_text()
+    names = re.findall(r"^#define (WARM_[A-Z_]+) ", text, re.M)
+    limits = {int(v) for v in re.findall(
+        r"^#define WARM_(?:REQUEST|WORDS)_MAX (\d+)", text, re.M)}
+    assert "WARM_REQUEST_MAX" in names and len(limits) == 2, names
+    bad = []
+    for f in _protocol_sources(src_dir):
+        for n, line in enumerate(f.read_text().splitlines(), 1):
+            code = line.split("#")[0] if f.suffix == ".py" else line
+            where = "%s:%d: %s" % (f.relative_to(src_dir), n, line.strip())
+            # A limit's number: in the pools' own files (the client's
+            # 1000s are milliseconds).
+            if OLD_COPIES.search(code) or re.search(
+                    r"#define (%s)\b" % "|".join(names), line) or \
+                    (f.parent.name == "warm" and re.search(
+                        r"\b(%s)\b" % "|".join(map(str, limits)), code)):
+                bad.append(where)
+            elif f.suffix == ".py" and f.parent.name == "warm" and \
+                    re.search(r"""b["'][RXEGWT-]["']""", code):
+                bad.append(where)       # a letter of the protocol
+            elif f.suffix == ".c" and f.parent.name == "warm" and \
+                    re.search(r"'[RXEGWT-]'", code):
+                bad.append(where)
+    assert not bad, "the protocol written again outside warm.h:\n" + \
+        "\n".join(bad)
+
+
+@pytest.fixture(scope="module")
+def lim():
+    """The protocol's numbers as the template reads them (_cordon_warm)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "_cordon_warm", BUILD / "warm" / "_cordon_warm.so")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _at(cwd, words, size):
+    """words, the last one grown so that the request (cwd and words,
+    each NUL-ended) is size bytes."""
+    used = len(os.fsencode(str(cwd))) + 1 + sum(len(w) + 1 for w in words)
+    return words + ["x" * (size - used - 1)]
+
+
+def test_request_at_the_limit_runs_one_over_is_refused(pool, tmp_path, lim):
+    # What --submit sends, the template takes and the spare's cordon
+    # takes: the same limits, so a request at them runs whole.
+    snip = tmp_path / "s.py"
+    snip.write_text("import sys\nprint(len(sys.argv) - 1, "
+                    "len(sys.argv[-1]))\n")
+    base = [str(BUILD / "cordon"), "--submit", pool]
+    words = _at(tmp_path, ["--quiet", str(snip), "a"], lim.REQUEST_MAX)
+    r = subprocess.run(base + words, cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "2 %d\n" % len(words[-1]), r.stdout
+    r = subprocess.run(base + words[:-1] + [words[-1] + "x"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 125 and "request too long" in r.stderr, r
+    words = ["--quiet", str(snip)] + ["a"] * (lim.WORDS_MAX - 2)
+    r = subprocess.run(base + words, cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120)
+    assert (r.returncode, r.stdout) == (0, "%d 1\n" % (lim.WORDS_MAX - 2)), r
+    r = subprocess.run(base + words + ["a"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 125 and "request too long" in r.stderr, r
+
+
+def _send(pool, data):
+    """One request straight to the template (no --submit): its answer."""
+    import array
+    import socket
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect("\0" + pool[1:])
+    with open(os.devnull, "rb") as null:
+        fds = array.array("i", [null.fileno()] * 3)
+        s.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+    s.settimeout(60)
+    said = s.recv(4096)
+    s.close()
+    return said
+
+
+def test_template_refuses_over_the_limits(pool, tmp_path, lim):
+    # The template's own check, for a caller that is not --submit.
+    cwd = os.fsencode(str(tmp_path)) + b"\0"
+    said = _send(pool, cwd + b"a\0" * (lim.WORDS_MAX + 1))
+    assert said == b"Etoo many words", said
+    said = _send(pool, cwd + b"s.py\0" + b"x" * lim.REQUEST_MAX + b"\0")
+    assert said == b"Erequest too long", said
+
+
+def test_status_fd_in_the_snippets_arguments_is_theirs(cordon, pool):
+    # Only the options' --status-fd names the status descriptor: the
+    # snippet's own arguments reach it as written.
+    r = cordon(None, "import sys\nprint(sys.argv[1:])\n", "--status-fd",
+               "hello", warm=pool)
+    assert r.out == "['--status-fd', 'hello']\n", r
 
 
 def test_timeout_counts_from_the_request(cordon, pool):
@@ -542,7 +643,7 @@ def test_runs_never_see_other_callers_words(tmp_path, pool):
 
 IMPOSTOR = r'''
 import array, socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 s.bind("\0" + sys.argv[1][1:])
 s.listen(1)
 print("listening", flush=True)

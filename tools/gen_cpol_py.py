@@ -2,24 +2,37 @@
 """Write the Python client's copy of the blob format's constants
 (clients/python/cordon/_cpol.py) from the one definition, common/cpol.h:
 every CPOL_* #define with a number or string value and every CPOL_*
-enumerator with an explicit value.  tests/test_cpol_constants.py fails
-when the committed file is not what this prints.
+enumerator with an explicit value.  With "warm", the warm protocol's
+(clients/python/cordon/_warm.py) from launcher/warm/warm.h: every WARM_*
+#define with a number, string or character value.
+tests/test_cpol_constants.py fails when a committed file is not what
+this prints.
 
     python3 tools/gen_cpol_py.py > clients/python/cordon/_cpol.py
+    python3 tools/gen_cpol_py.py warm > clients/python/cordon/_warm.py
 """
 import pathlib
 import re
 import sys
 
-HEADER = pathlib.Path(__file__).resolve().parent.parent / "common" / "cpol.h"
-
-DEFINE = re.compile(r"^#define (CPOL_[A-Z0-9_]+) +(.+?)\s*(?:/\*.*)?$")
-ENUMERATOR = re.compile(r"\b(CPOL_[A-Z0-9_]+) = ([0-9]+)\b")
+TOP = pathlib.Path(__file__).resolve().parent.parent
+# name -> (header, prefix, what it is, the file's guard)
+SOURCES = {
+    "cpol": (TOP / "common" / "cpol.h", "CPOL", "The blob format's",
+             "CORDON_CPOL_H", "tests/test_cpol_constants.py"),
+    "warm": (TOP / "launcher" / "warm" / "warm.h", "WARM",
+             "The warm protocol's", "CORDON_WARM_H",
+             "tests/test_cpol_constants.py"),
+}
+CHAR = re.compile(r"^'([ -&(-\[\]-~])'$")
 NUMBER = re.compile(r"^\(?(0x[0-9a-fA-F]+|[0-9]+)u?(?: << ([0-9]+))?\)?$")
 
 
 def value(text):
     """A define's value as Python source, or None (a macro, UINT64_MAX)."""
+    m = CHAR.match(text)
+    if m:
+        return repr(m.group(1).encode())
     m = NUMBER.match(text)
     if m:
         v = int(m.group(1), 0) << int(m.group(2) or 0)
@@ -32,17 +45,23 @@ def value(text):
 
 
 def main():
-    out = ['"""The blob format\'s constants, generated from common/cpol.h',
-           "by tools/gen_cpol_py.py: do not edit (tests/test_cpol_constants.py",
+    which = sys.argv[1] if len(sys.argv) > 1 else "cpol"
+    header, prefix, what, guard, test = SOURCES[which]
+    define = re.compile(r"^#define (%s_[A-Z0-9_]+) +(.+?)\s*(?:/\*.*)?$"
+                        % prefix)
+    enumerator = re.compile(r"\b(%s_[A-Z0-9_]+) = ([0-9]+)\b" % prefix)
+    rel = header.relative_to(TOP)
+    out = ['"""%s constants, generated from %s' % (what, rel),
+           "by tools/gen_cpol_py.py: do not edit (%s" % test,
            'checks it against the header)."""', ""]
     seen = set()
-    for line in HEADER.read_text().splitlines():
-        m = DEFINE.match(line)
+    for line in header.read_text().splitlines():
+        m = define.match(line)
         found = [(m.group(1), m.group(2))] if m else \
-            ENUMERATOR.findall(line.split("/*")[0])
+            enumerator.findall(line.split("/*")[0])
         for name, text in found:
             v = value(text.strip())
-            if v is None or name in seen or name == "CORDON_CPOL_H":
+            if v is None or name in seen or name == guard:
                 continue
             seen.add(name)
             out.append("%s = %s" % (name, v))

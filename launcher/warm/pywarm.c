@@ -10,12 +10,13 @@
  * Landlock, the run's init, seccomp, supervision and the status report,
  * all as in a cold run.  That process (cordon) never returns: it exits
  * with cordon's status.  Only in the run itself (the process run.c's
- * warm_fork made after seccomp, every descriptor above 2 closed) does
+ * warm_start made after seccomp, every descriptor above 2 closed) does
  * run() return, with the run's argv and environment, for warm.py to run
  * the snippet as __main__.
  *
  * options() tells warm.py which options a request may carry, from
- * cordon's own option table.
+ * cordon's own option table; the module's constants (REQUEST_MAX,
+ * MSG_READY, ...) are the warm protocol's, from warm.h.
  *
  * home_remove(dir) removes the template's own directory at its stop
  * (warmdir.c: the walk that removes a run's workdir).
@@ -128,7 +129,7 @@ static PyObject *warm_run(PyObject *self, PyObject *args)
 		(void)close_range(0, ~0U, 0);
 		_exit(rc);
 	}
-	/* The run: run.c's warm_fork, seccomp installed, fds 0-3 only. */
+	/* The run: run.c's warm_start, seccomp installed, fds 0-3 only. */
 	environ = run_envp;
 	return Py_BuildValue("(NN)", strings(run_argv), strings(run_envp));
 }
@@ -211,7 +212,56 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__cordon_warm(void);
 
+/* The protocol's numbers (warm.h), for the template to read, not copy. */
+static const struct {
+	const char *name;
+	long value;
+} numbers[] = {
+	{ "REQUEST_MAX", WARM_REQUEST_MAX }, { "WORDS_MAX", WARM_WORDS_MAX },
+	{ "SPARE_MAX", WARM_SPARE_MAX }, { "ERROR_MAX", WARM_ERROR_MAX },
+	{ "HEAD_LEN", WARM_HEAD_LEN }, { "FDS_MIN", WARM_FDS_MIN },
+	{ "FDS_MAX", WARM_FDS_MAX }, { "STATUS_FD", WARM_STATUS_FD },
+	{ "CTL_FD", WARM_CTL_FD }, { "RUN_READY_FD", WARM_RUN_READY_FD },
+	{ "LISTENER_FD", WARM_LISTENER_FD },
+};
+
+/* Its letters, as one-byte bytes objects (b"R"). */
+static const struct {
+	const char *name;
+	char letter;
+} letters[] = {
+	{ "MSG_WARM", WARM_MSG_WARM }, { "MSG_READY", WARM_MSG_READY },
+	{ "READY_TMPFS", WARM_READY_TMPFS }, { "READY_PLAIN", WARM_READY_PLAIN },
+	{ "MSG_GO", WARM_MSG_GO }, { "MSG_EXIT", WARM_MSG_EXIT },
+	{ "MSG_ERROR", WARM_MSG_ERROR },
+};
+
+static int protocol_add(PyObject *m)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++)
+		if (PyModule_AddIntConstant(m, numbers[i].name,
+		    numbers[i].value) < 0)
+			return -1;
+	for (i = 0; i < sizeof(letters) / sizeof(letters[0]); i++) {
+		PyObject *b = PyBytes_FromStringAndSize(&letters[i].letter, 1);
+
+		if (!b || PyModule_AddObject(m, letters[i].name, b) < 0) {
+			Py_XDECREF(b);
+			return -1;
+		}
+	}
+	return PyModule_AddStringConstant(m, "READY_WORD", WARM_READY_WORD);
+}
+
 PyMODINIT_FUNC PyInit__cordon_warm(void)
 {
-	return PyModule_Create(&module);
+	PyObject *m = PyModule_Create(&module);
+
+	if (m && protocol_add(m) < 0) {
+		Py_DECREF(m);
+		return NULL;
+	}
+	return m;
 }

@@ -3,8 +3,9 @@
  *
  * The template is the policy's own interpreter (the command's words
  * before "$SNIPPET", which must be a word of its own) running cordon's
- * warm.py, found next to cordon (BUILD/warm/, or PREFIX/lib/cordon/warm/
- * for an installed cordon, itself next to PREFIX/bin/cordon), with:
+ * warm.py (its modules, warm_*.py, beside it), found next to cordon
+ * (BUILD/warm/, or PREFIX/lib/cordon/warm/ for an installed cordon,
+ * itself next to PREFIX/bin/cordon), with:
  *   - the policy's environment and nothing of the caller's, with
  *     $WORKDIR bound to a fresh private directory of the template's
  *     (imports may write caches there; no run ever sees it);

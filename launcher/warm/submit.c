@@ -4,8 +4,9 @@
  *
  * Sends this directory, then the words after NAME, each NUL-ended, with
  * this process's stdin, stdout and stderr (and the --status-fd
- * descriptor, renamed 3 for the pool) over the pool's abstract socket,
- * then waits for the run's exit status and exits with it.  An option a
+ * descriptor, renamed WARM_STATUS_FD for the pool) in one message over
+ * the pool's abstract socket, then waits for the run's exit status and
+ * exits with it (the protocol and its limits: warm.h).  An option a
  * warm run does not take (main.c's warm_run_options, warm_setup_options)
  * is refused here; the pool (warm.py) sorts the options and cordon checks
  * them again; a refusal is printed and exits 125.
@@ -28,9 +29,6 @@
 #include "cordon.h"
 #include "warm.h"
 
-#define SUBMIT_MAX 65536
-#define SUBMIT_WORDS 1000
-
 static int connect_pool(const char *name)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
@@ -40,7 +38,7 @@ static int connect_pool(const char *name)
 	if (name[0] != '@' || n < 2 || n > sizeof(a.sun_path) - 1)
 		return -1;
 	memcpy(a.sun_path + 1, name + 1, n - 1);    /* sun_path[0]: NUL */
-	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return -1;
 	if (connect(s, (struct sockaddr *)&a, (socklen_t)(offsetof(struct
@@ -81,12 +79,12 @@ static int pool_trusted(int s, const char **why)
  * pool refuses it too; said here with its name). */
 static int options_end(int argc, char **argv, const char **why)
 {
-	static char *av[SUBMIT_WORDS + 2];
+	static char *av[WARM_WORDS_MAX + 2];
 	static char msg[128];
 	int i, end;
 
 	*why = "request too long";
-	if (argc > SUBMIT_WORDS)
+	if (argc > WARM_WORDS_MAX)
 		return -1;
 	av[0] = "cordon";
 	for (i = 0; i < argc; i++)
@@ -110,18 +108,22 @@ static int fd_word(const char *w)
 }
 
 /* This directory, then the words, each NUL-ended, into buf; the
- * --status-fd value becomes "3" and its descriptor goes to *status.
- * Returns the length, or -1. */
+ * --status-fd value becomes WARM_STATUS_FD and its descriptor goes to
+ * *status.  Returns the length, or -1. */
 static ssize_t request(int argc, char **argv, char *buf, int *status,
     const char **why)
 {
+	static char num[16], eq[32];
 	int i, opts = options_end(argc, argv, why);
 	size_t len, n;
+
+	snprintf(num, sizeof(num), "%d", WARM_STATUS_FD);
+	snprintf(eq, sizeof(eq), "--status-fd=%d", WARM_STATUS_FD);
 
 	/* First the caller's directory: relative paths are the caller's. */
 	if (opts < 0)
 		return -1;
-	if (!getcwd(buf, SUBMIT_MAX / 2)) {
+	if (!getcwd(buf, WARM_REQUEST_MAX / 2)) {
 		*why = "this directory has no name";
 		return -1;
 	}
@@ -132,13 +134,13 @@ static ssize_t request(int argc, char **argv, char *buf, int *status,
 		if (i > 0 && i <= opts && strcmp(argv[i - 1], "--status-fd") ==
 		    0) {
 			*status = fd_word(w);
-			w = "3";
+			w = num;
 		} else if (i < opts && strncmp(w, "--status-fd=", 12) == 0) {
 			*status = fd_word(w + 12);
-			w = "--status-fd=3";
+			w = eq;
 		}
 		n = strlen(w) + 1;
-		if (len + n > SUBMIT_MAX) {
+		if (len + n > WARM_REQUEST_MAX) {
 			*why = "request too long";
 			return -1;
 		}
@@ -155,14 +157,15 @@ static int answer(int s, char *buf, int sent)
 	ssize_t got = 0, r;
 	int32_t code;
 
-	while ((r = read(s, buf + got, 512 - (size_t)got)) > 0 ||
-	    (r < 0 && errno == EINTR))
+	/* One message (more would be the pool's error), then EOF. */
+	while ((r = read(s, buf + got, 1 + WARM_ERROR_MAX - (size_t)got)) >
+	    0 || (r < 0 && errno == EINTR))
 		got += r > 0 ? r : 0;
-	if (got == 5 && buf[0] == 'X' && sent == 0) {  /* int32, LE */
-		memcpy(&code, buf + 1, 4);
+	if (got == WARM_HEAD_LEN && buf[0] == WARM_MSG_EXIT && sent == 0) {
+		code = (int32_t)warm_head_get(buf);
 		return code < 0 || code > 255 ? EXIT_CORDON : code;
 	}
-	if (got > 1 && buf[0] == 'E')
+	if (got > 1 && buf[0] == WARM_MSG_ERROR)
 		fprintf(stderr, "cordon: the warm pool refused the run: %.*s\n",
 		    (int)got - 1, buf + 1);
 	else if (sent != 0)
@@ -175,8 +178,8 @@ static int answer(int s, char *buf, int sent)
 
 int submit_main(int argc, char **argv)
 {
-	static char buf[SUBMIT_MAX + 1];
-	int fds[FDPASS_MAX] = { 0, 1, 2, -1 }, s, sent = 0, rc;
+	static char buf[WARM_REQUEST_MAX + 1];
+	int fds[WARM_FDS_MAX] = { 0, 1, 2, -1 }, s, sent = 0, rc;
 	const char *why = NULL;
 	ssize_t len;
 
@@ -199,7 +202,8 @@ int submit_main(int argc, char **argv)
 	}
 	/* A pool that refuses at once may have closed before this send:
 	 * its answer is read all the same. */
-	if (fdpass_sendv(s, buf, (size_t)len, fds, fds[3] >= 0 ? 4 : 3) <
+	if (fdpass_sendv(s, buf, (size_t)len, fds, fds[3] >= 0 ?
+	    WARM_FDS_MAX : WARM_FDS_MIN) <
 	    0)
 		sent = errno ? errno : EIO;
 	rc = answer(s, buf, sent);

@@ -10,7 +10,8 @@
  * the caller's time), writes "W" on its fd 3 and reads its stdin.
  *
  * Here cordon waits with it: for that "W" (or the run's end), then says
- * "R" to the template (and "T" when it has a run tmpfs) and takes one request: NUL-separated words (the
+ * "R" to the template (and "T" when it has a run tmpfs) and takes one
+ * request (warm.h: the protocol): NUL-separated words (the
  * caller's directory, then cordon's options, the blob, the snippet and
  * its arguments) with the caller's stdin, stdout, stderr and, for
  * --status-fd, its status descriptor.  The options are parsed by cordon's
@@ -40,8 +41,6 @@
 #include "warm.h"
 
 #define WARM_READY_MS 30000           /* a spare's warm-up, at most */
-#define WARM_REQ_MAX 65536            /* warm.py's MAX_REQUEST */
-#define WARM_WORDS_MAX 1024
 
 int warm_spare_ctl = -1;
 
@@ -129,7 +128,7 @@ static int run_warm(struct held_run *w, char *err)
 	if (w->run >= 0 && listener_take(w) < 0)
 		why = "could not give its listener";
 	else if ((pf[0].revents & POLLIN) && read(w->ready_r, &c, 1) == 1 &&
-	    c == 'W')
+	    c == WARM_MSG_WARM)
 		return 0;
 failed:
 	snprintf(err, ERRLEN, why[0] ? "the warm run %s before its "
@@ -143,17 +142,19 @@ failed:
 static int request_take(int ctl, int tmpfs, char *buf, size_t len,
     size_t *got, int fds[FDPASS_MAX], char *err)
 {
+	const char ready[2] = { WARM_MSG_READY, tmpfs ? WARM_READY_TMPFS :
+	    WARM_READY_PLAIN };
 	ssize_t n;
 	int nfd = 0;
 
-	if (write_all(ctl, tmpfs ? "RT" : "R-", 2) < 0) {
+	if (write_all(ctl, ready, sizeof(ready)) < 0) {
 		snprintf(err, ERRLEN, "the pool is gone");
 		return -1;
 	}
 	while ((n = fdpass_recvv(ctl, buf, len - 1, fds, &nfd, 0)) < 0 &&
 	    errno == EINTR)
 		;
-	if (n <= 0 || (nfd != 3 && nfd != 4)) {
+	if (n <= 0 || nfd < WARM_FDS_MIN || nfd > WARM_FDS_MAX) {
 		/* The pool closing an idle spare is no error to print. */
 		snprintf(err, ERRLEN, "%s", n == 0 ? "" : "the pool sent no "
 		    "request");
@@ -161,28 +162,23 @@ static int request_take(int ctl, int tmpfs, char *buf, size_t len,
 			close(fds[--nfd]);
 		return -1;
 	}
-	if (buf[n - 1] != '\0')
-		buf[n++] = '\0';
-	*got = (size_t)n;
+	*got = (size_t)n;            /* warmreq_split ends its last word */
 	return nfd;
 }
 
 /* The caller's descriptors become cordon's 0, 1, 2; the status one, if
- * any, stays where it landed and replaces the value of --status-fd. */
-static int fds_take(const int fds[FDPASS_MAX], int nfd, char **argv, char *num,
+ * any, stays where it landed: its number, for --status-fd, into num. */
+static int fds_take(const int fds[FDPASS_MAX], int nfd, char *num,
     size_t numlen)
 {
 	int i, rc = 0;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < WARM_FDS_MIN; i++)
 		if (dup2(fds[i], i) < 0)
 			rc = -1;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < WARM_FDS_MIN; i++)
 		close(fds[i]);
-	snprintf(num, numlen, "%d", nfd == 4 ? fds[3] : -1);
-	for (i = 1; argv[i] && argv[i + 1]; i++)
-		if (strcmp(argv[i], "--status-fd") == 0)
-			argv[i + 1] = num;
+	snprintf(num, numlen, "%d", nfd == WARM_FDS_MAX ? fds[nfd - 1] : -1);
 	return rc;
 }
 
@@ -255,34 +251,13 @@ static int workdir_in(struct opts *g, struct held_run *w,
 	return 0;
 }
 
-/* The request's words (len bytes, each NUL-ended) as cordon's argv
- * (argv[0] "cordon"), the caller's directory first.  argc, or -1. */
-static int words_split(char *buf, size_t len, char **argv,
-    const char **cwd)
-{
-	char *p = buf, *end = buf + len;
-	int n = 0;
-
-	*cwd = p;
-	p += strlen(p) + 1;
-	argv[n++] = "cordon";
-	while (p < end && n < WARM_WORDS_MAX - 1) {
-		argv[n++] = p;
-		p += strlen(p) + 1;
-	}
-	argv[n] = NULL;
-	return p < end ? -1 : n;
-}
-
 /* The run's arguments on its stdin (then EOF, or the feed). */
 static int args_send(const struct held_run *w, const struct opts *g)
 {
-	static char buf[5 + WARM_REQ_MAX];   /* warm.py: MAX_REQUEST */
-	size_t len = 5, n;
-	uint32_t body;
+	static char buf[WARM_HEAD_LEN + WARM_REQUEST_MAX];
+	size_t len = WARM_HEAD_LEN, n;
 	int i;
 
-	buf[0] = 'G';
 	for (i = 0; i < g->nargs; i++) {
 		n = strlen(g->args[i]) + 1;
 		if (len + n > sizeof(buf))
@@ -290,19 +265,18 @@ static int args_send(const struct held_run *w, const struct opts *g)
 		memcpy(buf + len, g->args[i], n);
 		len += n;
 	}
-	body = (uint32_t)(len - 5);
-	memcpy(buf + 1, &body, 4);        /* x86-64: little endian */
+	warm_head_put(buf, WARM_MSG_GO, (uint32_t)(len - WARM_HEAD_LEN));
 	return write_all(w->go_w, buf, len);
 }
 
 int warm_hold(struct opts *o, struct held_run *w, struct report *r,
     char *err)
 {
-	static char buf[WARM_REQ_MAX + 1], num[16];
-	static char *argv[WARM_WORDS_MAX];
-	const char *cwd;
+	static char buf[WARM_SPARE_MAX + 1], num[16];
+	static struct warmreq rq;
+	enum warmreq_error e;
 	struct opts g;
-	int fds[FDPASS_MAX], nfd, argc;
+	int fds[FDPASS_MAX], nfd, end;
 	size_t len;
 
 	nfd = run_warm(w, err);
@@ -313,18 +287,19 @@ int warm_hold(struct opts *o, struct held_run *w, struct report *r,
 	if (nfd < 0 || (nfd = request_take(w->ctl, w->mnt >= 0, buf,
 	    sizeof(buf), &len, fds, err)) < 0)
 		return -1;
-	argc = words_split(buf, len, argv, &cwd);
-	if (fds_take(fds, nfd, argv, num, sizeof(num)) < 0 || argc < 0 ||
-	    chdir(cwd) < 0) {
-		snprintf(err, ERRLEN, "a warm request: %s", argc < 0 ?
-		    "too many words" : strerror(errno));
+	e = warmreq_split(buf, len, &rq);
+	if (fds_take(fds, nfd, num, sizeof(num)) < 0 || e != WARMREQ_OK ||
+	    chdir(rq.cwd) < 0) {
+		snprintf(err, ERRLEN, "a warm request: %s", e != WARMREQ_OK ?
+		    warmreq_why(e) : strerror(errno));
 		return -1;
 	}
 	/* A run's own options only: its set-up is made. */
-	if (opts_warm_scan(argc, argv, 0, err, ERRLEN) < 0)
+	if ((end = opts_warm_scan(rq.argc, rq.argv, 0, err, ERRLEN)) < 0)
 		return -1;
+	warmreq_status_fd(&rq, end, num);
 	optind = 0;
-	if (opts_parse(argc, argv, &g) >= 0 || strcmp(g.policy,
+	if (opts_parse(rq.argc, rq.argv, &g) >= 0 || strcmp(g.policy,
 	    o->policy) != 0) {
 		snprintf(err, ERRLEN, "a warm request: bad options, or not "
 		    "the pool's policy");
@@ -358,10 +333,9 @@ int warm_hold(struct opts *o, struct held_run *w, struct report *r,
 
 void warm_said(int ctl, int rc)
 {
-	char msg[5] = { 'X' };
-	int32_t code = rc;
+	char msg[WARM_HEAD_LEN];
 
 	fflush(NULL);
-	memcpy(msg + 1, &code, 4);           /* x86-64: little endian */
+	warm_head_put(msg, WARM_MSG_EXIT, (uint32_t)rc);
 	(void)write_all(ctl, msg, sizeof(msg));
 }

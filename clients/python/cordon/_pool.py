@@ -30,7 +30,9 @@ import threading
 import time
 from typing import Mapping, Sequence
 
-READY_WORD = b"ready"           # in the line cordon --serve prints
+from ._warm import WARM_READY_WORD
+
+READY_WORD = WARM_READY_WORD    # in the line cordon --serve prints
 STDERR_TAIL = 64                # lines of the pool's stderr kept
 STOP_GRACE = 2.0                # SIGTERM -> SIGKILL, seconds
 

@@ -1,0 +1,176 @@
+"""A warm run (cordon --serve, launcher/warm/warm.py): the code that runs
+inside the sandbox, after cordon has set up every layer and seccomp is
+installed, in the process that _cordon_warm.run returned in.  It warms
+up, says so, reads its arguments and runs the snippet as python3 runs a
+script.  It imports nothing of the template's server (warm_serve,
+warm_spare, warm_request): only the protocol's numbers (_cordon_warm)
+and the preloads' exercise."""
+
+import errno
+import io
+import os
+import signal
+import sys
+
+import _cordon_warm
+import warm_preload
+
+HERE = os.path.dirname(__file__)
+
+
+def read_exactly(fd, n):
+    data = b""
+    while len(data) < n:
+        chunk = os.read(fd, n - len(data))
+        if not chunk:
+            os._exit(125)       # cordon went away: nothing to run
+        data += chunk
+    return data
+
+
+def run(argv, envp, at, warm):
+    """In the run (never returns): warm (the exercise, unless callers are
+    waiting), ready, the request's arguments, the snippet (argv[at])."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.set_wakeup_fd(-1)    # the template's pipe: closed here
+    if warm:
+        warm_preload.exercise_quietly()
+    os.write(_cordon_warm.RUN_READY_FD, _cordon_warm.MSG_WARM)
+    os.close(_cordon_warm.RUN_READY_FD)
+    head = read_exactly(0, _cordon_warm.HEAD_LEN)
+    size = int.from_bytes(head[1:], "little")
+    if head[:1] != _cordon_warm.MSG_GO or size > _cordon_warm.REQUEST_MAX:
+        os._exit(125)           # not cordon's (warmhold.c's args_send)
+    # Exactly the arguments: with --stdin the caller's stdin follows
+    # (relayed by cordon, launcher/feed.c), and is the snippet's.
+    body = read_exactly(0, size)
+    # cordon has taken the listener (it sends the request only then): the
+    # snippet must not hold it (it would answer its own refusals).
+    try:
+        os.close(_cordon_warm.LISTENER_FD)
+    except OSError as e:
+        if e.errno != errno.EBADF:
+            os._exit(125)
+    args = [os.fsdecode(a) for a in body.split(b"\0")[:-1]]
+    run_snippet(argv + args, envp, at)
+
+
+def reseed():
+    """In the run, before the snippet: the generators the template's
+    imports seeded once (every run would draw the same numbers) seeded
+    again from the kernel's entropy: Python's random (its fork handler
+    ran in the spare's fork, not in this run's), numpy's global
+    generator, torch's default ones.  A failure fails the run (125)."""
+    if "random" in sys.modules:
+        sys.modules["random"].seed()
+    if "numpy.random" in sys.modules:
+        sys.modules["numpy.random"].seed()
+    if "torch" in sys.modules:
+        sys.modules["torch"].seed()     # CPU; CUDA's lazily (not started)
+
+
+def forget_template():
+    """The template's own modules (warm_*.py, next to this one) leave
+    sys.modules: a snippet's import of such a name finds its own file,
+    as in a cold run.  Their code stays where this run holds it."""
+    sys.meta_path[:] = [m for m in sys.meta_path
+                        if not isinstance(m, warm_preload.NoImport)]
+    for name, m in list(sys.modules.items()):
+        f = getattr(m, "__file__", None)
+        if name.startswith("warm_") and f and os.path.dirname(f) == HERE:
+            del sys.modules[name]
+
+
+def streams():
+    """Fresh standard streams on 0, 1, 2, as python3 makes them."""
+    enc = sys.stdout.encoding
+    sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)),
+                                 encoding=enc)
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)),
+                                  encoding=enc)
+    sys.stderr = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
+                                  encoding=enc, errors="backslashreplace",
+                                  line_buffering=True)
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
+
+
+def run_snippet(argv, envp, at):
+    """In the run: argv is cordon's command line for the payload."""
+    forget_template()
+    reseed()
+    os.environ.clear()
+    for kv in envp:
+        k, _, v = kv.partition("=")
+        os.environ[k] = v
+    streams()
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    # The template's objects stay frozen: a run's collections skip them
+    # (and so leave their pages shared).
+    sys.argv = argv[at:]
+    path = argv[at]
+    sys.path[0:0] = [os.path.dirname(path)] if not sys.flags.safe_path else []
+    code = run_main(path)
+    try:
+        import atexit
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except BaseException:
+            code = code or 120
+    if code < 0:                # python3's exit after a KeyboardInterrupt
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+        code = 128 + signal.SIGINT
+    os._exit(code)
+
+
+def main_module(path):
+    """__main__ as python3 makes it for a script (the same names)."""
+    import builtins
+    import importlib.machinery
+    main = type(sys)("__main__")
+    main.__dict__.update(__annotations__={}, __builtins__=builtins,
+                         __cached__=None, __file__=path, __package__=None,
+                         __loader__=importlib.machinery.SourceFileLoader(
+                             "__main__", path))
+    sys.modules["__main__"] = main
+    return main
+
+
+def run_main(path):
+    """The snippet as python3 runs a script: compiled under its own path,
+    executed in __main__; an uncaught exception goes to sys.excepthook
+    with the traceback from the snippet's frame on (this frame, the only
+    one above it, dropped), so a warm run prints what a cold one does.
+    Returns the exit status, or -1 for a KeyboardInterrupt (SIGINT)."""
+    main = main_module(path)
+    try:
+        with io.open_code(path) as f:
+            source = f.read()
+        exec(compile(source, path, "exec", dont_inherit=True),
+             main.__dict__)
+    except SystemExit as e:
+        c = e.code
+        if c is None:
+            return 0
+        if isinstance(c, int):
+            return c & 0xff
+        try:
+            print(c, file=sys.stderr)
+        except Exception:
+            pass
+        return 1
+    except BaseException as e:
+        tb = e.__traceback__.tb_next if e.__traceback__ else None
+        e.__traceback__ = tb
+        sys.last_type, sys.last_value, sys.last_traceback = type(e), e, tb
+        try:
+            sys.excepthook(type(e), e, tb)
+        except BaseException:
+            sys.__excepthook__(type(e), e, tb)
+        return -1 if isinstance(e, KeyboardInterrupt) else 1
+    return 0

@@ -1,0 +1,285 @@
+"""A warm pool's server (cordon --serve, launcher/warm/warm.py): the
+template's loop.  It takes requests on the pool's socket (one message
+each, from the same uid only; the protocol: warm.h), queues them, hands
+them to ready spares (warm_spare), makes spares ahead, answers each
+caller with cordon's exit status, and stops on SIGTERM or its stdin's
+EOF."""
+
+import array
+import collections
+import os
+import selectors
+import signal
+import socket
+import stat
+import struct
+import sys
+
+import _cordon_warm
+import warm_spare
+from warm_request import Request
+
+MAX_RUNS = 200          # then re-exec: a new layout, new imports
+SPARES = 2              # made ahead
+MAX_FAILURES = 3        # spares that end before ready, in a row: no more
+
+
+def error(why):
+    """A refusal, to the caller: the letter and the text, cut short."""
+    return _cordon_warm.MSG_ERROR + \
+        why.encode()[:_cordon_warm.ERROR_MAX]
+
+
+class Stop(Exception):
+    pass
+
+
+class Pool:
+    def __init__(self, name, blob, at, opts, lsock):
+        self.name, self.blob, self.at, self.opts = name, blob, at, opts
+        self.lsock = lsock
+        self.sel = selectors.DefaultSelector()
+        self.sel.register(lsock, selectors.EVENT_READ, ("listen", None))
+        self.spares = []                # made ahead, no request yet
+        self.leaving = []               # told to go, not yet ended
+        self.busy = {}                  # pidfd -> Spare with a request
+        self.queue = collections.deque()
+        self.failures = self.done = 0
+        self.pressed = False            # the last request had to wait
+        self.tmpfs = None               # spares have a run tmpfs (R T)
+        self.uid = os.getuid()
+        if stat.S_ISFIFO(os.fstat(0).st_mode):
+            self.sel.register(0, selectors.EVENT_READ, ("stdin", None))
+        # SIGTERM is seen between events, never inside one: its handler
+        # does nothing, Python writes its number to this pipe.
+        self.sigs, wake = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        signal.set_wakeup_fd(wake)
+        signal.signal(signal.SIGTERM, lambda signum, frame: None)
+        self.sel.register(self.sigs, selectors.EVENT_READ, ("signal", None))
+
+    def forget(self):
+        """In a spare's run: the template's sockets are not its own (their
+        descriptors are closed; their numbers are never closed again)."""
+        socks = [self.lsock] + [s.ctl for s in self.spares + self.leaving]
+        socks += [s.ctl for s in self.busy.values()]
+        socks += [s.conn for s in self.busy.values() if s.conn]
+        socks += [r.conn for r in self.queue]
+        for sock in socks:
+            sock.detach()
+        for request in self.queue:
+            request.wipe()      # other callers' words: not this run's
+
+    def fork_spare(self, request=None):
+        """A spare (warm_spare.fork); for a request, one of its own, the
+        request sent at once.  While requests wait for spares, spares
+        skip the exercise: it costs about what it saves, and a waiting
+        caller pays all of it."""
+        sp = warm_spare.fork(self, request,
+                             request is None and not self.pressed)
+        self.sel.register(sp.pidfd, selectors.EVENT_READ, ("end", sp))
+        self.sel.register(sp.ctl, selectors.EVENT_READ, ("ctl", sp))
+        if request:
+            self.give(sp, request)
+        return sp
+
+    def give(self, sp, request):
+        warm_spare.give(sp, request, self.blob)
+        self.busy[sp.pidfd] = sp
+        # A caller that goes away (cancelled, killed) ends its run.
+        self.sel.register(sp.conn, selectors.EVENT_READ, ("conn", sp))
+
+    def take(self, conn):
+        """A connection's Request, or None (refused, answered)."""
+        buf, fds = bytearray(_cordon_warm.REQUEST_MAX), array.array("i")
+        try:
+            n, anc, flags, _ = conn.recvmsg_into(
+                [buf], socket.CMSG_SPACE(_cordon_warm.FDS_MAX * fds.itemsize),
+                socket.MSG_CMSG_CLOEXEC)
+            for level, kind, data in anc:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                    fds.frombytes(data[:len(data) - len(data) % 4])
+            if flags & socket.MSG_TRUNC:
+                raise ValueError("request too long")
+            if flags & socket.MSG_CTRUNC or not \
+                    _cordon_warm.FDS_MIN <= len(fds) <= _cordon_warm.FDS_MAX:
+                raise ValueError("need stdin, stdout, stderr (and status)")
+            request = Request(conn, list(fds), buf, n)
+            if request.has("--status-fd") and \
+                    len(fds) != _cordon_warm.FDS_MAX:
+                raise ValueError("--status-fd without its descriptor")
+        except (OSError, ValueError) as e:
+            buf[:] = bytes(len(buf))
+            for fd in fds:
+                os.close(fd)
+            try:
+                conn.sendall(error(str(e)))
+            except OSError:
+                pass
+            conn.close()
+            return None
+        return request
+
+    def accept(self):
+        conn, _ = self.lsock.accept()
+        cred = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                               struct.calcsize("3i"))
+        uid = struct.unpack("3i", cred)[1]
+        if uid != self.uid:
+            # Said without waiting (a foreign caller may send nothing);
+            # its request, if any, is dropped unread with the socket.
+            conn.setblocking(False)
+            try:
+                conn.send(error("this pool takes requests from uid %d "
+                                "only, not %d" % (self.uid, uid)))
+            except OSError:
+                pass
+            conn.close()
+            return
+        request = self.take(conn)
+        if request is None:
+            return
+        self.done += 1
+        self.pressed = not any(s.ready for s in self.spares)
+        if request.setup:
+            self.fork_spare(request)
+        else:
+            self.queue.append(request)
+        self.dispatch()
+
+    def dispatch(self):
+        """Queued requests to ready spares; without spares (they keep
+        failing, or the template is about to re-execute), each its own."""
+        while self.queue:
+            ready = [s for s in self.spares if s.ready]
+            if self.tmpfs is False and self.queue[0].has("--workdir"):
+                self.queue[0].own()
+                self.fork_spare(self.queue.popleft())
+            elif ready:
+                self.spares.remove(ready[0])
+                self.give(ready[0], self.queue.popleft())
+            elif not self.spares:
+                self.fork_spare(self.queue.popleft())
+            else:
+                break
+        # At rest, the next spare is made after a run, not during it (a
+        # fork of the template and a set-up would take the run's CPU);
+        # with no spare left, or callers waiting, at once.
+        while self.making() and len(self.spares) < SPARES and (
+                not self.busy or not self.spares or self.queue):
+            self.spares.append(self.fork_spare())
+
+    def making(self):
+        return self.failures < MAX_FAILURES and self.done < MAX_RUNS
+
+    def drop(self, f):
+        try:
+            self.sel.unregister(f)
+        except (KeyError, ValueError):
+            pass
+
+    def ended(self, sp):
+        _, status = os.waitpid(sp.pid, 0)
+        self.drop(sp.pidfd)
+        self.drop(sp.ctl)
+        os.close(sp.pidfd)
+        sp.ctl.close()
+        if sp.conn is not None:
+            del self.busy[sp.pidfd]
+            self.answer(sp, os.waitstatus_to_exitcode(status))
+            return
+        if sp in self.leaving:
+            self.leaving.remove(sp)
+            return
+        self.spares.remove(sp)
+        if not sp.ready and self.making():
+            self.failures += 1
+            if self.failures == MAX_FAILURES:
+                sys.stderr.write("cordon: warm pool %s: spares keep ending "
+                                 "before ready; each run now gets its own "
+                                 "(its errors go to its caller)\n"
+                                 % self.name)
+        elif sp.ready:
+            self.failures = 0
+
+    def answer(self, sp, code):
+        """The caller's answer: cordon's exit status (said by cordon
+        once it has cleaned up, or its process's when it died)."""
+        if sp.conn is None or sp.conn.fileno() < 0:
+            return
+        self.drop(sp.conn)
+        try:
+            sp.conn.sendall(_cordon_warm.MSG_EXIT +
+                            code.to_bytes(4, "little", signed=True))
+        except OSError:
+            pass
+        sp.conn.close()
+
+    def event(self, kind, sp):
+        if kind == "listen":
+            self.accept()
+        elif kind == "ctl":
+            try:
+                said = sp.ctl.recv(16)
+            except OSError:
+                said = b""
+            what, value = warm_spare.said(said)
+            if what == "ready":
+                sp.ready = True
+                self.failures = 0
+                self.tmpfs = value      # the same for every spare
+            elif what == "exit":
+                self.answer(sp, value)
+            else:
+                self.drop(sp.ctl)       # it has ended: "end" follows
+        elif kind == "end":
+            self.ended(sp)
+        elif kind == "conn":
+            self.drop(sp.conn)          # a caller never writes: it left
+            if sp.pidfd in self.busy:
+                os.kill(sp.pid, signal.SIGTERM)
+        elif kind == "stdin":
+            if not os.read(0, 512):
+                raise Stop()
+        elif kind == "signal":
+            if signal.SIGTERM in os.read(self.sigs, 64):
+                raise Stop()
+        self.dispatch()
+
+    def serve(self):
+        """Until MAX_RUNS requests; then the rest of them, and return
+        (new callers wait in the socket's backlog for the next template)."""
+        while self.done < MAX_RUNS:
+            for key, _ in self.sel.select():
+                self.event(*key.data)
+        self.drop(self.lsock)
+        self.idle_go()
+        while self.queue or self.busy or self.leaving:
+            for key, _ in self.sel.select():
+                self.event(*key.data)
+
+    def idle_go(self):
+        """Spares without a request are told to go (EOF on their socket:
+        their cordon ends the run and cleans up)."""
+        for sp in self.spares:
+            self.drop(sp.ctl)
+            sp.ctl.shutdown(socket.SHUT_RDWR)
+        self.leaving += self.spares
+        self.spares = []
+
+    def stop(self):
+        """SIGTERM or stdin's EOF: no more runs; idle spares go, runs are
+        ended by their cordon (SIGTERM: outcome "interrupted")."""
+        self.drop(self.lsock)
+        self.lsock.close()
+        for request in self.queue:
+            for fd in request.fds:
+                os.close(fd)
+            request.conn.close()
+        self.queue.clear()
+        self.idle_go()
+        for sp in self.busy.values():
+            os.kill(sp.pid, signal.SIGTERM)
+        while self.leaving or self.busy:
+            for key, _ in self.sel.select():
+                if key.data[0] == "end":
+                    self.ended(key.data[1])

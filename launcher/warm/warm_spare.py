@@ -1,0 +1,81 @@
+"""A warm pool's spares (cordon --serve, launcher/warm/warm.py): each a
+fork of the template that calls cordon itself (_cordon_warm.run), with
+every layer of a cold run set up by cordon's own code; only in the run,
+after seccomp, does that call return, and the run goes on in warm_run.
+The spare's cordon (warmhold.c) says when it is ready and takes the
+request the template gives it (the protocol: warm.h)."""
+
+import array
+import os
+import signal
+import socket
+
+import _cordon_warm
+import warm_run
+
+
+class Spare:
+    __slots__ = ("pid", "pidfd", "ctl", "ready", "conn")
+
+    def __init__(self, pid, pidfd, ctl):
+        self.pid, self.pidfd, self.ctl = pid, pidfd, ctl
+        self.ready, self.conn = False, None
+
+
+def fork(pool, request, warm):
+    """A spare: cordon with every layer set up around a warm run, with
+    the pool's options; for a request, with the caller's stdio and
+    set-up options.  warm: the run exercises the preloads first."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            # cordon's own signal handling, no Python handler left
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            setup = []
+            if request:
+                for i, fd in enumerate(request.fds[:_cordon_warm.FDS_MIN]):
+                    os.dup2(fd, i)
+                os.chdir(request.word(request.cwd))
+                setup = request.words(request.setup)
+            os.dup2(theirs.fileno(), _cordon_warm.CTL_FD)
+            os.closerange(_cordon_warm.CTL_FD + 1, 1 << 20)
+            argv, envp = _cordon_warm.run(
+                ["cordon"] + pool.opts + setup + [pool.blob, "snippet.py"],
+                _cordon_warm.CTL_FD)
+            # The run: the template's sockets and callers are not its own.
+            pool.forget()
+            warm_run.run(argv, envp, pool.at, warm)
+        finally:
+            os._exit(125)
+    theirs.close()
+    return Spare(pid, os.pidfd_open(pid), ours)
+
+
+def give(sp, request, blob):
+    """The request to a ready spare (or one made for it): its words and
+    descriptors in one message; the template keeps no copy of either."""
+    msg = request.message(blob)
+    try:
+        sp.ctl.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                array.array("i", request.fds))])
+    except OSError:
+        pass                # the spare has ended: its end answers
+    msg[:] = bytes(len(msg))
+    request.wipe()
+    for fd in request.fds:
+        os.close(fd)
+    sp.conn = request.conn
+
+
+def said(data):
+    """What a spare's cordon said on its socket: ("ready", tmpfs),
+    ("exit", status), or (None, None): it has ended."""
+    if data[:1] == _cordon_warm.MSG_READY and len(data) == 2:
+        return "ready", data[1:] == _cordon_warm.READY_TMPFS
+    if data[:1] == _cordon_warm.MSG_EXIT and \
+            len(data) == _cordon_warm.HEAD_LEN:
+        return "exit", int.from_bytes(data[1:], "little", signed=True)
+    return None, None
