@@ -28,8 +28,9 @@
 #define ENOENT_ (BPF_ACT_ERRNO | ENOENT)
 #define ONES UINT64_MAX
 
-static const struct filter_text text = { 0x555500001000ULL,
-	0x555500009000ULL };
+#define TEXT_LO 0x555500001000ULL
+#define TEXT_HI 0x555500009000ULL
+static const struct filter_text text = { TEXT_LO, TEXT_HI };
 #define IN_TEXT 0x555500004000ULL
 #define OUT_TEXT 0x7f0000001000ULL
 
@@ -138,8 +139,8 @@ static const struct call calls[] = {
 	  0, ALLOW },
 	/* cordon's own exec: the blob's answer, never notified */
 	{ FPROG_NOTIFY, AUDIT_ARCH_X86_64, SYS_execve, IN_TEXT, 0, ENOENT_ },
-	{ FPROG_NOTIFY, AUDIT_ARCH_X86_64, SYS_execve, text.lo, 0, ENOENT_ },
-	{ FPROG_NOTIFY, AUDIT_ARCH_X86_64, SYS_execve, text.hi, 0, NOTIF },
+	{ FPROG_NOTIFY, AUDIT_ARCH_X86_64, SYS_execve, TEXT_LO, 0, ENOENT_ },
+	{ FPROG_NOTIFY, AUDIT_ARCH_X86_64, SYS_execve, TEXT_HI, 0, NOTIF },
 	{ FPROG_NOTIFY, AUDIT_ARCH_X86_64, SYS_execve, OUT_TEXT, 0, NOTIF },
 	{ FPROG_NOTIFY, AUDIT_ARCH_X86_64, SYS_execve, OUT_TEXT, ONES,
 	  ALLOW },
