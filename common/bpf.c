@@ -15,7 +15,9 @@
  *   - fields an instruction does not use (jt, jf, k) zero;
  *   - RET K with an action cordon can install (kill, trap, errno 0..4095,
  *     log, allow; not trace or user-notif, which need a supervisor); no
- *     RET A.
+ *     RET A.  bpf_check_listener also takes user-notif, exactly
+ *     SECCOMP_RET_USER_NOTIF: the programs cordon itself makes for its
+ *     listener (launcher/filter.c), never a blob's.
  * bpf_run then runs such a program exactly as the kernel would.
  */
 #include <linux/filter.h>
@@ -108,7 +110,7 @@ int bpf_action_valid(uint32_t k)
 
 /* Fields one instruction must leave zero, and its own operand checks. */
 static int check_one(const struct cpol_insn *in, size_t pc, size_t n,
-    char *err, size_t errlen)
+    int notif, char *err, size_t errlen)
 {
 	unsigned int code = in->code;
 	int cond = is_cond_jump(code);
@@ -132,7 +134,8 @@ static int check_one(const struct cpol_insn *in, size_t pc, size_t n,
 	case BPF_ALU | BPF_NEG:
 		break;
 	case OP_RET_K:
-		if (!bpf_action_valid(in->k))
+		if (!bpf_action_valid(in->k) &&
+		    !(notif && in->k == BPF_ACT_USER_NOTIF))
 			return fail(err, errlen, pc, "return value 0x%08x is "
 			    "not an action cordon installs", in->k);
 		return 0;
@@ -189,8 +192,8 @@ static void jump_to(uint8_t *reached, uint16_t *masks, size_t to,
  * RET does not fall through), but a program the kernel refuses must never
  * pass here: it would fail at install instead of at compile time.
  */
-int bpf_check(const struct cpol_insn *prog, size_t n, char *err,
-    size_t errlen)
+static int check(const struct cpol_insn *prog, size_t n, int notif,
+    char *err, size_t errlen)
 {
 	uint8_t reached[CPOL_MAX_INSNS];
 	uint16_t masks[CPOL_MAX_INSNS], valid = 0;
@@ -202,7 +205,7 @@ int bpf_check(const struct cpol_insn *prog, size_t n, char *err,
 		return -1;
 	}
 	for (pc = 0; pc < n; pc++)
-		if (check_one(&prog[pc], pc, n, err, errlen) < 0)
+		if (check_one(&prog[pc], pc, n, notif, err, errlen) < 0)
 			return -1;
 	if (prog[n - 1].code != OP_RET_K)
 		return fail(err, errlen, n - 1, "last instruction is not a "
@@ -240,6 +243,18 @@ int bpf_check(const struct cpol_insn *prog, size_t n, char *err,
 		}
 	}
 	return 0;
+}
+
+int bpf_check(const struct cpol_insn *prog, size_t n, char *err,
+    size_t errlen)
+{
+	return check(prog, n, 0, err, errlen);
+}
+
+int bpf_check_listener(const struct cpol_insn *prog, size_t n, char *err,
+    size_t errlen)
+{
+	return check(prog, n, 1, err, errlen);
 }
 
 /* The 32-bit word of the input at byte offset off (aligned, < 64). */

@@ -45,6 +45,11 @@ struct bpf_input {
 int bpf_check(const struct cpol_insn *prog, size_t n, char *err,
     size_t errlen);
 
+/* bpf_check for a program cordon made for its listener (the launcher's
+ * filter.c): RET SECCOMP_RET_USER_NOTIF accepted too, nothing else more. */
+int bpf_check_listener(const struct cpol_insn *prog, size_t n, char *err,
+    size_t errlen);
+
 /*
  * bpf_run: run a program that passed bpf_check on one input and return
  * the 32-bit value of the RET it reached.  It never reads outside prog or

@@ -7,7 +7,7 @@ LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.
 	launcher/fdpass.c launcher/egress.c launcher/netns.c \
 	launcher/denials.c launcher/audit.c launcher/auditrec.c \
 	launcher/auditsay.c launcher/notes.c launcher/feed.c \
-	launcher/plan.c launcher/probe.c launcher/plansay.c
+	launcher/plan.c launcher/probe.c launcher/plansay.c launcher/filter.c
 # The rooms (HACKING.md): the egress proxy, warm pools, the modes that
 # watch a run's calls.  Each has one header the rest of the launcher
 # includes (egress.h, warm.h, learnmode.h); every folder is on the include
@@ -53,9 +53,9 @@ $(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(COMMON_OBJS)
 # The warm pool's template (cordon --serve): warm.py with its modules and
 # _cordon_warm.so, a CPython extension made of the launcher's own sources
 # (-fPIC, main as cordon_main) and launcher/warm/pywarm.c: a warm run is
-# cordon's code.  In this build the text bounds of learn/learn.c,
-# learn/llwatch.c and launch.c (an executable's) are an empty array: a
-# warm run refuses --observe.  Built for the Python that policies name
+# cordon's code.  In this build filter.c's text bounds (an executable's)
+# are an empty array: no call of a warm run is let through as cordon's
+# own, and a warm run refuses --observe.  Built for the Python that policies name
 # (/usr/bin/python3); without its headers there is no warm pool (cordon
 # --serve then fails clearly).
 WARM_PYTHON ?= /usr/bin/python3
@@ -78,7 +78,7 @@ $(WARM_DIR)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(WARM_CFLAGS) $(WARN_STRICT) -fPIC \
 		-fvisibility=hidden $(if $(filter launcher/main.c,$<),-Dmain=cordon_main -Wno-missing-prototypes) \
-		$(if $(filter launcher/learn/learn.c launcher/launch.c launcher/learn/llwatch.c,$<),-D__executable_start=warm_no_text -Detext=warm_no_text) \
+		$(if $(filter launcher/filter.c,$<),-D__executable_start=warm_no_text -Detext=warm_no_text) \
 		$(if $(filter launcher/warm/pywarm.c,$<),-isystem $(WARM_PYINC) -Wno-conversion -Wno-sign-conversion) \
 		-c -o $@ $<
 $(WARM_DIR)/_cordon_warm.so: $(WARM_OBJS)

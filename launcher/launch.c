@@ -13,16 +13,13 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <linux/audit.h>
-#include <linux/seccomp.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bpf.h"
+#include "filter.h"
 #include "kaudit.h"
 #include "learnmode.h"
 #include "landlock_compat.h"
@@ -103,95 +100,52 @@ close_in:
 	return rc;
 }
 
-/* The exec that starts the command comes from cordon's own text
- * (run.c exec_here) while init waits for it, before init can hand cordon
- * the listener: it must never notify.  So the program is a prefix, the
- * rewritten program, and the blob's own: that one exec (x86-64 execve
- * with the instruction pointer in cordon's text) runs the blob's program
- * as it is; every other call the rewritten one.  A warm run execs
- * nothing, and its cordon's text stays callable in it: the extension is
- * built with an empty range (launcher/build.mk), so no call matches. */
-extern char __executable_start[], etext[];
-
-static void notify_prefix(struct sock_filter *f, unsigned short n)
-{
-	uint64_t lo = (uintptr_t)__executable_start, hi = (uintptr_t)etext;
-	struct sock_filter p[NOTIFY_PREFIX] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4),          /* arch */
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 8),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),          /* nr */
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 0, 6),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 12),         /* ip high */
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(lo >> 32), 0, 4),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 8),          /* ip low */
-		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)lo, 0, 2),
-		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)hi, 1, 0),
-		BPF_STMT(BPF_JMP | BPF_JA, n),                  /* the blob's */
-	};
-
-	memcpy(f, p, sizeof(p));
-}
-
 /* The plan's FILTER_NOTIFY (a PID namespace, and a program that refuses
- * something): the run's init hands cordon a listener for the
- * filter, and the filter's kills and errnos become notifications: cordon
- * then KNOWS which call the filter stopped and records it (denials.c);
- * it answers an errno with the policy's own errno, and for a kill it
- * kills the run without ever answering (so the call never proceeds).
- * Only RET K instructions change; bpf_check has passed the blob's
- * program, and the jumps are untouched (bpf_check itself refuses
- * USER_NOTIF in a blob: only cordon may add it).  Traps stay traps: the
- * snippet's SIGSYS handler must see them.  With --landlock-watch (and
- * Landlock, and a PID namespace) the program is llwatch.c's instead.  A
- * program too long for the prefix and two copies (the plan says), or
- * cordon's text across a 4 GiB line, gets no listener (the status then
- * says denials were not observed). */
-static int notify_prepare(struct launch *ln, struct res *s, int watch)
+ * something): the run's init hands cordon a listener for the filter,
+ * and the filter's kills and errnos become notifications: cordon then
+ * KNOWS which call the filter stopped and records it (denials.c); it
+ * answers an errno with the policy's own errno, and for a kill it kills
+ * the run without ever answering (so the call never proceeds).  The
+ * program is filter.c's notify rewrite (traps stay traps; cordon's own
+ * first exec runs the blob's program as it is); with --landlock-watch
+ * (and Landlock, and a PID namespace) the watch's, or in learn mode
+ * learn mode's; each proven there before the clone.  A program too long
+ * for the prefix and two copies (the plan says), or cordon's text across
+ * a 4 GiB line, gets no listener (the status then says denials were not
+ * observed).  A warm run execs nothing: its extension's text range is
+ * empty (launcher/build.mk), so no call is let through as cordon's. */
+static int notify_prepare(struct launch *ln, struct res *s, int watch,
+    char *err)
 {
-	uint64_t lo = (uintptr_t)__executable_start, hi = (uintptr_t)etext;
-	unsigned short i, n = ln->nbpf;
-	struct sock_filter *w;
-	uint32_t act;
+	enum filter_result fr = FILTER_NO_FIT;
 
 	ln->notify_skipped = ln->plan->notify_skipped;
-	if (ln->plan->filter == FILTER_LEARN) {     /* learn.c's program */
-		ln->bpf_notify = learn_filter(ln->pol, &ln->nbpf_notify);
-		if (!ln->bpf_notify)
-			return -1;
-		goto listener;
+	if (ln->plan->filter == FILTER_LEARN) {
+		fr = filter_make(FPROG_LEARN, ln->pol, &ln->bpf_notify,
+		    &ln->nbpf_notify, err, ERRLEN);
+		if (fr == FILTER_NO_FIT)
+			snprintf(err, ERRLEN, "learn mode's filter: the "
+			    "policy's program is too long for its prefix, or "
+			    "cordon's text crosses a 4 GiB line");
+	} else if (watch && ln->ruleset_fd >= 0 &&
+	    (ln->ns_flags & CLONE_NEWPID)) {
+		fr = filter_make(FPROG_LLWATCH, ln->pol, &ln->bpf_notify,
+		    &ln->nbpf_notify, err, ERRLEN);
+		s->llw.on = fr == FILTER_MADE;
 	}
-	if (watch && ln->ruleset_fd >= 0 && (ln->ns_flags & CLONE_NEWPID)) {
-		/* llwatch.c's program */
-		ln->bpf_notify = llwatch_filter(ln->pol, &ln->nbpf_notify);
-		s->llw.on = ln->bpf_notify != NULL;
-		if (s->llw.on)
-			goto listener;
+	if (fr == FILTER_NO_FIT && ln->plan->filter == FILTER_NOTIFY) {
+		fr = filter_make(FPROG_NOTIFY, ln->pol, &ln->bpf_notify,
+		    &ln->nbpf_notify, err, ERRLEN);
+		ln->notify_skipped |= fr == FILTER_NO_FIT;
 	}
-	if (ln->plan->filter != FILTER_NOTIFY)
-		return 0;
-	if (lo >> 32 != hi >> 32) {
-		ln->notify_skipped = 1;
-		return 0;
-	}
-	ln->bpf_notify = calloc(NOTIFY_PREFIX + 2u * n, sizeof(*w));
-	if (!ln->bpf_notify)
-		return -1;
-	w = ln->bpf_notify + NOTIFY_PREFIX;
-	notify_prefix(ln->bpf_notify, n);
-	memcpy(w + n, ln->bpf, n * sizeof(*w));
-	for (i = 0; i < n; i++) {
-		w[i] = ln->bpf[i];
-		act = ln->bpf[i].k & BPF_ACT_FULL_MASK;
-		if (ln->bpf[i].code == (BPF_RET | BPF_K) &&
-		    (act == BPF_ACT_KILL_PROCESS || act == BPF_ACT_KILL_THREAD ||
-		    act == BPF_ACT_ERRNO))
-			w[i].k = SECCOMP_RET_USER_NOTIF;
-	}
-	ln->nbpf_notify = (unsigned short)(NOTIFY_PREFIX + 2u * n);
-listener:
+	if (fr != FILTER_MADE)
+		return fr == FILTER_FAILED || ln->plan->filter == FILTER_LEARN ?
+		    -1 : 0;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
-	    s->notify) < 0)
+	    s->notify) < 0) {
+		snprintf(err, ERRLEN, "seccomp listener: %s", strerror(errno));
 		return -1;
+	}
 	ln->notify_w = s->notify[1];
 	return 0;
 }
@@ -221,7 +175,6 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 {
 	struct launch *ln = &s->ln;
 	char path[4200];
-	uint32_t i;
 	int j;
 
 	ln->pol = p;
@@ -240,22 +193,14 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 	ln->notify_w = -1;
 	if (spare_pipes(o, s, err) < 0)
 		return -1;
-	ln->bpf = calloc(p->ninsns, sizeof(*ln->bpf));
+	ln->bpf = filter_sock(p->insns, p->ninsns);
 	if (!ln->argv || !ln->envp || !ln->bpf) {
 		snprintf(err, ERRLEN, "out of memory");
 		return -1;
 	}
-	for (i = 0; i < p->ninsns; i++) {
-		ln->bpf[i].code = p->insns[i].code;
-		ln->bpf[i].jt = p->insns[i].jt;
-		ln->bpf[i].jf = p->insns[i].jf;
-		ln->bpf[i].k = p->insns[i].k;
-	}
 	ln->nbpf = (unsigned short)p->ninsns;  /* bpf_check: <= 4096 */
-	if (notify_prepare(ln, s, o->ll_watch) < 0) {
-		snprintf(err, ERRLEN, "seccomp listener: %s", strerror(errno));
+	if (notify_prepare(ln, s, o->ll_watch, err) < 0)
 		return -1;
-	}
 	if (ln->ns_flags) {
 		snprintf(ln->uid_map, sizeof(ln->uid_map), "%u %u 1\n",
 		    getuid(), getuid());

@@ -43,3 +43,8 @@ $(BUILD)/tests/unit/test_host.o: CPPFLAGS += -Ilauncher
 $(BUILD)/tests/test_plan: $(BUILD)/launcher/plan.o $(BUILD)/launcher/command.o \
 	$(BUILD)/launcher/landlock.o
 $(BUILD)/tests/unit/test_plan.o: CPPFLAGS += -Ilauncher
+
+# test_filter: the programs cordon makes for its listener, each proven,
+# and each proof shown to fail on a broken program.
+$(BUILD)/tests/test_filter: $(BUILD)/launcher/filter.o
+$(BUILD)/tests/unit/test_filter.o: CPPFLAGS += -Ilauncher

@@ -66,7 +66,7 @@ LAUNCHER_DEPENDS = {
     'learn': ['top'],
 }
 LAUNCHER_PUBLIC = {
-    'top': {'cordon.h', 'kaudit.h', 'plan.h'},
+    'top': {'cordon.h', 'kaudit.h', 'plan.h', 'filter.h'},
     'egress': {'egress.h'},
     'warm': {'warm.h'},
     'learn': {'learnmode.h'},

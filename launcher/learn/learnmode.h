@@ -38,12 +38,6 @@ struct llwatch {
 	unsigned int n;
 };
 
-/* The listener's program with the watch: the prefix, the blob's program
- * with its refusals notified, the blob's own, and the blob's with every
- * return but trap notified (the calls watched); NULL when it would not
- * fit (*n: its length). */
-struct sock_filter *llwatch_filter(const struct cpol *p, unsigned short *n);
-
 /* Is nr a call the watch is sent? */
 int llwatch_watched(uint32_t nr);
 
@@ -56,7 +50,6 @@ void llwatch_call(struct llwatch *w, struct audit *a,
 struct sup;
 struct report;
 /* learn.c: --observe, the learn mode of cordonc learn */
-struct sock_filter *learn_filter(const struct cpol *p, unsigned short *n);
 void learn_take(int listener, const struct sup *sp);
 int learn_write(const char *file, const struct report *r, char *err);
 

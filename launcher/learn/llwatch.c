@@ -35,24 +35,12 @@
 #include "kaudit.h"
 #include "bpf.h"
 #include "cordon.h"
+#include "filter.h"
 #include "landlock_compat.h"
 #include "learnmode.h"
 #include "pathcall.h"
 
 #define WALK_MAX 256          /* directories walked up from one path */
-
-/* The calls that name a path or a port (execve: see llwatch_filter). */
-static const uint32_t watched[] = {
-	SYS_open, SYS_openat, SYS_openat2, SYS_creat, SYS_execveat,
-	SYS_mkdir, SYS_mkdirat, SYS_mknod, SYS_mknodat, SYS_unlink,
-	SYS_unlinkat, SYS_rmdir, SYS_rename, SYS_renameat, SYS_renameat2,
-	SYS_symlink, SYS_symlinkat, SYS_link, SYS_linkat, SYS_truncate,
-	SYS_connect, SYS_bind,
-};
-#define NWATCHED (sizeof(watched) / sizeof(watched[0]))
-/* ld arch, jeq, ld nr, jeq execve, the ip's check (5), ja, the
- * watched, ja, ja: see llwatch_filter. */
-#define PREFIX (NWATCHED + 12)
 
 /* Landlock's rights by bit, as the kernel's audit records name them. */
 static const char *const fs_names[] = {
@@ -62,92 +50,9 @@ static const char *const fs_names[] = {
 	"fs.make_sym", "fs.refer", "fs.truncate", "fs.ioctl_dev",
 };
 
-extern char __executable_start[], etext[];
-
 int llwatch_watched(uint32_t nr)
 {
-	size_t i;
-
-	for (i = 0; i < NWATCHED; i++)
-		if (watched[i] == nr)
-			return 1;
-	return nr == SYS_execve;
-}
-
-static struct sock_filter jeq(uint32_t k, size_t t, size_t f)
-{
-	return (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, k,
-	    (uint8_t)t, (uint8_t)f);
-}
-
-static struct sock_filter ld(uint32_t off)
-{
-	return (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, off);
-}
-
-static struct sock_filter ja(size_t from, size_t to)
-{
-	return (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA,
-	    (uint32_t)(to - from - 1));
-}
-
-/* The blob's program at f: refusals notified (copy 0), as it is (1), or
- * every return but trap notified (2: the watched calls). */
-static void copy(struct sock_filter *f, const struct cpol *p, int which)
-{
-	uint32_t i, act;
-
-	for (i = 0; i < p->ninsns; i++) {
-		f[i] = (struct sock_filter){ p->insns[i].code, p->insns[i].jt,
-		    p->insns[i].jf, p->insns[i].k };
-		act = f[i].k & BPF_ACT_FULL_MASK;
-		if (f[i].code != (BPF_RET | BPF_K) || which == 1)
-			continue;
-		if (act == BPF_ACT_KILL_PROCESS || act == BPF_ACT_KILL_THREAD ||
-		    act == BPF_ACT_ERRNO || (which == 2 &&
-		    (act == BPF_ACT_ALLOW || act == BPF_ACT_LOG)))
-			f[i].k = SECCOMP_RET_USER_NOTIF;
-	}
-}
-
-/* The prefix: another architecture goes to copy 0; an execve from
- * cordon's own text (the payload's first, before init hands cordon the
- * listener: notifying it would wait for ever) to copy 1; a watched call
- * or any other execve to copy 2; the rest to copy 0.  Offsets: R, O and
- * W are the copies' first instructions, x the jump to W. */
-struct sock_filter *llwatch_filter(const struct cpol *p, unsigned short *n)
-{
-	uint64_t lo = (uintptr_t)__executable_start, hi = (uintptr_t)etext;
-	size_t i, r = PREFIX, o = r + p->ninsns, w = o + p->ninsns,
-	    x = PREFIX - 1;
-	struct sock_filter *f;
-
-	if (w + p->ninsns > CPOL_MAX_INSNS || lo >> 32 != hi >> 32)
-		return NULL;
-	f = calloc(w + p->ninsns, sizeof(*f));
-	if (!f)
-		return NULL;
-	f[0] = ld(4);
-	f[1] = jeq(AUDIT_ARCH_X86_64, 0, r - 2);
-	f[2] = ld(0);
-	f[3] = jeq(SYS_execve, 0, 6);
-	f[4] = ld(12);                          /* ip, high half */
-	f[5] = jeq((uint32_t)(lo >> 32), 0, x - 6);
-	f[6] = ld(8);                           /* ip, low half */
-	f[7] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
-	    (uint32_t)lo, 0, (uint8_t)(x - 8));
-	f[8] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
-	    (uint32_t)hi, (uint8_t)(x - 9), 0);
-	f[9] = ja(9, o);
-	for (i = 0; i < NWATCHED; i++)
-		f[10 + i] = jeq(watched[i], x - (10 + i) - 1, 0);
-	f[10 + NWATCHED] = ja(10 + NWATCHED, r);
-	f[x] = ja(x, w);
-	copy(f + r, p, 0);
-	copy(f + o, p, 1);
-	copy(f + w, p, 2);
-	*n = (unsigned short)(w + p->ninsns);
-	return f;
+	return nr == SYS_execve || filter_watches(FPROG_LLWATCH, nr);
 }
 
 /* path in the run's view: an O_PATH descriptor below root, or -1. */
