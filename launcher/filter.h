@@ -48,10 +48,12 @@ struct cpol_insn *filter_build(enum filter_prog which,
     const struct cpol_insn *blob, size_t n, struct filter_text t,
     size_t *len);
 
-/* The proof: bpf_check_listener, then the program run on every call
- * number 0..FILTER_PROOF_NR and beyond, each architecture, inside and
- * outside t, against the answer filter.c's contract gives from the
- * blob's own.  0, or -1 with the first difference in err. */
+/* The proof: bpf_check_listener; each copy the blob's instructions with
+ * its kind's answers (compared instruction by instruction); the prefix
+ * reading only the call, arch and instruction pointer, and sending every
+ * call number 0..FILTER_PROOF_NR and beyond, each architecture, inside
+ * and outside t, to the copy (or USER_NOTIF) filter.c's contract names.
+ * 0, or -1 with the first difference in err. */
 int filter_prove(enum filter_prog which, const struct cpol_insn *blob,
     size_t n, const struct cpol_insn *prog, size_t len,
     struct filter_text t, char *err, size_t errlen);
