@@ -15,7 +15,7 @@ LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.
 LAUNCHER_SRCS += $(addprefix launcher/egress/,proxy.c proxyreq.c \
 	proxyhttp.c refused.c dns.c httpreq.c tls.c)
 LAUNCHER_SRCS += $(addprefix launcher/warm/,serve.c warmdir.c submit.c \
-	warmhold.c warmreq.c)
+	warmhuge.c warmhold.c warmreq.c)
 LAUNCHER_SRCS += $(addprefix launcher/learn/,learn.c learnjudge.c \
 	pathcall.c llwatch.c)
 LAUNCHER_DIRS := launcher launcher/egress launcher/warm launcher/learn

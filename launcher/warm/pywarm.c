@@ -163,6 +163,13 @@ static PyObject *warm_options(PyObject *self, PyObject *unused)
 	return d;
 }
 
+static PyObject *warm_huge_py(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	return PyLong_FromUnsignedLong(warm_huge());
+}
+
 static PyObject *warm_harden(PyObject *self, PyObject *unused)
 {
 	(void)self;
@@ -202,6 +209,8 @@ static PyMethodDef methods[] = {
 	    "template's directory" },
 	{ "options", warm_options, METH_NOARGS, "the options a warm "
 	    "request may carry" },
+	{ "huge", warm_huge_py, METH_NOARGS, "the template's anonymous "
+	    "memory in huge pages (best effort): how many" },
 	{ NULL, NULL, 0, NULL },
 };
 

@@ -124,6 +124,9 @@ int submit_main(int argc, char **argv);
 extern int warm_spare_ctl;     /* set by the template's extension */
 int warm_hold(struct opts *o, struct held_run *w, struct report *r,
     char *err);
+/* warmhuge.c: the template's anonymous memory in huge pages, best
+ * effort; how many 2 MiB pages were made */
+unsigned long warm_huge(void);
 /* cordon's exit status, to the template (for the caller), at the end */
 void warm_said(int ctl, int rc);
 

@@ -76,6 +76,7 @@ def main():
     sys.meta_path.insert(0, warm_preload.NoImport())
     gc.collect()
     gc.freeze()
+    _cordon_warm.huge()     # forks and exits: a PMD per 2 MiB (warmhuge.c)
     inherited = os.environ.pop("CORDON_WARM_FD", None)
     if inherited:
         lsock = socket.socket(fileno=int(inherited))

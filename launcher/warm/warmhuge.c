@@ -1,0 +1,53 @@
+/*
+ * warmhuge.c - the warm template's anonymous memory collapsed into
+ * transparent huge pages (MADV_COLLAPSE, Linux 6.1) once its preloads are
+ * in: each fork of it (a spare, its init, its run) copies, and each exit
+ * tears down, one entry per 2 MiB instead of 512.  Measured on code_gen's
+ * template (bench/README.md section 7): 22 of its 83 MiB collapse, a fork
+ * takes 1.1 ms instead of 1.8, an exit 1.3 instead of 2.3.  The regions
+ * are not marked MADV_HUGEPAGE: what a run allocates later stays in small
+ * pages, and a run's first write to a huge page splits it, copying 4 KiB
+ * as before.  Best effort: a kernel without it changes nothing.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "warm.h"
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+#define HUGE_SIZE (2UL << 20)
+
+/* One line of /proc/self/maps: a private writable anonymous region (or
+ * the brk heap), its 2 MiB-aligned part in [*a, *b); 0 if none. */
+static int huge_part(const char *line, unsigned long *a, unsigned long *b)
+{
+	unsigned long lo, hi;
+	char perms[5], path[64] = "";
+
+	if (sscanf(line, "%lx-%lx %4s %*s %*s %*s %63s", &lo, &hi, perms,
+	    path) < 3 || strcmp(perms, "rw-p") != 0 ||
+	    (path[0] && strcmp(path, "[heap]") != 0))
+		return 0;
+	*a = (lo + HUGE_SIZE - 1) & ~(HUGE_SIZE - 1);
+	*b = hi & ~(HUGE_SIZE - 1);
+	return *b > *a;
+}
+
+unsigned long warm_huge(void)
+{
+	char line[512];
+	unsigned long a, b, done = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (huge_part(line, &a, &b) &&
+		    madvise((void *)a, b - a, MADV_COLLAPSE) == 0)
+			done += (b - a) / HUGE_SIZE;
+	fclose(f);
+	return done;
+}
