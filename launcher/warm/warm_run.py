@@ -30,11 +30,13 @@ def read_exactly(fd, n):
 
 def run(argv, envp, at, warm):
     """In the run (never returns): warm (the exercise, unless callers are
-    waiting), ready, the request's arguments, the snippet (argv[at])."""
+    waiting), the interpreter made as a fresh one would be (prepare),
+    ready, the request's arguments, the snippet (argv[at])."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.set_wakeup_fd(-1)    # the template's pipe: closed here
     if warm:
         warm_preload.exercise_quietly()
+    prepare(envp)
     os.write(_cordon_warm.RUN_READY_FD, _cordon_warm.MSG_WARM)
     os.close(_cordon_warm.RUN_READY_FD)
     head = read_exactly(0, _cordon_warm.HEAD_LEN)
@@ -52,7 +54,23 @@ def run(argv, envp, at, warm):
         if e.errno != errno.EBADF:
             os._exit(125)
     args = [os.fsdecode(a) for a in body.split(b"\0")[:-1]]
-    run_snippet(argv + args, envp, at)
+    run_snippet(argv + args, at)
+
+
+def prepare(envp):
+    """Before the request, in this run's own process (forked for it, never
+    another's): what a fresh interpreter would have, done while no caller
+    waits (each step writes pages of the template: copy-on-write faults).
+    The environment is cordon's for the policy, the streams its pipes."""
+    forget_template()
+    reseed()
+    os.environ.clear()
+    for kv in envp:
+        k, _, v = kv.partition("=")
+        os.environ[k] = v
+    streams()
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def reseed():
@@ -102,17 +120,9 @@ def streams():
     sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
 
 
-def run_snippet(argv, envp, at):
-    """In the run: argv is cordon's command line for the payload."""
-    forget_template()
-    reseed()
-    os.environ.clear()
-    for kv in envp:
-        k, _, v = kv.partition("=")
-        os.environ[k] = v
-    streams()
-    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+def run_snippet(argv, at):
+    """In the run, prepared: argv is cordon's command line for the
+    payload."""
     # The template's objects stay frozen: a run's collections skip them
     # (and so leave their pages shared).
     sys.argv = argv[at:]
