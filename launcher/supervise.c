@@ -293,10 +293,29 @@ static void tree_end(pid_t pid, int exited, struct fate *f)
 	}
 }
 
+/* Linux 6.6: the run's thread that sends a notification hands its CPU
+ * to cordon, waiting on the listener, and back with the answer: no
+ * wake-up on the other CPU (a denied call's round trip).  Older kernels
+ * refuse it (EINVAL): nothing changes. */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP 1
+#endif
+
+static void listener_sync(int listener)
+{
+	if (listener >= 0)
+		(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+		    (unsigned long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+}
+
 /* Take the listener init sends; at EOF, stop waiting. */
 static void notify_recv(struct notify *nt)
 {
 	nt->listener = fdpass_recv(nt->sock, 0);
+	listener_sync(nt->listener);
 	close(nt->sock);
 	nt->sock = -1;
 }
@@ -660,6 +679,7 @@ void supervise(const struct sup *sp, struct report *r)
 	    .listener = sp->listener, .tokens = DENIALS_BURST,
 	    .at = clock_now_ms() };
 
+	listener_sync(nt.listener);     /* a warm run's, taken before */
 	sink_open(1, &rl.s[0].out);
 	sink_open(2, &rl.s[1].out);
 	feed_open(&feed, 0, sp->feed_w);
