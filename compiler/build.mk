@@ -13,7 +13,7 @@ CPPFLAGS += $(addprefix -Icompiler/,$(COMPILER_DIRS))
 
 COMPILER_SRCS := $(addprefix compiler/front/,ast.c diag.c parse.c incsearch.c)
 COMPILER_SRCS += $(addprefix compiler/check/,check.c merge.c checkfs.c \
-	checkhttp.c checkexp.c rules.c value.c)
+	checkhttp.c checkexp.c rules.c rulesentry.c value.c)
 COMPILER_SRCS += $(addprefix compiler/names/,tables_syscalls.c tables_rights.c \
 	tables_groups.c tables_consts.c tables_args.c)
 COMPILER_SRCS += $(addprefix compiler/backend/,emit.c validate.c)
