@@ -13,7 +13,7 @@ CPPFLAGS += $(addprefix -Icompiler/,$(COMPILER_DIRS))
 
 COMPILER_SRCS := $(addprefix compiler/front/,ast.c diag.c parse.c incsearch.c)
 COMPILER_SRCS += $(addprefix compiler/check/,check.c merge.c checkfs.c \
-	checkhttp.c checkexp.c rules.c value.c)
+	checkhttp.c checkexp.c rules.c rulesentry.c value.c)
 COMPILER_SRCS += $(addprefix compiler/names/,tables_syscalls.c tables_rights.c \
 	tables_groups.c tables_consts.c tables_args.c)
 COMPILER_SRCS += $(addprefix compiler/backend/,emit.c validate.c)
@@ -24,7 +24,7 @@ COMPILER_SRCS += $(addprefix compiler/oci/,oci_report.c oci_export.c \
 	oci_import.c oci_import_out.c oci_import_keep.c)
 COMPILER_SRCS += compiler/compile.c compiler/input.c compiler/cliopt.c
 COMPILER_SRCS += $(addprefix compiler/query/,pathq.c sysq.c)
-COMPILER_SRCS += $(addprefix compiler/audit/,finding.c lint.c linthttp.c expect.c \
+COMPILER_SRCS += $(addprefix compiler/audit/,finding.c lint.c lintsys.c linthttp.c expect.c \
 	diff.c difflist.c diffloc.c diffsys.c diffnet.c diffhttp.c difffmt.c reach.c verify.c audit.c auditfmt.c sarif.c auditcmd.c)
 COMPILER_SRCS += $(addprefix compiler/learn/,learn.c learn_write.c learn_name.c \
     learn_fold.c learn_net.c)

@@ -6,7 +6,7 @@
  *
  * The score is the weighted sum of the factors, raised to a floor by the
  * high-risk grants: a default that allows, a dangerous syscall allowed
- * (ptrace, process_vm_*, ...: lint.c's list), network beyond named hosts
+ * (ptrace, process_vm_*, ...: lintsys.c's list), network beyond named hosts
  * (unrestricted, a listening port, any host at a port), a
  * writable path outside $WORKDIR, a host secret readable, a path both
  * writable and executable, a secret-looking environment name kept.  Any

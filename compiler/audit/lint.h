@@ -27,6 +27,14 @@ const struct lint_rule *lint_rules(unsigned int *n);
 int lint_run(const struct input *in, struct finding_list *out);
 /* linthttp.c: CL016 and CL017, credentials on named hosts. */
 int lint_http(const struct input *in, struct finding_list *out);
+/* lintsys.c: the rules on the syscall filter.  CL001, CL002: rules that
+ * allow a dangerous or unconditioned syscall; CL003: a default that
+ * allows; CL014: the loader's file mappings refused; CL015: TIOCSTI or
+ * TIOCLINUX allowed. */
+int check_rules(const struct input *in, struct finding_list *out);
+int check_default(const struct input *in, struct finding_list *out);
+int check_loader(const struct input *in, struct finding_list *out);
+int check_tty(const struct input *in, struct finding_list *out);
 
 /* 1 if name is a syscall lint calls dangerous; *why a short reason. */
 int lint_dangerous(const char *name, const char **why);

@@ -1,6 +1,7 @@
 /*
  * checkctx.h - state shared by the parts of the semantic pass (check.c,
- * value.c, rules.c, checkfs.c, checkexp.c).  Not a public interface.
+ * value.c, rules.c, rulesentry.c, checkfs.c, checkexp.c).  Not a public
+ * interface.
  */
 #ifndef CORDON_CHECKCTX_H
 #define CORDON_CHECKCTX_H
