@@ -1,7 +1,7 @@
 # launcher/: cordon, the launcher.  Links common/ only: no libseccomp.
 LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.c \
-	launcher/landlock.c launcher/supervise.c launcher/status.c \
-	launcher/workdir.c launcher/command.c launcher/sink.c \
+	launcher/landlock.c launcher/supervise.c launcher/relay.c \
+	launcher/status.c launcher/workdir.c launcher/command.c launcher/sink.c \
 	launcher/bounds.c launcher/cgroup.c launcher/runfs.c launcher/watch.c \
 	launcher/cgown.c launcher/cgstale.c launcher/clock.c launcher/ctlfile.c \
 	launcher/fdpass.c launcher/egress.c launcher/netns.c \

@@ -485,6 +485,28 @@ void notes_say(const struct opts *o, const struct cpol *p,
 int sink_file(const char *path, const char *p, size_t n, uint64_t deadline,
     char *err, size_t errlen);
 
+/* relay.c: the run's output relayed to the caller (supervise()'s loop) */
+/* Bytes of one stream read from the run and not yet taken by the caller.
+ * While it is full, cordon stops reading that stream, so the snippet's
+ * writes wait (as they would on any pipe) but cordon never does. */
+#define RELAY_PENDING 65536
+struct stream {
+	int in;                       /* the run's pipe; -1 at EOF */
+	struct sink out;              /* cordon's stdout or stderr */
+	char *pend;
+	size_t off, len;              /* pending bytes: pend[off, off+len) */
+	uint64_t *count;              /* everything the snippet wrote */
+};
+struct relay {
+	struct stream s[2];
+	uint64_t cap, taken;          /* taken: bytes kept for delivery */
+	int truncate, over;           /* over: the snippet passed the cap */
+	struct report *r;
+};
+void relay_fds(const struct relay *rl, struct pollfd *pf, int drain);
+void relay_step(struct relay *rl, const struct pollfd *pf, int drain);
+void relay_finish(struct relay *rl);
+
 /* status.c */
 /* A bound's "by" as the status names it ("rlimit-per-process"). */
 const char *status_bound_by(enum bound_by by);
