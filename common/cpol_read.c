@@ -2,7 +2,7 @@
  * cpol_read.c - validate and decode a compiled policy.
  *
  * Every input byte is touched only through struct cur, whose single
- * accessor take() checks n <= left and whose error is sticky: after the
+ * accessor cur_take() checks n <= left and whose error is sticky: after the
  * first fault every read yields zeroes and the fault's message stands.
  * Nothing here makes a system call but malloc; cpol_load (cpol_load.c)
  * does the file I/O.
@@ -20,7 +20,7 @@
 #include "sha256.h"
 
 /* The one place input bytes are read. */
-const uint8_t *take(struct cur *c, size_t n, const char *what)
+const uint8_t *cur_take(struct cur *c, size_t n, const char *what)
 {
 	const uint8_t *p;
 
@@ -37,25 +37,25 @@ const uint8_t *take(struct cur *c, size_t n, const char *what)
 	return p;
 }
 
-uint8_t u8(struct cur *c, const char *what)
+uint8_t cur_u8(struct cur *c, const char *what)
 {
-	const uint8_t *p = take(c, 1, what);
+	const uint8_t *p = cur_take(c, 1, what);
 
 	return p ? p[0] : 0;
 }
 
-uint16_t u16(struct cur *c, const char *what)
+uint16_t cur_u16(struct cur *c, const char *what)
 {
-	const uint8_t *p = take(c, 2, what);
+	const uint8_t *p = cur_take(c, 2, what);
 
 	if (!p)
 		return 0;
 	return (uint16_t)((unsigned int)p[0] | (unsigned int)p[1] << 8);
 }
 
-uint32_t u32(struct cur *c, const char *what)
+uint32_t cur_u32(struct cur *c, const char *what)
 {
-	const uint8_t *p = take(c, 4, what);
+	const uint8_t *p = cur_take(c, 4, what);
 
 	if (!p)
 		return 0;
@@ -63,17 +63,17 @@ uint32_t u32(struct cur *c, const char *what)
 	    (uint32_t)p[3] << 24;
 }
 
-uint64_t u64(struct cur *c, const char *what)
+uint64_t cur_u64(struct cur *c, const char *what)
 {
-	uint64_t lo = u32(c, what);
+	uint64_t lo = cur_u32(c, what);
 
-	return lo | (uint64_t)u32(c, what) << 32;
+	return lo | (uint64_t)cur_u32(c, what) << 32;
 }
 
 /* A string: u16 length, bytes, no NUL; returned as a NUL-terminated copy. */
-char *str(struct cur *c, const char *what)
+char *cur_str(struct cur *c, const char *what)
 {
-	uint16_t n = u16(c, what);
+	uint16_t n = cur_u16(c, what);
 	const uint8_t *p;
 	char *s;
 
@@ -82,7 +82,7 @@ char *str(struct cur *c, const char *what)
 		    CPOL_MAX_STR);
 		return NULL;
 	}
-	p = take(c, n, what);
+	p = cur_take(c, n, what);
 	if (!p)
 		return NULL;
 	if (memchr(p, '\0', n)) {
@@ -101,10 +101,10 @@ char *str(struct cur *c, const char *what)
 
 /* A count, checked against its cap and against the bytes left (each
  * element takes at least minsize bytes) before anything is allocated. */
-uint32_t count(struct cur *c, uint32_t lo, uint32_t cap,
+uint32_t cur_count(struct cur *c, uint32_t lo, uint32_t cap,
     size_t minsize, const char *what)
 {
-	uint32_t n = u32(c, what);
+	uint32_t n = cur_u32(c, what);
 
 	if (c->f.bad)
 		return 0;
@@ -120,7 +120,7 @@ uint32_t count(struct cur *c, uint32_t lo, uint32_t cap,
 	return n;
 }
 
-void *alloc(struct cur *c, uint32_t n, size_t size)
+void *cur_alloc(struct cur *c, uint32_t n, size_t size)
 {
 	void *p;
 
@@ -151,7 +151,7 @@ static int http_hosts_named(const struct cpol *p)
 static void header(struct cur *c, const uint8_t *buf, size_t len,
     struct cpol *p, uint32_t *nsect)
 {
-	const uint8_t *magic = take(c, CPOL_MAGIC_LEN, "header");
+	const uint8_t *magic = cur_take(c, CPOL_MAGIC_LEN, "header");
 	uint16_t version, hdrlen;
 	uint32_t size, flags, reserved;
 	uint8_t sum[32];
@@ -159,14 +159,14 @@ static void header(struct cur *c, const uint8_t *buf, size_t len,
 
 	if (magic && memcmp(magic, CPOL_MAGIC, CPOL_MAGIC_LEN) != 0)
 		fail(c, "not a cordon policy blob (bad magic)");
-	version = u16(c, "header");
-	hdrlen = u16(c, "header");
-	p->arch = u32(c, "header");
-	size = u32(c, "header");
-	*nsect = u32(c, "header");
-	flags = u32(c, "header");
-	reserved = u32(c, "header");
-	if (!take(c, CPOL_SUM_LEN, "header") || c->f.bad)
+	version = cur_u16(c, "header");
+	hdrlen = cur_u16(c, "header");
+	p->arch = cur_u32(c, "header");
+	size = cur_u32(c, "header");
+	*nsect = cur_u32(c, "header");
+	flags = cur_u32(c, "header");
+	reserved = cur_u32(c, "header");
+	if (!cur_take(c, CPOL_SUM_LEN, "header") || c->f.bad)
 		return;
 	if (version != CPOL_VERSION)
 		fail(c, "blob format version %u, this reader knows %u",
@@ -218,9 +218,9 @@ int cpol_read_flags(const uint8_t *buf, size_t len, unsigned int flags,
 		fail(&c, "blob of %zu bytes exceeds %u", len, CPOL_MAX_SIZE);
 	header(&c, buf, len, out, &nsect);
 	for (i = 0; i < nsect && !c.f.bad; i++) {
-		uint16_t type = u16(&c, "section header");
-		uint16_t sflags = u16(&c, "section header");
-		uint32_t slen = u32(&c, "section header");
+		uint16_t type = cur_u16(&c, "section header");
+		uint16_t sflags = cur_u16(&c, "section header");
+		uint32_t slen = cur_u32(&c, "section header");
 
 		if (c.f.bad)
 			break;
@@ -236,7 +236,7 @@ int cpol_read_flags(const uint8_t *buf, size_t len, unsigned int flags,
 		last = type;
 		if (type <= CPOL_S_MAX)
 			seen |= 1u << type;
-		section(&c, out, type, slen, flags);
+		cur_section(&c, out, type, slen, flags);
 	}
 	if (!c.f.bad && c.left != 0)
 		fail(&c, "%zu stray bytes after the last section", c.left);

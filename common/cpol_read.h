@@ -22,18 +22,18 @@ struct cur {
 #define fail(c, ...) fault(&(c)->f, __VA_ARGS__)
 
 /* cpol_read.c: the cursor, the one way input bytes are read */
-const uint8_t *take(struct cur *c, size_t n, const char *what);
-uint8_t u8(struct cur *c, const char *what);
-uint16_t u16(struct cur *c, const char *what);
-uint32_t u32(struct cur *c, const char *what);
-uint64_t u64(struct cur *c, const char *what);
-char *str(struct cur *c, const char *what);
-uint32_t count(struct cur *c, uint32_t lo, uint32_t cap,
+const uint8_t *cur_take(struct cur *c, size_t n, const char *what);
+uint8_t cur_u8(struct cur *c, const char *what);
+uint16_t cur_u16(struct cur *c, const char *what);
+uint32_t cur_u32(struct cur *c, const char *what);
+uint64_t cur_u64(struct cur *c, const char *what);
+char *cur_str(struct cur *c, const char *what);
+uint32_t cur_count(struct cur *c, uint32_t lo, uint32_t cap,
     size_t minsize, const char *what);
-void *alloc(struct cur *c, uint32_t n, size_t size);
+void *cur_alloc(struct cur *c, uint32_t n, size_t size);
 
 /* cpol_readsec.c: one section of len bytes, read by its type's reader */
-void section(struct cur *c, struct cpol *p, unsigned int type,
+void cur_section(struct cur *c, struct cpol *p, unsigned int type,
     uint32_t len, unsigned int flags);
 
 #endif

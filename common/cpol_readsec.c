@@ -1,7 +1,7 @@
 /*
  * cpol_readsec.c - the blob's sections, each read and checked on its own
  * (meta, layers, seccomp, fs, net, hosts, http, limits, env, argv,
- * preload, rules) through cpol_read.c's cursor, and section(), which
+ * preload, rules) through cpol_read.c's cursor, and cur_section(), which
  * hands one section's bytes to its reader.  No system call but malloc.
  */
 #include <stdlib.h>
@@ -14,10 +14,10 @@ static void meta(struct cur *c, struct cpol *p)
 {
 	const uint8_t *d;
 
-	p->name = str(c, "policy name");
-	p->description = str(c, "description");
-	p->compiler_version = str(c, "compiler version");
-	d = take(c, 32, "source digest");
+	p->name = cur_str(c, "policy name");
+	p->description = cur_str(c, "description");
+	p->compiler_version = cur_str(c, "compiler version");
+	d = cur_take(c, 32, "source digest");
 	if (d)
 		memcpy(p->source_digest, d, 32);
 	if (!c->f.bad && p->name[0] == '\0')
@@ -28,9 +28,9 @@ static void layers(struct cur *c, struct cpol *p)
 {
 	uint32_t net;
 
-	p->landlock_abi_min = u32(c, "landlock ABI");
-	p->flags = u32(c, "layer flags");
-	p->errata_min = u32(c, "errata");
+	p->landlock_abi_min = cur_u32(c, "landlock ABI");
+	p->flags = cur_u32(c, "layer flags");
+	p->errata_min = cur_u32(c, "errata");
 	if (c->f.bad)
 		return;
 	if (p->landlock_abi_min < 1 || p->landlock_abi_min > 255)
@@ -47,13 +47,13 @@ static void seccomp(struct cur *c, struct cpol *p)
 {
 	uint32_t i;
 
-	p->ninsns = count(c, 1, CPOL_MAX_INSNS, 8, "seccomp program");
-	p->insns = alloc(c, p->ninsns, sizeof(*p->insns));
+	p->ninsns = cur_count(c, 1, CPOL_MAX_INSNS, 8, "seccomp program");
+	p->insns = cur_alloc(c, p->ninsns, sizeof(*p->insns));
 	for (i = 0; i < p->ninsns && !c->f.bad; i++) {
-		p->insns[i].code = u16(c, "instruction");
-		p->insns[i].jt = u8(c, "instruction");
-		p->insns[i].jf = u8(c, "instruction");
-		p->insns[i].k = u32(c, "instruction");
+		p->insns[i].code = cur_u16(c, "instruction");
+		p->insns[i].jt = cur_u8(c, "instruction");
+		p->insns[i].jf = cur_u8(c, "instruction");
+		p->insns[i].k = cur_u32(c, "instruction");
 	}
 }
 
@@ -94,14 +94,14 @@ static void fs(struct cur *c, struct cpol *p)
 {
 	uint32_t i;
 
-	p->nfs = count(c, 0, CPOL_MAX_FS, 11, "path rules");
-	p->fs = alloc(c, p->nfs, sizeof(*p->fs));
+	p->nfs = cur_count(c, 0, CPOL_MAX_FS, 11, "path rules");
+	p->fs = cur_alloc(c, p->nfs, sizeof(*p->fs));
 	for (i = 0; i < p->nfs && !c->f.bad; i++) {
 		struct cpol_fs *r = &p->fs[i];
 
-		r->access = u64(c, "path rights");
-		r->flags = u8(c, "path flags");
-		r->path = str(c, "path");
+		r->access = cur_u64(c, "path rights");
+		r->flags = cur_u8(c, "path flags");
+		r->path = cur_str(c, "path");
 		if (c->f.bad)
 			break;
 		if (r->access == 0 || r->access >> 16)
@@ -120,11 +120,11 @@ static void net(struct cur *c, struct cpol *p)
 {
 	uint32_t i;
 
-	p->nnet = count(c, 0, CPOL_MAX_NET, 3, "network rules");
-	p->net = alloc(c, p->nnet, sizeof(*p->net));
+	p->nnet = cur_count(c, 0, CPOL_MAX_NET, 3, "network rules");
+	p->net = cur_alloc(c, p->nnet, sizeof(*p->net));
 	for (i = 0; i < p->nnet && !c->f.bad; i++) {
-		p->net[i].kind = u8(c, "network rule");
-		p->net[i].port = u16(c, "network rule");
+		p->net[i].kind = cur_u8(c, "network rule");
+		p->net[i].port = cur_u16(c, "network rule");
 		if (c->f.bad)
 			break;
 		if (p->net[i].kind != CPOL_NET_CONNECT &&
@@ -140,13 +140,13 @@ static void hosts(struct cur *c, struct cpol *p)
 {
 	uint32_t i;
 
-	p->nhosts = count(c, 1, CPOL_MAX_HOSTS, 4, "host rules");
-	p->hosts = alloc(c, p->nhosts, sizeof(*p->hosts));
+	p->nhosts = cur_count(c, 1, CPOL_MAX_HOSTS, 4, "host rules");
+	p->hosts = cur_alloc(c, p->nhosts, sizeof(*p->hosts));
 	for (i = 0; i < p->nhosts && !c->f.bad; i++) {
 		struct cpol_host *h = &p->hosts[i];
 
-		h->host = str(c, "host");
-		h->port = u16(c, "host port");
+		h->host = cur_str(c, "host");
+		h->port = cur_u16(c, "host port");
 		if (c->f.bad)
 			break;
 		if (cpol_host_kind(h->host) == CPOL_HOST_BAD)
@@ -165,13 +165,13 @@ static void http_rules(struct cur *c, struct cpol_http *h, uint32_t at)
 {
 	uint32_t i;
 
-	h->nrules = count(c, 0, CPOL_MAX_HTTP_RULES, 4, "http rules");
-	h->rules = alloc(c, h->nrules, sizeof(*h->rules));
+	h->nrules = cur_count(c, 0, CPOL_MAX_HTTP_RULES, 4, "http rules");
+	h->rules = cur_alloc(c, h->nrules, sizeof(*h->rules));
 	for (i = 0; i < h->nrules && !c->f.bad; i++) {
 		struct cpol_http_rule *r = &h->rules[i], *q = r - 1;
 
-		r->method = str(c, "http method");
-		r->prefix = str(c, "http prefix");
+		r->method = cur_str(c, "http method");
+		r->prefix = cur_str(c, "http prefix");
 		if (c->f.bad)
 			break;
 		if (!cpol_http_method_ok(r->method) ||
@@ -188,11 +188,11 @@ static void http_rules(struct cur *c, struct cpol_http *h, uint32_t at)
 
 static void http_host(struct cur *c, struct cpol_http *h, uint32_t at)
 {
-	h->host = str(c, "http host");
-	h->port = u16(c, "http port");
-	h->flags = u8(c, "http flags");
-	h->credential = str(c, "credential name");
-	h->header = str(c, "credential header");
+	h->host = cur_str(c, "http host");
+	h->port = cur_u16(c, "http port");
+	h->flags = cur_u8(c, "http flags");
+	h->credential = cur_str(c, "credential name");
+	h->header = cur_str(c, "credential header");
 	if (c->f.bad)
 		return;
 	if (cpol_host_kind(h->host) != CPOL_HOST_NAME || h->port == 0)
@@ -213,8 +213,8 @@ static void http(struct cur *c, struct cpol *p)
 {
 	uint32_t i;
 
-	p->nhttp = count(c, 1, CPOL_MAX_HTTP, 12, "http hosts");
-	p->http = alloc(c, p->nhttp, sizeof(*p->http));
+	p->nhttp = cur_count(c, 1, CPOL_MAX_HTTP, 12, "http hosts");
+	p->http = cur_alloc(c, p->nhttp, sizeof(*p->http));
 	for (i = 0; i < p->nhttp && !c->f.bad; i++) {
 		struct cpol_http *h = &p->http[i], *q = h - 1;
 
@@ -229,15 +229,15 @@ static void limits(struct cur *c, struct cpol *p)
 {
 	uint32_t i;
 
-	p->timeout_ms = u64(c, "timeout");
-	p->output_cap = u64(c, "output cap");
-	p->nlimits = count(c, 0, CPOL_RLIM_MAX, 9, "limits");
-	p->limits = alloc(c, p->nlimits, sizeof(*p->limits));
+	p->timeout_ms = cur_u64(c, "timeout");
+	p->output_cap = cur_u64(c, "output cap");
+	p->nlimits = cur_count(c, 0, CPOL_RLIM_MAX, 9, "limits");
+	p->limits = cur_alloc(c, p->nlimits, sizeof(*p->limits));
 	if (!c->f.bad && p->timeout_ms == 0)
 		fail(c, "timeout of 0 ms");
 	for (i = 0; i < p->nlimits && !c->f.bad; i++) {
-		p->limits[i].resource = u8(c, "limit");
-		p->limits[i].value = u64(c, "limit");
+		p->limits[i].resource = cur_u8(c, "limit");
+		p->limits[i].value = cur_u64(c, "limit");
 		if (c->f.bad)
 			break;
 		if (p->limits[i].resource < 1 ||
@@ -267,14 +267,14 @@ static void env(struct cur *c, struct cpol *p)
 {
 	uint32_t i;
 
-	p->nenv = count(c, 0, CPOL_MAX_ENV, 5, "environment");
-	p->env = alloc(c, p->nenv, sizeof(*p->env));
+	p->nenv = cur_count(c, 0, CPOL_MAX_ENV, 5, "environment");
+	p->env = cur_alloc(c, p->nenv, sizeof(*p->env));
 	for (i = 0; i < p->nenv && !c->f.bad; i++) {
 		struct cpol_env *e = &p->env[i];
 
-		e->kind = u8(c, "environment entry");
-		e->name = str(c, "environment name");
-		e->value = str(c, "environment value");
+		e->kind = cur_u8(c, "environment entry");
+		e->name = cur_str(c, "environment name");
+		e->value = cur_str(c, "environment value");
 		if (c->f.bad)
 			break;
 		if (e->kind != CPOL_ENV_KEEP && e->kind != CPOL_ENV_SET)
@@ -291,11 +291,11 @@ static void argv(struct cur *c, struct cpol *p)
 {
 	uint32_t i;
 
-	p->nargv = count(c, 1, CPOL_MAX_ARGV, 2, "command line");
-	p->argv = alloc(c, p->nargv + 1, sizeof(*p->argv));
+	p->nargv = cur_count(c, 1, CPOL_MAX_ARGV, 2, "command line");
+	p->argv = cur_alloc(c, p->nargv + 1, sizeof(*p->argv));
 	for (i = 0; i < p->nargv && !c->f.bad; i++)
-		p->argv[i] = str(c, "command word");
-	/* Not bad: count() gave nargv >= 1 and every str() succeeded. */
+		p->argv[i] = cur_str(c, "command word");
+	/* Not bad: cur_count() gave nargv >= 1 and every cur_str() succeeded. */
 	/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference) */
 	if (!c->f.bad && p->argv[0][0] != '/')
 		fail(c, "command \"%s\" is not an absolute path", p->argv[0]);
@@ -329,10 +329,10 @@ static void preload(struct cur *c, struct cpol *p)
 {
 	uint32_t i;
 
-	p->npreload = count(c, 1, CPOL_MAX_PRELOAD, 2, "preload list");
-	p->preload = alloc(c, p->npreload + 1, sizeof(*p->preload));
+	p->npreload = cur_count(c, 1, CPOL_MAX_PRELOAD, 2, "preload list");
+	p->preload = cur_alloc(c, p->npreload + 1, sizeof(*p->preload));
 	for (i = 0; i < p->npreload && !c->f.bad; i++) {
-		p->preload[i] = str(c, "module name");
+		p->preload[i] = cur_str(c, "module name");
 		if (p->preload[i] && !cpol_module_ok(p->preload[i]))
 			fail(c, "bad module name \"%s\"", p->preload[i]);
 	}
@@ -358,10 +358,10 @@ static void rule(struct cur *c, struct cpol_rule *r)
 {
 	uint32_t j;
 
-	r->nr = u32(c, "rule");
-	r->name = str(c, "syscall name");
-	r->action = u32(c, "rule action");
-	r->ncond = u8(c, "rule");
+	r->nr = cur_u32(c, "rule");
+	r->name = cur_str(c, "syscall name");
+	r->action = cur_u32(c, "rule action");
+	r->ncond = cur_u8(c, "rule");
 	if (c->f.bad)
 		return;
 	/* Only the count here: the conditions are not read yet. */
@@ -370,13 +370,13 @@ static void rule(struct cur *c, struct cpol_rule *r)
 		return;
 	}
 	for (j = 0; j < r->ncond; j++) {
-		r->cond[j].arg = u8(c, "condition");
-		r->cond[j].op = u8(c, "condition");
-		r->cond[j].width = u8(c, "condition");
-		r->cond[j].mask = u64(c, "condition");
-		r->cond[j].value = u64(c, "condition");
+		r->cond[j].arg = cur_u8(c, "condition");
+		r->cond[j].op = cur_u8(c, "condition");
+		r->cond[j].width = cur_u8(c, "condition");
+		r->cond[j].mask = cur_u64(c, "condition");
+		r->cond[j].value = cur_u64(c, "condition");
 	}
-	r->origin = str(c, "rule origin");
+	r->origin = cur_str(c, "rule origin");
 	if (!c->f.bad)
 		rule_ok(c, r);
 }
@@ -386,10 +386,10 @@ static void rules(struct cur *c, struct cpol *p, unsigned int flags)
 	struct cpol_rule one;
 	uint32_t i;
 
-	p->default_action = u32(c, "default action");
-	p->nrules = count(c, 0, CPOL_MAX_RULES, 13, "syscall rules");
+	p->default_action = cur_u32(c, "default action");
+	p->nrules = cur_count(c, 0, CPOL_MAX_RULES, 13, "syscall rules");
 	if (!(flags & CPOL_READ_NO_RULES)) {
-		p->rules = alloc(c, p->nrules, sizeof(*p->rules));
+		p->rules = cur_alloc(c, p->nrules, sizeof(*p->rules));
 		for (i = 0; i < p->nrules && !c->f.bad; i++)
 			rule(c, &p->rules[i]);
 		return;
@@ -411,13 +411,13 @@ static const char *const section_names[CPOL_S_MAX + 1] = {
 	[CPOL_S_PRELOAD] = "preload", [CPOL_S_HTTP] = "http",
 };
 
-void section(struct cur *c, struct cpol *p, unsigned int type,
+void cur_section(struct cur *c, struct cpol *p, unsigned int type,
     uint32_t len, unsigned int flags)
 {
 	struct cur s = { .p = NULL, .left = 0,
 	    .f = { .err = c->f.err, .errlen = c->f.errlen, .bad = 0 } };
 
-	s.p = take(c, len, "section");
+	s.p = cur_take(c, len, "section");
 	if (!s.p)
 		return;
 	s.left = len;

@@ -71,7 +71,9 @@ $(COMPILER_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/compiler/main.o: \
 # allows, no include or call circle among compiler files, no call circle
 # among launcher files (calls read from
 # the objects with nm), no function over 80 lines in compiler/, common/
-# or launcher/, libseccomp only in backend/ (and names/'s syscall table);
+# or launcher/ and no .c file over 600, the warm pool's Python imports
+# only what WARM_PY_IMPORTS allows, libseccomp only in backend/ (and
+# names/'s syscall table);
 # and tools/facts.py: no copy of a fact that has its one home (errno and
 # action names, units, right groups and letters, -D, exit codes, version).
 layering: $(BUILD)/compiler/main.o $(COMPILER_SRCS:%.c=$(BUILD)/%.o)

@@ -16,9 +16,14 @@ Fails (exit 1, one line per breach) when:
     circle (file level, from nm: a defines what b uses and b defines
     what a uses, or longer);
   - <seccomp.h> is included outside backend/ and names/tables_syscalls.c;
-  - a function in compiler/, common/ or launcher/ is over 80 lines.
+  - a function in compiler/, common/ or launcher/ is over 80 lines, or a
+    .c file there over 600;
+  - a module of the warm pool's Python (launcher/warm/*.py) imports one
+    of the folder's modules WARM_PY_IMPORTS does not allow it, or is over
+    600 lines, or has a function over 80.
 Reads files and runs nm; writes nothing.
 """
+import ast
 import os
 import re
 import subprocess
@@ -75,6 +80,19 @@ LAUNCHER_PUBLIC = {
 # spare's hold step is launch()'s hook, opts.hold); only it may include
 # warm.h among the core's files.
 LAUNCHER_ONLY = {'warm.h': {'launcher/main.c'}}
+# The warm pool's Python (launcher/warm/): which of the folder's modules
+# each may import.  warm_run.py runs inside the sandbox: nothing of the
+# server's (warm_serve, warm_spare, warm_request) may come with it.
+WARM_PY = 'launcher/warm'
+WARM_PY_IMPORTS = {
+    'warm': {'_cordon_warm', 'warm_preload', 'warm_serve'},
+    'warm_serve': {'_cordon_warm', 'warm_spare', 'warm_request'},
+    'warm_spare': {'_cordon_warm', 'warm_run'},
+    'warm_request': {'_cordon_warm'},
+    'warm_run': {'_cordon_warm', 'warm_preload'},
+    'warm_preload': {'_cordon_warm'},
+}
+MAX_FILE_LINES = 600
 SECCOMP_OK = ('compiler/backend/', 'compiler/names/tables_syscalls.c')
 MAX_FUNCTION_LINES = 80
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^">]+)[">]', re.M)
@@ -190,6 +208,39 @@ def check_only(files, errors):
                               f'{", ".join(sorted(allowed))} may')
 
 
+def check_warm_python(errors):
+    """launcher/warm/*.py: each module imports only the folder's modules
+    WARM_PY_IMPORTS allows it (any other import is the standard library's
+    or the preloads'); every module is listed; files within
+    MAX_FILE_LINES, functions within MAX_FUNCTION_LINES."""
+    own = set(WARM_PY_IMPORTS) | {'_cordon_warm'}
+    for f in sources([WARM_PY], ('.py',)):
+        name = os.path.basename(f)[:-3]
+        with open(f, encoding='utf-8') as fh:
+            text = fh.read()
+        tree = ast.parse(text, f)
+        if name not in WARM_PY_IMPORTS:
+            errors.append(f'{f}: not in WARM_PY_IMPORTS')
+            continue
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name.split('.')[0] for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module.split('.')[0]]
+            for n in names:
+                if n in own and n not in WARM_PY_IMPORTS[name]:
+                    errors.append(f'{f}:{node.lineno}: imports {n}')
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > MAX_FUNCTION_LINES:
+                    errors.append(f'{f}:{node.lineno}: function of {n} '
+                                  f'lines (over {MAX_FUNCTION_LINES})')
+        n = text.count('\n')
+        if n > MAX_FILE_LINES:
+            errors.append(f'{f}: {n} lines (over {MAX_FILE_LINES})')
+
+
 def check_unique_headers(files, errors):
     """Every folder is on the include path: a header's base name must say
     which header it is (a second audit.h would be found first by some
@@ -206,6 +257,9 @@ def check_lengths(files, errors):
     for f in files:
         with open(f, encoding='utf-8') as fh:
             lines = fh.read().split('\n')
+        if len(lines) - 1 > MAX_FILE_LINES:
+            errors.append(f'{f}: {len(lines) - 1} lines (over '
+                          f'{MAX_FILE_LINES})')
         start = None
         for i, line in enumerate(lines):
             if line == '{':
@@ -223,6 +277,7 @@ def main(argv):
     check_includes(sources(['launcher'], ('.c', '.h')), errors,
                    LAUNCHER_DEPENDS, LAUNCHER_PUBLIC)
     check_only(sources(['launcher'], ('.c', '.h')), errors)
+    check_warm_python(errors)
     check_unique_headers(sources(['common', ROOT, 'launcher'], ('.h',)),
                          errors)
     for part in ('/compiler/', '/launcher/'):
@@ -233,7 +288,8 @@ def main(argv):
     if errors:
         return 1
     print('layering: ok (folders, public headers, no include or call '
-          'circle, functions within %d lines)' % MAX_FUNCTION_LINES)
+          'circle, files within %d lines, functions within %d; the warm '
+          'pool\'s Python)' % (MAX_FILE_LINES, MAX_FUNCTION_LINES))
     return 0
 
 
