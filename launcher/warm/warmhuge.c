@@ -10,6 +10,7 @@
  * as before.  Best effort: a kernel without it changes nothing.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -20,16 +21,30 @@
 #endif
 #define HUGE_SIZE (2UL << 20)
 
-/* One line of /proc/self/maps: a private writable anonymous region (or
- * the brk heap), its 2 MiB-aligned part in [*a, *b); 0 if none. */
+/* The n-th space-separated field of a maps line, or "". */
+static const char *field(const char *line, int n)
+{
+	while (n-- > 0 && (line = strchr(line, ' ')) != NULL)
+		while (*line == ' ')
+			line++;
+	return line ? line : "";
+}
+
+/* One line of /proc/self/maps ("lo-hi perms offset dev inode path"): a
+ * private writable anonymous region (or the brk heap), its 2 MiB-aligned
+ * part in [*a, *b); 0 if none. */
 static int huge_part(const char *line, unsigned long *a, unsigned long *b)
 {
+	const char *path = field(line, 5);
 	unsigned long lo, hi;
-	char perms[5], path[64] = "";
+	char *end;
 
-	if (sscanf(line, "%lx-%lx %4s %*s %*s %*s %63s", &lo, &hi, perms,
-	    path) < 3 || strcmp(perms, "rw-p") != 0 ||
-	    (path[0] && strcmp(path, "[heap]") != 0))
+	lo = strtoul(line, &end, 16);
+	if (*end != '-')
+		return 0;
+	hi = strtoul(end + 1, &end, 16);
+	if (*end != ' ' || strncmp(end + 1, "rw-p ", 5) != 0 ||
+	    (path[0] != '\n' && path[0] && strcmp(path, "[heap]\n") != 0))
 		return 0;
 	*a = (lo + HUGE_SIZE - 1) & ~(HUGE_SIZE - 1);
 	*b = hi & ~(HUGE_SIZE - 1);
@@ -46,6 +61,8 @@ unsigned long warm_huge(void)
 		return 0;
 	while (fgets(line, sizeof(line), f))
 		if (huge_part(line, &a, &b) &&
+		    /* NOLINTNEXTLINE(performance-no-int-to-ptr): an address
+		     * the kernel listed in /proc/self/maps */
 		    madvise((void *)a, b - a, MADV_COLLAPSE) == 0)
 			done += (b - a) / HUGE_SIZE;
 	fclose(f);
