@@ -51,6 +51,14 @@ static int huge_part(const char *line, unsigned long *a, unsigned long *b)
 	return *b > *a;
 }
 
+/* [a, b) in huge pages: an address range /proc/self/maps listed. */
+static int collapse(unsigned long a, unsigned long b)
+{
+	void *at = (void *)a;  /* NOLINT(performance-no-int-to-ptr) */
+
+	return madvise(at, b - a, MADV_COLLAPSE);
+}
+
 unsigned long warm_huge(void)
 {
 	char line[512];
@@ -60,10 +68,7 @@ unsigned long warm_huge(void)
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f))
-		if (huge_part(line, &a, &b) &&
-		    /* NOLINTNEXTLINE(performance-no-int-to-ptr): an address
-		     * the kernel listed in /proc/self/maps */
-		    madvise((void *)a, b - a, MADV_COLLAPSE) == 0)
+		if (huge_part(line, &a, &b) && collapse(a, b) == 0)
 			done += (b - a) / HUGE_SIZE;
 	fclose(f);
 	return done;
