@@ -179,8 +179,9 @@ def _throughput(cordon, pool, snippet, cwd, workers, duration):
 def _row(what, xs, cold, notes):
     """One latency row: median, p99, how much faster than cold."""
     med, p99 = _ms(xs)
-    return [what, "%.1f" % med, "%.1f" % p99,
-            "1.0x" if cold is None else "%.1fx faster" % (cold / med), notes]
+    vs = "1.0x" if cold is None else "%.1fx faster" % (cold / med) \
+        if cold >= med else "%.1fx slower" % (med / cold)
+    return [what, "%.1f" % med, "%.1f" % p99, vs, notes]
 
 
 def _plot_rows(cordon, blob, pool, d, n):
