@@ -8,8 +8,11 @@
 BENCH_BINS := $(BUILD)/bench/floor $(BUILD)/bench/sysbench
 BENCH_FLAGS ?=
 
+# floor --kernel-work makes the run's cgroup with cordon's own code.
+FLOOR_CG_OBJS := $(addprefix $(BUILD)/launcher/,cgroup.o cgown.o cgstale.o \
+	ctlfile.o)
 $(BUILD)/bench/floor: $(BUILD)/bench/floor.o $(BUILD)/bench/filter.o \
-		$(COMMON_OBJS)
+		$(BUILD)/bench/kwork.o $(FLOOR_CG_OBJS) $(COMMON_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 $(BUILD)/bench/sysbench: $(BUILD)/bench/sysbench.o $(BUILD)/bench/filter.o \

@@ -1,7 +1,7 @@
 /*
  * floor.c - the least any launcher can do, as a yardstick for cordon.
  *
- *   floor [-s SNIPPET] BLOB COMMAND [ARG...]
+ *   floor [--kernel-work [-v]] [-s SNIPPET] BLOB COMMAND [ARG...]
  *   floor --dump-bpf BLOB        (raw struct sock_filter array on stdout,
  *                                 as bwrap --seccomp reads it)
  *   floor --info BLOB            (name, command, sizes; one "key<TAB>value"
@@ -15,6 +15,10 @@
  * timeout and exits with the child's status.  No working directory, no
  * output capture, no namespaces, no status report: everything cordon does
  * beyond this is its overhead over the floor.
+ *
+ * --kernel-work adds the kernel work of cordon's default path for the
+ * blob (kwork.c): its namespaces, its run tmpfs, its cgroup.  The rest
+ * is this floor's.  -v: one line on stderr after the run, what it did.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +36,7 @@
 
 #include "cpol.h"
 #include "filter.h"
+#include "kwork.h"
 #include "landlock_compat.h"
 
 /* Exit codes, as cordon's: own failure, and a failed exec. */
@@ -145,11 +150,11 @@ close_rs:
 }
 
 static void child(const struct cpol *p, const struct sock_fprog *prog,
-    const char *snippet, char **argv)
+    const char *snippet, int kernel_work, char **argv)
 {
 	char *envp[] = { NULL };
 
-	if (setsid() < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
+	if ((kernel_work && kwork_child() < 0) || setsid() < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
 	    set_limits(p) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 	    landlock(p, snippet) < 0 || filter_install(prog) < 0) {
 		perror("floor: child set-up");
@@ -226,59 +231,105 @@ static int info(const struct cpol *p)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: floor [-s SNIPPET] BLOB COMMAND [ARG...]\n"
+	fprintf(stderr, "usage: floor [--kernel-work [-v]] [-s SNIPPET] BLOB "
+	    "COMMAND [ARG...]\n"
 	    "       floor --dump-bpf BLOB\n       floor --info BLOB\n");
 	exit(2);
 }
 
-int main(int argc, char **argv)
-{
-	struct cpol p;
-	struct sock_fprog prog;
-	const char *snippet = NULL;
-	char err[512];
-	int i = 1, dump = 0, rc;
-	int show = 0;
-	pid_t pid;
+struct floor_opts {
+	int dump, show, kernel_work, verbose;
+	const char *snippet;
+};
 
+/* The options; returns the index of BLOB. */
+static int parse(int argc, char **argv, struct floor_opts *o)
+{
+	int i = 1;
+
+	memset(o, 0, sizeof(*o));
 	if (i < argc && strcmp(argv[i], "--dump-bpf") == 0) {
-		dump = 1;
+		o->dump = 1;
 		i++;
 	} else if (i < argc && strcmp(argv[i], "--info") == 0) {
-		dump = show = 1;
+		o->dump = o->show = 1;
 		i++;
-	} else if (i + 1 < argc && strcmp(argv[i], "-s") == 0) {
-		snippet = argv[i + 1];
-		i += 2;
 	}
-	if (i >= argc || (!dump && i + 1 >= argc) || (dump && i + 1 != argc))
+	for (; !o->dump && i < argc; i++) {
+		if (strcmp(argv[i], "--kernel-work") == 0)
+			o->kernel_work = 1;
+		else if (strcmp(argv[i], "-v") == 0 && o->kernel_work)
+			o->verbose = 1;
+		else if (strcmp(argv[i], "-s") == 0 && i + 1 < argc)
+			o->snippet = argv[++i];
+		else
+			break;
+	}
+	if (i >= argc || (!o->dump && i + 1 >= argc) ||
+	    (o->dump && i + 1 != argc))
 		usage();
+	return i;
+}
+
+/* Fork (with the kernel work, if asked), the child's set-up and exec,
+ * the wait; the child's status, or -1 after saying why. */
+static int launch(const struct cpol *p, const struct sock_fprog *prog,
+    const struct floor_opts *o, char **cmd)
+{
+	char say[768];
+	pid_t pid;
+	int rc;
+
+	if (o->kernel_work && kwork_prepare(p, say, sizeof(say)) < 0) {
+		fprintf(stderr, "floor: %s\n", say);
+		return -1;
+	}
+	pid = o->kernel_work ? kwork_spawn() : fork();
+	if (pid < 0) {
+		perror("floor: fork");
+		if (o->kernel_work)
+			(void)kwork_finish();
+		return -1;
+	}
+	if (pid == 0)
+		child(p, prog, o->snippet, o->kernel_work, cmd);
+	rc = supervise(pid, p->timeout_ms);
+	if (rc < 0)
+		perror("floor: wait");
+	if (o->kernel_work && kwork_finish() < 0) {
+		perror("floor: removing the cgroup");
+		rc = -1;
+	}
+	if (o->verbose)
+		fprintf(stderr, "floor --kernel-work: %s%s%s\n", say,
+		    kwork_note()[0] ? "; " : "", kwork_note());
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct floor_opts o;
+	struct cpol p;
+	struct sock_fprog prog;
+	char err[512];
+	int i, rc;
+
+	i = parse(argc, argv, &o);
 	/* Like cordon, keep the rules table only when it is shown. */
-	if (cpol_load(argv[i], show ? 0 : CPOL_READ_NO_RULES, &p, err,
+	if (cpol_load(argv[i], o.show ? 0 : CPOL_READ_NO_RULES, &p, err,
 	    sizeof(err)) < 0 ||
 	    filter_from_blob(&p, &prog, err, sizeof(err)) < 0) {
 		fprintf(stderr, "floor: %s\n", err);
 		return FLOOR_EXIT_FAIL;
 	}
-	if (dump) {
-		rc = show ? info(&p) : dump_bpf(&prog);
+	if (o.dump) {
+		rc = o.show ? info(&p) : dump_bpf(&prog);
 		if (rc < 0)
 			perror("floor: write");
 		return rc < 0 ? FLOOR_EXIT_FAIL : 0;
 	}
-	pid = fork();
-	if (pid < 0) {
-		perror("floor: fork");
-		return FLOOR_EXIT_FAIL;
-	}
-	if (pid == 0)
-		child(&p, &prog, snippet, argv + i + 1);
-	rc = supervise(pid, p.timeout_ms);
-	if (rc < 0) {
-		perror("floor: wait");
-		return FLOOR_EXIT_FAIL;
-	}
+	rc = launch(&p, &prog, &o, argv + i + 1);
 	filter_free(&prog);
 	cpol_free(&p);
-	return rc;
+	return rc < 0 ? FLOOR_EXIT_FAIL : rc;
 }
