@@ -40,7 +40,7 @@ static int huge_part(const char *line, unsigned long *a, unsigned long *b)
 	char *end;
 
 	lo = strtoul(line, &end, 16);
-	if (*end != '-')
+	if (strncmp(end, "-", 1) != 0)     /* lo-hi */
 		return 0;
 	hi = strtoul(end + 1, &end, 16);
 	if (*end != ' ' || strncmp(end + 1, "rw-p ", 5) != 0 ||
