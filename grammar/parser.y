@@ -91,7 +91,7 @@ static void spaced_unit(struct ast_val *v, char *unit, const POLLTYPE *loc);
 %token <str> STRING "string" PATH "path name" DOTTED "dotted name"
 %token <val> NUMBER "number" QUANTITY "number with a unit"
 
-%type <str> sysname module
+%type <str> sysname module argname
 %type <val> scalar scalars dest dests pathval fspath word words atom valexpr pattern patterns
 %type <cond> cond conds
 %type <item> item items exitem exitems names assigns rights modules
@@ -289,11 +289,18 @@ conds:	  cond
 	| conds ',' cond	{ $$ = $3; $$->next = $1; }
 	;
 
-cond:	  IDENT cmpop valexpr
+/* An argument's name: the table's (compiler/names/tables_args.c), two of
+ * which are also keywords (rt_sigprocmask's set, futex's timeout...). */
+argname:  IDENT
+	| "set"		{ if (!($$ = strdup("set"))) YYNOMEM; }
+	| "timeout"	{ if (!($$ = strdup("timeout"))) YYNOMEM; }
+	;
+
+cond:	  argname cmpop valexpr
 		{ if (!($$ = ast_cond_new(&@$))) {
 		      free($1); ast_val_free($3); YYNOMEM; }
 		  $$->arg = $1; $$->arg_loc = @1; $$->op = $2; $$->value = $3; }
-	| IDENT '&' valexpr "==" valexpr
+	| argname '&' valexpr "==" valexpr
 		{ if (!($$ = ast_cond_new(&@$))) {
 		      free($1); ast_val_free($3); ast_val_free($5); YYNOMEM; }
 		  $$->arg = $1; $$->arg_loc = @1; $$->op = AST_OP_EQ;

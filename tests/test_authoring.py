@@ -182,3 +182,20 @@ def test_a_python_policy_without_the_base_says_so(tmp_path):
                        capture_output=True, text=True)
     assert c.returncode == 0 and "base/python.policy" not in c.stderr, \
         c.stderr
+
+
+def test_argument_named_like_a_keyword(tmp_path):
+    """set (rt_sigprocmask) and timeout (futex) are arguments' names and
+    keywords: a condition may name them (cordonc import writes them)."""
+    src = tmp_path / "kw.policy"
+    src.write_text('policy "kw";\ndefault errno(EPERM);\n'
+                   "allow rt_sigprocmask(set == 0);\n"
+                   "allow futex(timeout & 0xff == 0);\n"
+                   "path /usr rx;\npath /lib64 rx;\n"
+                   'command "/bin/true";\n')
+    r = subprocess.run([CORDONC, "compile", "-o", str(tmp_path / "kw.cpol"),
+                        str(src)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([CORDONC, "explain", str(src)], capture_output=True,
+                       text=True)
+    assert r.returncode == 0 and "set" in r.stdout, r
