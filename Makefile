@@ -115,6 +115,8 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/cordon/policies/base \
 		$(DESTDIR)$(BASH_COMPLETION_DIR)
 	install -m 0755 $(BUILD)/cordon $(BUILD)/cordonc $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/lib/cordon
+	install -m 0755 $(BUILD)/cordon-tls $(DESTDIR)$(PREFIX)/lib/cordon/
 	if [ -e $(BUILD)/warm/_cordon_warm.so ]; then \
 		install -d $(DESTDIR)$(PREFIX)/lib/cordon/warm && \
 		install -m 0644 $(BUILD)/warm/_cordon_warm.so \

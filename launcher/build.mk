@@ -7,13 +7,14 @@ LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.
 	launcher/fdpass.c launcher/egress.c launcher/netns.c \
 	launcher/denials.c launcher/audit.c launcher/auditrec.c \
 	launcher/auditsay.c launcher/notes.c launcher/feed.c \
-	launcher/plan.c launcher/probe.c launcher/plansay.c launcher/filter.c
+	launcher/plan.c launcher/probe.c launcher/plansay.c launcher/filter.c \
+	launcher/companion.c
 # The rooms (HACKING.md): the egress proxy, warm pools, the modes that
 # watch a run's calls.  Each has one header the rest of the launcher
 # includes (egress.h, warm.h, learnmode.h); every folder is on the include
 # path, so an #include names a header by its base name.
 LAUNCHER_SRCS += $(addprefix launcher/egress/,proxy.c proxyreq.c \
-	proxyhttp.c refused.c dns.c httpreq.c tls.c)
+	refused.c dns.c httpreq.c)
 LAUNCHER_SRCS += $(addprefix launcher/warm/,serve.c warmdir.c submit.c \
 	warmhuge.c warmhold.c warmreq.c)
 LAUNCHER_SRCS += $(addprefix launcher/learn/,learn.c learnjudge.c \
@@ -22,13 +23,20 @@ LAUNCHER_DIRS := launcher launcher/egress launcher/warm launcher/learn
 CPPFLAGS += $(addprefix -I,$(LAUNCHER_DIRS))
 # OpenSSL (Debian's libssl-dev, static archives for the static PIE): the
 # proxy's TLS for named hosts with a credential or http rules (tls.c,
-# proxyhttp.c); initialised without reading any configuration file.
+# proxyhttp.c); initialised without reading any configuration file.  Only
+# cordon-tls, cordon-static and the warm pool's extension have it: cordon
+# links notls.c instead and executes cordon-tls for a policy with HTTP
+# hosts (main.c), because a static PIE relocates every table OpenSSL has
+# at each start, about 95 pages written (bench/README.md section 1).
 TLS_LIBS := -lssl -lcrypto
+TLS_SRCS := launcher/egress/tls.c launcher/egress/proxyhttp.c
 LAUNCHER_OBJS := $(LAUNCHER_SRCS:%.c=$(BUILD)/%.o)
+TLS_OBJS := $(TLS_SRCS:%.c=$(BUILD)/%.o)
+NOTLS_OBJS := $(BUILD)/launcher/egress/notls.o
 # The launcher handles sizes from the blob: conversions must be explicit.
-$(LAUNCHER_OBJS): CFLAGS += $(WARN_STRICT)
+$(LAUNCHER_OBJS) $(TLS_OBJS) $(NOTLS_OBJS): CFLAGS += $(WARN_STRICT)
 
-PROGRAMS += $(BUILD)/cordon $(BUILD)/cordon-static
+PROGRAMS += $(BUILD)/cordon $(BUILD)/cordon-tls $(BUILD)/cordon-static
 
 # cordon itself is a static PIE: no dynamic loader at each launch (about
 # 1.4 ms per run on the bench machine, see bench/README.md) and no shared
@@ -39,15 +47,18 @@ CORDON_LINK := $(filter-out -pie,$(LDFLAGS)) -static-pie
 else
 CORDON_LINK := $(LDFLAGS)
 endif
-$(BUILD)/cordon: $(LAUNCHER_OBJS) $(COMMON_OBJS)
+$(BUILD)/cordon: $(LAUNCHER_OBJS) $(NOTLS_OBJS) $(COMMON_OBJS)
+	$(CC) $(CORDON_LINK) -o $@ $^
+$(BUILD)/cordon-tls: $(LAUNCHER_OBJS) $(TLS_OBJS) $(COMMON_OBJS)
 	$(CC) $(CORDON_LINK) -o $@ $^ $(TLS_LIBS)
 
 # The same objects, linked statically (no -pie: static-pie needs glibc's
 # rcrt1.o, which Debian ships; -static-pie keeps ASLR for the binary) and
-# stripped (-s), for containers; build/cordon is the same program with
-# its symbols.  It was under 1 MiB until OpenSSL came in for the proxy's
-# TLS (credentials, http rules): 5.7 MiB, see bench/README.md section 3.
-$(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(COMMON_OBJS)
+# stripped (-s), for containers: one file, so it has the proxy's TLS
+# (build/cordon-tls is the same program with its symbols).  It was under
+# 1 MiB until OpenSSL came in for the proxy's TLS (credentials, http
+# rules): 5.7 MiB, see bench/README.md section 3.
+$(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(TLS_OBJS) $(COMMON_OBJS)
 	$(CC) $(filter-out -pie,$(LDFLAGS)) -static-pie -s -o $@ $^ $(TLS_LIBS)
 
 # The warm pool's template (cordon --serve): warm.py with its modules and
@@ -61,7 +72,7 @@ $(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(COMMON_OBJS)
 WARM_PYTHON ?= /usr/bin/python3
 WARM_PYINC := $(shell $(WARM_PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
 WARM_DIR := $(BUILD)/warm
-WARM_OBJS := $(LAUNCHER_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
+WARM_OBJS := $(LAUNCHER_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(TLS_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
 	$(COMMON_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(WARM_DIR)/obj/launcher/warm/pywarm.o
 # The template's modules, one job each (warm.py's docstring names them).
 WARM_PY := warm.py warm_preload.py warm_serve.py warm_request.py \
@@ -92,4 +103,4 @@ $(BUILD)/launcher/main.o $(WARM_DIR)/obj/launcher/main.o: VERSION
 
 # make layering (compiler/build.mk) reads the launcher's calls too: no
 # circle among its objects.
-layering: $(LAUNCHER_OBJS)
+layering: $(LAUNCHER_OBJS) $(TLS_OBJS)

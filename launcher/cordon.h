@@ -413,6 +413,9 @@ uint64_t clock_cpu_us(pid_t pid);
 /* ctlfile.c: a small /proc or control file, read or written whole */
 int file_get(const char *file, char *buf, size_t len);
 int file_put(const char *file, const char *text);
+/* companion.c: a file that comes with cordon (warm/warm.py, cordon-tls)
+ * beside the running program, or PREFIX/lib/cordon/; 0, or -1 (errno). */
+int companion_path(const char *name, char *out, size_t len);
 
 /* supervise.c: the parent's side of a started run. */
 struct sup {

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,21 @@ static int prepare(const struct opts *o, struct cpol *pol,
 	return rc;
 }
 
+/* A policy with HTTP hosts: the same command line run by cordon-tls,
+ * the program with the proxy's TLS (notls.c says why this one has
+ * none), before anything of the run is made.  Returns on failure only. */
+static int tls_exec(char **argv, char *err)
+{
+	static char path[PATH_MAX];
+
+	if (companion_path("cordon-tls", path, sizeof(path)) == 0)
+		execv(path, argv);
+	snprintf(err, ERRLEN, "the policy names HTTP hosts, whose TLS is "
+	    "cordon-tls's (beside cordon, or in PREFIX/lib/cordon/): %s",
+	    strerror(errno));
+	return EXIT_CORDON;
+}
+
 /* The files written after the run (common/outfile.c's rule), refused
  * before it: a symbolic link, a block device, a socket, a directory. */
 static int outputs_ok(const struct opts *o)
@@ -124,6 +140,8 @@ int main(int argc, char **argv)
 		rc = serve_exec(&o, &pol, argv, err);  /* on failure only */
 	else if (o.check)
 		rc = plan_say(&pol, &pl, &pr, o.json) < 0 ? EXIT_CORDON : 0;
+	else if (pl.tls && !tls_built)
+		rc = tls_exec(argv, err);     /* on failure only */
 	else {
 		if (o.observe)
 			fprintf(stderr, "cordon: --observe: LEARN MODE: no "

@@ -85,6 +85,7 @@ static void plan_net(const struct cpol *p, const struct opts *o,
 	pl->egress_observe = o->observe && (o->observe_hosts ||
 	    (p->flags & CPOL_F_NET_HOSTS));
 	pl->egress = (p->flags & CPOL_F_NET_HOSTS) || pl->egress_observe;
+	pl->tls = pl->egress && p->nhttp > 0;
 	pl->egress_why = pl->egress_observe ? "--observe through the proxy: "
 	    "every host let through and recorded" : pl->egress ? "named "
 	    "hosts: the run's only way out is cordon's proxy" : "no named "

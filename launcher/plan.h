@@ -54,6 +54,8 @@ struct run_plan {
 	                               * or "" (run without, degraded) */
 	int private_tmp, private_shm;
 	int egress, egress_observe;   /* the proxy; in learn mode */
+	int tls;                      /* the proxy ends TLS for HTTP hosts:
+	                               * a credential or http rules */
 	const char *egress_why;
 	unsigned int proxy_procs;     /* the proxy's share of pids, or 0 */
 	uint64_t limit[NBOUNDS];      /* UINT64_MAX: none */

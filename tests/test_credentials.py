@@ -509,3 +509,44 @@ def test_client_credentials(upstream_ca, cordon_bin, cordonc_bin, src_dir,
         heads
     for text in (r.stdout, r.stderr, json.dumps(r.status).encode()):
         assert SECRET.encode() not in text
+
+
+def test_cordon_tls_runs_http_hosts(cordon_bin, cordonc_bin, src_dir,
+                                    tmp_path):
+    """cordon links no OpenSSL (a static PIE relocates all of its tables
+    at every start): a policy with an HTTP host is run by cordon-tls,
+    found beside cordon and executed before anything of the run is made.
+    Without cordon-tls such a run is refused and leaves nothing; a policy
+    without HTTP hosts runs in cordon itself."""
+    build = cordon_bin.parent
+    assert b"OPENSSL_init_ssl" not in cordon_bin.read_bytes()
+    assert b"OPENSSL_init_ssl" in (build / "cordon-tls").read_bytes()
+    alone = tmp_path / "bin"
+    alone.mkdir()
+    shutil.copy(cordon_bin, alone / "cordon")
+    pol = tmp_path / "h.policy"
+    pol.write_text('include "base/python.policy";\npolicy "h";\n'
+                   'network connect "%s":80;\nhttp plain "%s":80 GET "/";\n'
+                   % (PLAIN, PLAIN))
+    blob = wu.compile_policy(cordonc_bin, pol, tmp_path / "h.cpol",
+                             include_dirs=[src_dir / "policies"])
+    plain = wu.compile_policy(cordonc_bin, src_dir / "policies" /
+                              "code_gen.policy", tmp_path / "cg.cpol",
+                              include_dirs=[src_dir / "policies"])
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {"PATH": "/usr/bin:/bin", "TMPDIR": str(tmp)}
+
+    def run(cordon, b):
+        return subprocess.run([str(cordon), str(b), "-"], input="print(6*7)",
+                              env=env, capture_output=True, text=True,
+                              timeout=120)
+    r = run(alone / "cordon", blob)
+    assert r.returncode == 125 and "cordon-tls" in r.stderr, r.stderr
+    assert r.stdout == "" and list(tmp.iterdir()) == []
+    r = run(alone / "cordon", plain)
+    assert (r.returncode, r.stdout) == (0, "42\n"), r.stderr
+    shutil.copy(build / "cordon-tls", alone / "cordon-tls")
+    r = run(alone / "cordon", blob)
+    assert (r.returncode, r.stdout) == (0, "42\n"), r.stderr
+    assert list(tmp.iterdir()) == []

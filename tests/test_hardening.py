@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-BINARIES = ["cordonc", "cordon", "cordon-static"]
+BINARIES = ["cordonc", "cordon", "cordon-tls", "cordon-static"]
 
 pytestmark = pytest.mark.skipif(shutil.which("readelf") is None,
                                 reason="readelf (binutils) is not installed")

@@ -108,6 +108,7 @@ def debs(src_dir, tmp_path):
 
 def test_deb_install_run_remove(debs, src_dir, tmp_path):
     for f in ("/usr/bin/cordon", "/usr/bin/cordonc",
+              "/usr/lib/cordon/cordon-tls",
               "/usr/share/cordon/policies/code_gen.cpol",
               "/usr/share/cordon/policies/base/python.policy",
               "/usr/share/man/man1/cordon.1.gz",
@@ -129,6 +130,20 @@ def test_deb_install_run_remove(debs, src_dir, tmp_path):
                        cwd=tmp_path, env=env, capture_output=True,
                        text=True, timeout=60)
     assert (r.returncode, r.stdout) == (0, "hi\n"), r.stderr
+    # A policy with an HTTP host: /usr/bin/cordon executes
+    # /usr/lib/cordon/cordon-tls (the program with the proxy's TLS).
+    (tmp_path / "http.policy").write_text(
+        'include "base/python.policy";\npolicy "http";\n'
+        'network connect "h.example.org":80;\n'
+        'http plain "h.example.org":80 GET "/";\n')
+    r = subprocess.run(["cordonc", "compile", "-o", "http.cpol",
+                        "http.policy"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(["cordon", "http.cpol", "-"], input='print("tls")\n',
+                       cwd=tmp_path, env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert (r.returncode, r.stdout) == (0, "tls\n"), r.stderr
     (tmp_path / "example.py").write_text(ZERO_CONFIG)
     r = subprocess.run([PYTHON, "example.py"], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=120)

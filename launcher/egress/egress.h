@@ -260,6 +260,12 @@ int tls_prepare(struct egress_tls **out, const struct cpol *p,
     int wfd, char *err, size_t errlen);
 /* Everything freed, the values and keys cleansed first. */
 void tls_free(struct egress_tls *t);
+/* 1 in a program with the proxy's TLS (tls.c): cordon-tls, cordon-static,
+ * the warm pool's extension; 0 in cordon (notls.c), which leaves OpenSSL
+ * out because a static PIE relocates all of its tables at every start
+ * (about 95 pages written: bench/README.md section 1) and runs a policy
+ * with HTTP hosts by executing cordon-tls (main.c). */
+extern const int tls_built;
 /* In the run's child, first thing after the clone: its copy of the
  * credentials' header lines (the pages copied on write) cleansed, so the
  * values are not in its memory even before its execve. */

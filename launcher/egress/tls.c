@@ -27,6 +27,8 @@
 #define CA_DAYS 2              /* the run's CA and leaves: valid 2 days */
 
 /* The run's credentials while they exist (one run per process). */
+const int tls_built = 1;
+
 static struct egress_tls *held;
 
 static void tls_err(char *err, size_t errlen, const char *what)

@@ -4,8 +4,8 @@
  * The template is the policy's own interpreter (the command's words
  * before "$SNIPPET", which must be a word of its own) running cordon's
  * warm.py (its modules, warm_*.py, beside it), found next to cordon
- * (BUILD/warm/, or PREFIX/lib/cordon/warm/ for an installed cordon,
- * itself next to PREFIX/bin/cordon), with:
+ * (companion.c: BUILD/warm/, or PREFIX/lib/cordon/warm/ for an installed
+ * cordon, itself next to PREFIX/bin/cordon), with:
  *   - the policy's environment and nothing of the caller's, with
  *     $WORKDIR bound to a fresh private directory of the template's
  *     (imports may write caches there; no run ever sees it);
@@ -36,32 +36,6 @@
 #include "warm.h"
 
 #define SERVE_ARGV_MAX (CPOL_MAX_ARGV + CPOL_MAX_PRELOAD + 64)
-
-/* dir/rel if it holds warm.py, a regular file; else -1. */
-static int warm_dir(char *out, size_t len)
-{
-	static const char *const rel[] = { "warm", "../lib/cordon/warm" };
-	char self[PATH_MAX], *slash;
-	struct stat st;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	size_t i;
-
-	if (n <= 0)
-		return -1;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
-	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		if (snprintf(out, len, "%s/%s/warm.py", self, rel[i]) >=
-		    (int)len)
-			return -1;
-		if (stat(out, &st) == 0 && S_ISREG(st.st_mode))
-			return 0;
-	}
-	return -1;
-}
 
 /* The index of the "$SNIPPET" word, or -1. */
 static int snippet_word(const struct cpol *p)
@@ -129,7 +103,7 @@ int serve_exec(const struct opts *o, const struct cpol *p, char **cargv,
 		    "\"$SNIPPET\" as a word of its own");
 		return EXIT_CORDON;
 	}
-	if (warm_dir(warm, sizeof(warm)) < 0 || !realpath(o->policy, blob)) {
+	if (companion_path("warm/warm.py", warm, sizeof(warm)) < 0 || !realpath(o->policy, blob)) {
 		snprintf(err, ERRLEN, "warm.py (next to cordon) or the policy's "
 		    "path: %s", strerror(errno));
 		return EXIT_CORDON;
