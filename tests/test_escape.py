@@ -552,8 +552,30 @@ def test_syscalls_refused(esc):
     assert "personality query" in r.out
 
 
+_INT80 = []
+
+
+def int80_answered():
+    """Whether this machine answers int 0x80 with an ia32 system call at
+    all, asked once, outside any sandbox: some virtual machines (a
+    Firecracker guest seen here) kill it with SIGSEGV whatever the
+    kernel's IA32_EMULATION, and there the attack cannot be made."""
+    if not _INT80:
+        r = subprocess.run(["/usr/bin/python3", "-I", "-c",
+                            (ESC / "int80.py").read_text()],
+                           capture_output=True, text=True, timeout=60)
+        _INT80.append((r.returncode, r.stdout.strip().splitlines()[-1:]))
+    rc, last = _INT80[0]
+    return rc == 0 and last and last[0].startswith("ESCAPED int80"), rc
+
+
 @pytest.mark.parametrize("snippet", ["x32.py", "int80.py", "tiocsti.py"])
 def test_other_abis_and_tiocsti(esc, snippet):
+    if snippet == "int80.py":
+        ok, rc = int80_answered()
+        if not ok:
+            pytest.skip("this machine gives int 0x80 no ia32 system call "
+                        "(outside any sandbox the probe ended with %d)" % rc)
     r = esc((ESC / snippet).read_text())
     assert "ESCAPED" not in r.out, r
     if snippet == "tiocsti.py":
