@@ -88,6 +88,19 @@ static int tls_exec(char **argv, char *err)
 	return EXIT_CORDON;
 }
 
+/* The run; learn mode says first what it gives up. */
+static int run(struct opts *o, const struct cpol *pol, struct run_plan *pl,
+    struct report *r, char *err)
+{
+	if (o->observe)
+		fprintf(stderr, "cordon: --observe: LEARN MODE: no Landlock, "
+		    "%s, and every call the policy refuses is let through; "
+		    "for trusted code only\n", o->observe_hosts ||
+		    (pol->flags & CPOL_F_NET_HOSTS) ? "the egress proxy "
+		    "letting every host through" : "no network namespace");
+	return launch(o, pol, pl, r, err);
+}
+
 /* The files written after the run (common/outfile.c's rule), refused
  * before it: a symbolic link, a block device, a socket, a directory. */
 static int outputs_ok(const struct opts *o)
@@ -145,16 +158,8 @@ int main(int argc, char **argv)
 		rc = plan_say(&pol, &pl, &pr, o.json) < 0 ? EXIT_CORDON : 0;
 	else if (pl.tls && !tls_built)
 		rc = tls_exec(argv, err);     /* on failure only */
-	else {
-		if (o.observe)
-			fprintf(stderr, "cordon: --observe: LEARN MODE: no "
-			    "Landlock, %s, and every call the policy refuses is "
-			    "let through; for trusted code only\n",
-			    o.observe_hosts || (pol.flags & CPOL_F_NET_HOSTS) ?
-			    "the egress proxy letting every host through" :
-			    "no network namespace");
-		rc = launch(&o, &pol, &pl, &r, err);
-	}
+	else
+		rc = run(&o, &pol, &pl, &r, err);
 	if (r.outcome == OUT_ERROR && rc != 0) {
 		if (err[0])
 			fprintf(stderr, "cordon: %s\n", err);
