@@ -8,9 +8,9 @@
 BENCH_BINS := $(BUILD)/bench/floor $(BUILD)/bench/sysbench
 BENCH_FLAGS ?=
 
-# floor --kernel-work makes the run's cgroup with cordon's own code.
+# floor --kernel-work makes the run's cgroup and tmpfs with cordon's own code.
 FLOOR_CG_OBJS := $(addprefix $(BUILD)/launcher/,cgroup.o cgown.o cgstale.o \
-	ctlfile.o)
+	ctlfile.o runfs.o)
 $(BUILD)/bench/floor: $(BUILD)/bench/floor.o $(BUILD)/bench/filter.o \
 		$(BUILD)/bench/kwork.o $(FLOOR_CG_OBJS) $(COMMON_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^

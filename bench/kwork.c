@@ -9,8 +9,9 @@
  *     net for "network off" or named hosts; mount for a private /tmp or
  *     /dev/shm, "limit disk" or "limit files".  In the child: its own
  *     uid and gid mapped (setgroups denied), as run.c's ns_setup().
- *   - with a mount namespace, the run tmpfs as launcher/runfs.c makes
- *     it: propagation made private, fsopen/fsconfig (size=, nr_inodes=)
+ *   - with a mount namespace, the run tmpfs by launcher/runfs.c's own
+ *     code (runfs_mount, runfs_attach, linked in): propagation made
+ *     private, fsopen/fsconfig (size=, nr_inodes=)
  *     /fsmount (nosuid, nodev, noexec), w/ tmp/ shm/ made, tmp/ attached
  *     on /tmp and shm/ on /dev/shm (open_tree, move_mount) where private.
  *     The floor has no working directory: nothing is copied in, w/ is
@@ -148,51 +149,21 @@ const char *kwork_note(void)
 	return kw.note;
 }
 
-static int cfg(int fs, const char *key, uint64_t v)
-{
-	char s[32];
-
-	snprintf(s, sizeof(s), "%llu", (unsigned long long)v);
-	return fsconfig(fs, FSCONFIG_SET_STRING, key, s, 0);
-}
-
-static int attach(int mnt, const char *sub, const char *path)
-{
-	int t = open_tree(mnt, sub, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-	int rc;
-
-	if (t < 0)
-		return -1;
-	rc = move_mount(t, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
-	close(t);
-	return rc;
-}
-
-/* The run tmpfs (runfs.c's runfs_make, less the copy), its private
- * parts attached (run.c's mounts). */
+/* The run tmpfs (runfs.c's runfs_mount: runfs_make less the copy), its
+ * private parts attached (run.c's mounts, by runfs_attach). */
 static int mounts(void)
 {
-	int fs, mnt = -1, rc = -1;
+	int mnt, rc = -1;
 
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	    (fs = fsopen("tmpfs", FSOPEN_CLOEXEC)) < 0)
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return -1;
 	/* + its own inodes: the root, w/, tmp/, shm/ */
-	if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0700", 0) == 0 &&
-	    (kw.limit[KW_DISK] == UINT64_MAX ||
-	    cfg(fs, "size", kw.limit[KW_DISK]) == 0) &&
-	    (kw.limit[KW_FILES] == UINT64_MAX ||
-	    cfg(fs, "nr_inodes", kw.limit[KW_FILES] + 4) == 0) &&
-	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
-		mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID |
-		    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
-	close(fs);
+	mnt = runfs_mount(kw.limit[KW_DISK], kw.limit[KW_FILES] ==
+	    UINT64_MAX ? UINT64_MAX : kw.limit[KW_FILES] + 4);
 	if (mnt < 0)
 		return -1;
-	if (mkdirat(mnt, "w", 0700) == 0 && mkdirat(mnt, "tmp", 0700) == 0 &&
-	    mkdirat(mnt, "shm", 0700) == 0 &&
-	    (!kw.tmp || attach(mnt, "tmp", "/tmp") == 0) &&
-	    (!kw.shm || attach(mnt, "shm", "/dev/shm") == 0))
+	if ((!kw.tmp || runfs_attach(mnt, "tmp", "/tmp") == 0) &&
+	    (!kw.shm || runfs_attach(mnt, "shm", "/dev/shm") == 0))
 		rc = 0;
 	close(mnt);
 	return rc;

@@ -375,6 +375,7 @@ void cgroup_sweep(const char *parent);
 /* runfs.c: the bounded writable space (a run tmpfs, or a watched workdir) */
 void runfs_budget_init(struct runfs_budget *b, uint64_t bytes,
     uint64_t entries, const char *skip);
+int runfs_mount(uint64_t bytes, uint64_t inodes);
 int runfs_make(int workdir_fd, uint64_t bytes, uint64_t inodes);
 int runfs_attach(int mnt, const char *sub, const char *path);
 int runfs_copy(int from, int to, struct runfs_budget *b);

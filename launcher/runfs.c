@@ -86,7 +86,7 @@ static int data_bytes(int in, uint64_t size, uint64_t *n)
 static int data_copy(int in, int out, uint64_t size, uint64_t max,
     uint64_t *wrote)
 {
-	static char buf[65536];  /* touched as filled: see relay_one() */
+	static char buf[65536];  /* touched as filled: see relay_read() */
 	off_t at = 0, d, h;
 	ssize_t n;
 	size_t want;
@@ -302,13 +302,13 @@ uint64_t runfs_own_inodes(const char *workdir, int private_tmp,
 	return n;
 }
 
-/* In the child: a fresh tmpfs, detached, with w/, tmp/ and shm/ in it,
- * the workdir's contents copied into w/.  inodes counts the tmpfs's own
- * (runfs_own_inodes).  Returns its mount fd, or -1. */
-int runfs_make(int workdir_fd, uint64_t bytes, uint64_t inodes)
+/* In the child: a fresh tmpfs (nosuid, nodev, noexec), detached, with
+ * w/, tmp/ and shm/ in it.  inodes counts the tmpfs's own
+ * (runfs_own_inodes).  Returns its mount fd, or -1.  bench/kwork.c makes
+ * the floor's with it. */
+int runfs_mount(uint64_t bytes, uint64_t inodes)
 {
-	struct runfs_budget b;
-	int fs, mnt, w;
+	int fs, mnt;
 
 	fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
 	if (fs < 0)
@@ -323,22 +323,35 @@ int runfs_make(int workdir_fd, uint64_t bytes, uint64_t inodes)
 	mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID |
 	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
 	close(fs);
+	if (mnt >= 0 && (mkdirat(mnt, "w", 0700) < 0 ||
+	    mkdirat(mnt, "tmp", 0700) < 0 || mkdirat(mnt, "shm", 0700) < 0)) {
+		close(mnt);
+		return -1;
+	}
+	return mnt;
+}
+
+/* runfs_mount, the workdir's contents copied into w/. */
+int runfs_make(int workdir_fd, uint64_t bytes, uint64_t inodes)
+{
+	struct runfs_budget b;
+	int mnt = runfs_mount(bytes, inodes), w;
+
 	if (mnt < 0)
 		return -1;
-	if (mkdirat(mnt, "w", 0700) < 0 || mkdirat(mnt, "tmp", 0700) < 0 ||
-	    mkdirat(mnt, "shm", 0700) < 0 || (w = subdir(mnt, "w")) < 0)
-		goto close_mnt;
+	if ((w = subdir(mnt, "w")) < 0) {
+		close(mnt);
+		return -1;
+	}
 	/* Unbounded here: the tmpfs itself refuses past its bounds. */
 	runfs_budget_init(&b, UINT64_MAX, UINT64_MAX, NULL);
 	if (runfs_copy(workdir_fd, w, &b) < 0) {
 		close(w);
-		goto close_mnt;
+		close(mnt);
+		return -1;
 	}
 	close(w);
 	return mnt;
-close_mnt:
-	close(mnt);
-	return -1;
 }
 
 /* Attach the tmpfs's subdirectory sub on path (a mount point that
