@@ -87,6 +87,16 @@ struct opts {
 	launch_hold_fn hold;          /* the hold step: a spare's, or NULL */
 };
 
+/* Nothing given: no limit, cap or descriptor (opts_parse starts here;
+ * so does tests/unit/test_plan.c's table). */
+static inline void opts_init(struct opts *o)
+{
+	*o = (struct opts){ .status_fd = -1, .warm_ctl = -1,
+	    .output_cap = UINT64_MAX };
+	for (int i = 0; i <= CPOL_RLIM_MAX; i++)
+		o->limit[i] = UINT64_MAX;
+}
+
 /* What was applied (the status report's "layers"). */
 struct layers {
 	int no_new_privs, seccomp, landlock_abi, landlock_errata;

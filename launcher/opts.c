@@ -311,18 +311,6 @@ static int *flag(struct opts *o, int c)
 	return NULL;
 }
 
-/* Nothing given: no limit, cap or descriptor. */
-static void opts_init(struct opts *o)
-{
-	int i;
-
-	memset(o, 0, sizeof(*o));
-	o->status_fd = o->warm_ctl = -1;
-	o->output_cap = UINT64_MAX;
-	for (i = 0; i <= CPOL_RLIM_MAX; i++)
-		o->limit[i] = UINT64_MAX;
-}
-
 /* Returns -1 to go on, or an exit status (help, version, bad usage). */
 int opts_parse(int argc, char **argv, struct opts *o)
 {

@@ -177,13 +177,7 @@ static void policy(const struct row *r, struct cpol *p,
 
 static void options(const struct row *r, struct opts *o)
 {
-	int i;
-
-	memset(o, 0, sizeof(*o));
-	o->status_fd = o->warm_ctl = -1;
-	o->output_cap = UINT64_MAX;
-	for (i = 0; i <= CPOL_RLIM_MAX; i++)
-		o->limit[i] = UINT64_MAX;
+	opts_init(o);
 	o->no_namespaces = (r->opts & O_NONS) != 0;
 	o->observe = r->opts & O_OBSERVE ? "trace" : NULL;
 	o->observe_hosts = (r->opts & O_HOSTS) != 0;
