@@ -128,17 +128,10 @@ static int bounds_write(struct cgroup *cg, uint64_t memory, uint64_t pids)
 	return 0;
 }
 
-/* v2: one group under the delegated directory base. */
+/* v2: one group under the delegated directory base (cgroup_v2_usable
+ * has said it is one, enabling the controllers needed). */
 static int v2_make(struct cgroup *cg, const char *base)
 {
-	struct statfs sf;
-
-	if (statfs(base, &sf) < 0)
-		return -1;
-	if (sf.f_type != CGROUP2_MAGIC) {
-		errno = ENOTDIR;
-		return -1;
-	}
 	if (group_make(base, cg->dir[0]) < 0)
 		return -1;
 	memcpy(cg->dir[1], cg->dir[0], sizeof(cg->dir[1]));
