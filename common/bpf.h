@@ -38,6 +38,17 @@ struct bpf_input {
 #define BPF_ACT_FULL_MASK 0xffff0000u
 #define BPF_ACT_DATA_MASK 0x0000ffffu
 
+/* A RET value that refuses the call: a kill (of the process or thread)
+ * or an errno.  What cordon's listener is told of (launcher/plan.c
+ * decides on it, launcher/filter.c rewrites by it). */
+static inline int bpf_act_refuses(uint32_t ret)
+{
+	uint32_t act = ret & BPF_ACT_FULL_MASK;
+
+	return act == BPF_ACT_KILL_PROCESS || act == BPF_ACT_KILL_THREAD ||
+	    act == BPF_ACT_ERRNO;
+}
+
 /*
  * bpf_check: validate a seccomp program.  Returns 0, or -1 with the
  * first problem (and its instruction index) in err.

@@ -146,8 +146,7 @@ static size_t ncopies(enum filter_prog which)
 static uint32_t answer(enum copy c, uint32_t k)
 {
 	uint32_t act = k & BPF_ACT_FULL_MASK;
-	int refusal = act == BPF_ACT_KILL_PROCESS ||
-	    act == BPF_ACT_KILL_THREAD || act == BPF_ACT_ERRNO;
+	int refusal = bpf_act_refuses(k);
 	int lets = act == BPF_ACT_ALLOW || act == BPF_ACT_LOG;
 	int notify = 1;
 

@@ -262,7 +262,7 @@ static int plan_no_ns(const struct opts *o, const struct probe *pr,
  * listener: launch.c), or learn mode's (learn.c). */
 static void plan_filter(const struct cpol *p, struct run_plan *pl)
 {
-	uint32_t i, act;
+	uint32_t i;
 	int refusals = 0;
 
 	pl->filter = FILTER_BLOB;
@@ -283,12 +283,9 @@ static void plan_filter(const struct cpol *p, struct run_plan *pl)
 		    "listener's copy";
 		return;
 	}
-	for (i = 0; i < p->ninsns; i++) {
-		act = p->insns[i].k & BPF_ACT_FULL_MASK;
+	for (i = 0; i < p->ninsns; i++)
 		refusals |= p->insns[i].code == (BPF_RET | BPF_K) &&
-		    (act == BPF_ACT_KILL_PROCESS || act == BPF_ACT_KILL_THREAD ||
-		    act == BPF_ACT_ERRNO);
-	}
+		    bpf_act_refuses(p->insns[i].k);
 	pl->filter = refusals ? FILTER_NOTIFY : FILTER_BLOB;
 	pl->filter_why = refusals ? "its kills and errnos notify cordon, "
 	    "which records each refusal" : "the program refuses nothing: "
