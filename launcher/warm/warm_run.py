@@ -87,10 +87,11 @@ def reseed():
         sys.modules["torch"].seed()     # CPU; CUDA's lazily (not started)
 
 
-# The template's own modules, the files next to this one (tests/test_warm.py
-# holds the list to the folder).
-TEMPLATE_MODULES = ("warm_preload", "warm_request", "warm_run",
-                    "warm_serve", "warm_spare")
+# The template's own modules: the files next to this one, listed once, in
+# the template, at its import.
+TEMPLATE_MODULES = tuple(sorted(f[:-3] for f in os.listdir(HERE)
+                                if f.startswith("warm_") and
+                                f.endswith(".py")))
 
 
 def forget_template():
