@@ -1,4 +1,5 @@
-/* fail.c - fuzz_fail(), shared by every harness. */
+/* fail.c - what every harness shares: fuzz_fail(), LLVMFuzzerInitialize
+ * (fuzz_null opened, then the harness's fuzz_setup, if it has one). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,6 +7,20 @@
 #include "fuzz.h"
 
 int fuzz_expect_accept;
+FILE *fuzz_null;
+
+__attribute__((weak)) int fuzz_setup(void)
+{
+	return 0;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fuzz_null = fopen("/dev/null", "w");
+	return fuzz_null ? fuzz_setup() : -1;
+}
 
 void fuzz_fail(const char *fmt, ...)
 {

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -17,6 +18,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
  * so that libFuzzer records the input as a crash. */
 void fuzz_fail(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));
+
+/* fail.c defines LLVMFuzzerInitialize for every harness: it opens
+ * fuzz_null (/dev/null, for what a harness's code writes) and calls
+ * fuzz_setup, which a harness defines when it needs more (fail.c's own,
+ * weak, does nothing). */
+extern FILE *fuzz_null;
+int fuzz_setup(void);
 
 /* Set by driver.c while it replays a file whose name starts with "ok-":
  * that input must be accepted (a blob read, a policy compiled), not only

@@ -34,13 +34,6 @@ static void terminated(const char *s, size_t size, const char *what)
 		fuzz_fail("%s is not NUL-terminated", what);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct auditrec r;

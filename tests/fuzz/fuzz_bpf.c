@@ -37,10 +37,8 @@
 
 static int sock = -1;
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+int fuzz_setup(void)
 {
-	(void)argc;
-	(void)argv;
 	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	return sock < 0 ? -1 : 0;
 }

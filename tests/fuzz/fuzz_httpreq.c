@@ -53,13 +53,6 @@ static void lines(const char *b, const struct httpreq *rq)
 	}
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	return 0;
-}
-
 /* One parse in one mode; ok: what it returned. */
 static enum httpreq_error parse(const char *b, size_t size,
     unsigned int flags)

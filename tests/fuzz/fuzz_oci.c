@@ -48,15 +48,6 @@
  * the time (the reader's own cap, JSON_MAX_SIZE, is tested by size). */
 #define FUZZ_OCI_MAX_INPUT (256u << 10)
 
-static FILE *devnull;
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	devnull = fopen("/dev/null", "w");
-	return devnull ? 0 : -1;
-}
 
 /* ---- the JSON tree --------------------------------------------------- */
 
@@ -354,7 +345,7 @@ static void compile(const char *text, size_t len, struct cpol *pol)
 {
 	struct parse_file file = { 0 };
 	struct policy p;
-	struct diag *d = diag_new(devnull);
+	struct diag *d = diag_new(fuzz_null);
 	char err[512] = "";
 	int bad;
 

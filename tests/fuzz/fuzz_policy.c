@@ -36,15 +36,6 @@
 /* Inputs beyond a source file's cap are what parse_policy refuses. */
 #define FUZZ_MAX_TEXT PARSE_MAX_FILE_SIZE
 
-static FILE *devnull;
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	devnull = fopen("/dev/null", "w");
-	return devnull ? 0 : -1;
-}
 
 static char *dup_mem(const void *p, size_t n)
 {
@@ -126,8 +117,8 @@ static void blob_checks(struct cpol *pol)
 		fuzz_fail("read-back blob does not serialise: %s", err);
 	if (againlen != len || memcmp(buf, again, len) != 0)
 		fuzz_fail("blob changed in a read/write round trip");
-	if (explain_text(devnull, &back) < 0 ||
-	    explain_json(devnull, &back) < 0)
+	if (explain_text(fuzz_null, &back) < 0 ||
+	    explain_json(fuzz_null, &back) < 0)
 		fuzz_fail("explain failed on a compiled policy");
 	cpol_free(&back);
 	free(again);
@@ -147,7 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	err[0] = '\0';
 	memset(&p, 0, sizeof(p));
-	d = diag_new(devnull);
+	d = diag_new(fuzz_null);
 	if (!d)
 		fuzz_fail("diag_new: out of memory");
 	parse_pieces(&p, data, size, d);

@@ -137,13 +137,6 @@ static void dns(const uint8_t *data, size_t size, int aaaa)
 			    out[i].ss_family);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t *copy;

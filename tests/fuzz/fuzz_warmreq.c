@@ -28,13 +28,6 @@
 #include "fuzz.h"
 #include "warm.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	return 0;
-}
-
 /* What warmreq_split must say, from the bytes alone. */
 static enum warmreq_error expected(const uint8_t *data, size_t size)
 {
