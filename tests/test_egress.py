@@ -238,22 +238,16 @@ print(json.dumps({"lines": out}))
 '''
 
 
-class Upstream:
-    """A plain TCP stand-in for an allowed host on 127.0.0.1: each
-    connection is held open until release(), then gets b"released" and
-    is closed.  held: connections open now; most: the most at once."""
+class Upstream(tls_util.Server):
+    """A plain TCP stand-in for an allowed host: each connection is held
+    open until release(), then gets b"released" and is closed.  held:
+    connections open now; most: the most at once."""
 
     def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(128)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
+        super().__init__(threaded=True, backlog=128)
         self.lock = threading.Lock()
         self.held = self.most = self.total = 0
         self.go = threading.Event()
-        self.stop = threading.Event()
-        self.threads = [threading.Thread(target=self.serve, daemon=True)]
 
     def one(self, c):
         with self.lock:
@@ -273,28 +267,12 @@ class Upstream:
                 self.held -= 1
             c.close()
 
-    def serve(self):
-        while not self.stop.is_set():
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                continue
-            t = threading.Thread(target=self.one, args=(c,), daemon=True)
-            t.start()
-            self.threads.append(t)
-
     def release(self):
         self.go.set()
 
-    def __enter__(self):
-        self.threads[0].start()
-        return self
-
     def __exit__(self, *exc):
         self.go.set()
-        self.stop.set()
-        self.threads[0].join(2)
-        self.sock.close()
+        super().__exit__(*exc)
 
 
 def test_connect_names_checked_as_the_compiler_does(cordon_bin, cordonc_bin,

@@ -51,29 +51,62 @@ def make_ca(d, names, cn="stand-in CA"):
         os.chmod(os.path.join(d, f), 0o644)
 
 
-class Upstream:
-    """A stand-in upstream on 127.0.0.1 (port: .port): HTTPS with the
-    leaf of a make_ca folder d, or plain HTTP when d is None.  Reads each
-    request head, records it (.heads, latin-1 text without the blank
-    line; .hits counts them) and answers 200 with body.  One connection
-    at a time, or one thread each with threaded.  A context manager:
-    serves from enter to exit."""
+class Server:
+    """A stand-in server on 127.0.0.1 (port: .port) for the tests'
+    allowed hosts: accepts from enter to exit, in a thread, and gives
+    each connection to one(c), at once or, with threaded, in a thread of
+    its own.  Subclasses define one()."""
+
+    def __init__(self, threaded=False, backlog=64):
+        self.threaded = threaded
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(backlog)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+
+    def one(self, c):
+        raise NotImplementedError
+
+    def serve(self):
+        while not self.stop.is_set():
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                continue
+            if self.threaded:
+                threading.Thread(target=self.one, args=(c,),
+                                 daemon=True).start()
+            else:
+                self.one(c)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join(2)
+        self.sock.close()
+
+
+class Upstream(Server):
+    """A stand-in upstream: HTTPS with the leaf of a make_ca folder d, or
+    plain HTTP when d is None.  Reads each request head, records it
+    (.heads, latin-1 text without the blank line; .hits counts them) and
+    answers 200 with body."""
 
     def __init__(self, d=None, body=b"ok", threaded=False, timeout=10):
+        super().__init__(threaded)
         self.ctx = None
         if d is not None:
             self.ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             self.ctx.load_cert_chain(os.path.join(str(d), "cert.pem"),
                                      os.path.join(str(d), "key.pem"))
-        self.body, self.threaded, self.timeout = body, threaded, timeout
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(64)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
+        self.body, self.timeout = body, timeout
         self.heads = []
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.serve, daemon=True)
 
     @property
     def hits(self):
@@ -102,24 +135,3 @@ class Upstream:
                     self._answer(t)
         except (OSError, ssl.SSLError):
             c.close()
-
-    def serve(self):
-        while not self.stop.is_set():
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                continue
-            if self.threaded:
-                threading.Thread(target=self.one, args=(c,),
-                                 daemon=True).start()
-            else:
-                self.one(c)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.thread.join(2)
-        self.sock.close()
