@@ -76,7 +76,7 @@ int snippet_open(const char *snippet, char *err, size_t errlen)
 int snippet_fill(int in, const char *src, int out, char *err,
     size_t errlen)
 {
-	static char buf[65536];  /* touched as filled: see relay_one() */
+	static char buf[65536];  /* touched as filled: see relay_read() */
 	size_t total = 0;
 	ssize_t n;
 
