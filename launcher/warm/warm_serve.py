@@ -14,6 +14,7 @@ import socket
 import stat
 import struct
 import sys
+import time
 
 import _cordon_warm
 import warm_spare
@@ -45,7 +46,10 @@ class Pool:
         self.busy = {}                  # pidfd -> Spare with a request
         self.queue = collections.deque()
         self.failures = self.done = 0
-        self.pressed = False            # the last request had to wait
+        self.pressed = False            # callers outpace exercised spares
+        self.last = None                # when the last request came
+        self.making_s = 0.0             # an exercised spare's making, the
+                                        # last one: fork to ready
         self.tmpfs = None               # spares have a run tmpfs (R T)
         self.uid = os.getuid()
         if stat.S_ISFIFO(os.fstat(0).st_mode):
@@ -71,9 +75,9 @@ class Pool:
 
     def fork_spare(self, request=None):
         """A spare (warm_spare.fork); for a request, one of its own, the
-        request sent at once.  While requests wait for spares, spares
-        skip the exercise: it costs about what it saves, and a waiting
-        caller pays all of it."""
+        request sent at once.  While callers come faster than exercised
+        spares are made, spares skip the exercise: it costs about what
+        it saves, and a waiting caller pays all of it."""
         sp = warm_spare.fork(self, request,
                              request is None and not self.pressed)
         self.sel.register(sp.pidfd, selectors.EVENT_READ, ("end", sp))
@@ -139,7 +143,13 @@ class Pool:
         if request is None:
             return
         self.done += 1
-        self.pressed = not any(s.ready for s in self.spares)
+        # Pressed: no spare was ready, or this request came sooner after
+        # the last than an exercised spare takes to make (back-to-back
+        # callers would otherwise wait for each one).
+        now = time.monotonic()
+        self.pressed = not any(s.ready for s in self.spares) or (
+            self.last is not None and now - self.last < self.making_s)
+        self.last = now
         if request.setup:
             self.fork_spare(request)
         else:
@@ -225,6 +235,8 @@ class Pool:
             what, value = warm_spare.said(said)
             if what == "ready":
                 sp.ready = True
+                if sp.warm:
+                    self.making_s = time.monotonic() - sp.born
                 self.failures = 0
                 self.tmpfs = value      # the same for every spare
             elif what == "exit":

@@ -9,17 +9,19 @@ import array
 import os
 import signal
 import socket
+import time
 
 import _cordon_warm
 import warm_run
 
 
 class Spare:
-    __slots__ = ("pid", "pidfd", "ctl", "ready", "conn")
+    __slots__ = ("pid", "pidfd", "ctl", "ready", "conn", "warm", "born")
 
-    def __init__(self, pid, pidfd, ctl):
+    def __init__(self, pid, pidfd, ctl, warm):
         self.pid, self.pidfd, self.ctl = pid, pidfd, ctl
         self.ready, self.conn = False, None
+        self.warm, self.born = warm, time.monotonic()   # exercised; forked
 
 
 def fork(pool, request, warm):
@@ -51,7 +53,7 @@ def fork(pool, request, warm):
         finally:
             os._exit(125)
     theirs.close()
-    return Spare(pid, os.pidfd_open(pid), ours)
+    return Spare(pid, os.pidfd_open(pid), ours, warm)
 
 
 def give(sp, request, blob):
