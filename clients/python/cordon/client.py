@@ -330,10 +330,9 @@ class Client:
         env, creds = _with_credentials(env, credentials)
         async with self._semaphore(tool):
             t0 = time.monotonic()
-            if self.check_kernel:
-                info = await self.policies.acheck(tool)
-            else:
-                info = await self._in_io(self.policies.load, tool)
+            info = await self._in_io(self.policies.check
+                                     if self.check_kernel
+                                     else self.policies.load, tool)
             # cordon runs --quiet (stderr is the snippet's alone): its
             # note on an option looser than the policy is said here.
             if timeout is not None and timeout * 1000 > info.timeout_ms:

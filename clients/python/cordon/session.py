@@ -198,8 +198,8 @@ class Session:
     async def _start(self) -> None:
         c = self.client
         self._t0 = time.monotonic()
-        info = await (c.policies.acheck(self.tool) if c.check_kernel else
-                      c._in_io(c.policies.load, self.tool))
+        info = await c._in_io(c.policies.check if c.check_kernel else
+                              c.policies.load, self.tool)
         self._info = info
         self._base = await c._in_io(_fs.make_private_dir, c.work_root,
                                     f"cordon-session-{self.tool}-")
