@@ -118,11 +118,7 @@ static int outputs_ok(const struct opts *o)
 
 int main(int argc, char **argv)
 {
-	/* Static, zero at the start, never cleared: main runs once per
-	 * process (cordon, or a warm spare, which pywarm.c ends with _exit),
-	 * and the report's 26 KiB (the proxy's refusals) are touched only
-	 * as far as written, where a frame's would each be faulted in. */
-	static struct report r;
+	struct report r;
 	struct opts o;
 	struct cpol pol;
 	struct probe pr;
@@ -130,6 +126,7 @@ int main(int argc, char **argv)
 	char err[ERRLEN];
 	int rc;
 
+	memset(&r, 0, sizeof(r));
 	memset(&pol, 0, sizeof(pol));
 	if (argc >= 2 && strcmp(argv[1], "--submit") == 0 && !warm_resume)
 		return submit_main(argc - 2, argv + 2);   /* a warm pool's run */
