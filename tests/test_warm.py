@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-from conftest import BUILD, WARM_OK
+from conftest import BUILD, PYTHON, WARM_OK
 
 pytestmark = pytest.mark.skipif(not WARM_OK, reason="no warm pool built "
                                 "(build/warm/_cordon_warm.so: no Python "
@@ -501,6 +501,44 @@ def test_caller_gone_ends_the_run(tmp_path, pool):
     while not st.exists() and time.time() < deadline:
         time.sleep(0.1)
     assert json.loads(st.read_text())["outcome"] == "interrupted"
+
+
+SPARE_BORN_SIGNALLED = r"""
+import os, signal, sys
+sys.path.insert(0, sys.argv[1])
+import _cordon_warm, warm_spare
+# The template's SIGTERM handling (warm_serve.Pool): a wake-up pipe.
+r, w = os.pipe2(os.O_NONBLOCK)
+signal.set_wakeup_fd(w)
+signal.signal(signal.SIGTERM, lambda signum, frame: None)
+_cordon_warm.run = lambda argv, fd: os._exit(7)     # no cordon: just end
+# The pool's SIGTERM for a spare (its caller gone), at its first instant.
+os.register_at_fork(after_in_child=lambda: os.kill(os.getpid(),
+                                                    signal.SIGTERM))
+class Pool:
+    opts, blob = [], "x.cpol"
+sp = warm_spare.fork(Pool(), None, False)
+_, st = os.waitpid(sp.pid, 0)
+try:
+    woke = os.read(r, 64)
+except BlockingIOError:
+    woke = b""
+print(os.waitstatus_to_exitcode(st), list(woke))
+"""
+
+
+def test_spare_signalled_at_birth_does_not_stop_the_pool(tmp_path):
+    # A spare is a fork of the template: a SIGTERM for it (the pool ends
+    # the run of a caller that went away) that comes before it has
+    # dropped the template's handler must not reach the template's
+    # wake-up pipe, where it reads as the pool's own SIGTERM (found by
+    # make soak: the pool stopped, every later caller was refused).
+    script = tmp_path / "born.py"
+    script.write_text(SPARE_BORN_SIGNALLED)
+    out = subprocess.run([PYTHON, str(script), str(BUILD / "warm")],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["7", "[]"], out.stdout + out.stderr
 
 
 def test_policy_refusing_the_template_fails_clearly(tmp_path):

@@ -208,18 +208,21 @@ class Soak:
             self.one(i, kind, warm, kill)
 
 
-def settled_facts(pid, first, wait=15.0):
-    """template_facts once the pool has settled: right after a run the
-    template is still making the spare that replaces the one taken (its
-    descriptors for it are open), so a leak is a count that does not come
-    back to the warm-up's within wait seconds, not one look."""
-    end = time.monotonic() + wait
-    facts = template_facts(pid)
-    while facts and first and facts[0] != first[0] and \
-            time.monotonic() < end:
+def settled_facts(pid, first=None, wait=15.0):
+    """template_facts at rest: right after a run the template is still
+    making the spare that replaces the one taken (its descriptors for it
+    are open), so one look may catch it busy.  The fewest descriptors
+    seen within wait seconds (the warm-up's: 2 s), sooner once they are
+    no more than first's; a leak is a count that stays above."""
+    end = time.monotonic() + (wait if first else 2.0)
+    best = template_facts(pid)
+    while best and time.monotonic() < end and \
+            not (first and best[0] <= first[0]):
         time.sleep(0.1)
         facts = template_facts(pid)
-    return facts
+        if facts[0] < best[0]:
+            best = facts
+    return best
 
 
 def leftovers(soak, before, pool_facts):
@@ -286,7 +289,7 @@ def main():
         try:
             if warm:
                 soak.runs(10)               # warm-up: spares, caches
-                first = template_facts(soak.pool.pid)
+                first = settled_facts(soak.pool.pid)
             soak.runs(a.runs)
             soak.one(a.runs, "ok", False, None)     # the next runs
             if warm:

@@ -14,6 +14,8 @@ import time
 import _cordon_warm
 import warm_run
 
+HELD = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}   # cordon's set
+
 
 class Spare:
     __slots__ = ("pid", "pidfd", "ctl", "ready", "conn", "warm", "born")
@@ -29,7 +31,14 @@ def fork(pool, request, warm):
     the pool's options; for a request, with the caller's stdio and
     set-up options.  warm: the run exercises the preloads first."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    # Blocked across the fork: a SIGTERM for the spare (its caller gone)
+    # before the child has dropped the template's handler would write to
+    # the template's wake-up pipe, and stop the pool.  The child keeps
+    # them blocked: cordon blocks them too, and reads them (signalfd).
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
     pid = os.fork()
+    if pid != 0:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
     if pid == 0:
         try:
             # cordon's own signal handling, no Python handler left
