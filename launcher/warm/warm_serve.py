@@ -246,9 +246,12 @@ class Pool:
         elif kind == "end":
             self.ended(sp)
         elif kind == "conn":
-            self.drop(sp.conn)          # a caller never writes: it left
-            if sp.pidfd in self.busy:
+            # A caller never writes: it left.  Its run ends, unless it
+            # was answered or ended earlier in this select (its pidfd's
+            # number may be a new spare's now, its pid reaped).
+            if sp.conn.fileno() >= 0 and self.busy.get(sp.pidfd) is sp:
                 os.kill(sp.pid, signal.SIGTERM)
+            self.drop(sp.conn)
         elif kind == "stdin":
             if not os.read(0, 512):
                 raise Stop()
