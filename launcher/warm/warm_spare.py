@@ -14,7 +14,7 @@ import time
 import _cordon_warm
 import warm_run
 
-HELD = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}   # cordon's set
+HANDLED = (signal.SIGTERM, signal.SIGINT)   # the template's handlers
 
 
 class Spare:
@@ -35,16 +35,19 @@ def fork(pool, request, warm):
     # before the child has dropped the template's handler would write to
     # the template's wake-up pipe, and stop the pool.  The child keeps
     # them blocked: cordon blocks them too, and reads them (signalfd).
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
-    pid = os.fork()
-    if pid != 0:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, HANDLED)
+    pid = -1
+    try:
+        pid = os.fork()
+    finally:
+        if pid != 0:        # the template, forked or not: as it was
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
     if pid == 0:
         try:
             # cordon's own signal handling, no Python handler left
             signal.set_wakeup_fd(-1)
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            for signum in HANDLED:
+                signal.signal(signum, signal.SIG_DFL)
             setup = []
             if request:
                 for i, fd in enumerate(request.fds[:_cordon_warm.FDS_MIN]):
