@@ -463,6 +463,11 @@ struct fate {
 	uint32_t pad;
 	uint64_t cpu_us;              /* the payload's, clock_cpu_us */
 };
+/* initend.c: init, the payload started: (maps >= 0, a warm run's init:
+ * its /proc/self/maps) the template's memory shed first, every signal
+ * handler reset; then the payload's fate to st_w, and exit with its
+ * status.  Makes system calls through syscall(2) only. */
+void init_end(pid_t payload, int st_w, int maps) __attribute__((noreturn));
 int supervise_exec(int msg_r, char *msg, size_t len);
 void supervise(const struct sup *sp, struct report *r);
 

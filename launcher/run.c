@@ -433,7 +433,7 @@ static pid_t warm_start(const struct launch *ln)
  * PID 1 of the run's PID namespace.  It has every layer but seccomp
  * (Landlock, no_new_privs, no capability, the rlimits, the session): it
  * must fork, wait and exit whatever the policy's filter says, and its
- * code after the fork is this loop alone.  It is made non-dumpable, so
+ * code after the fork is init_end's loop alone (initend.c).  It is made non-dumpable, so
  * the payload (same uid, same Landlock domain) can neither ptrace it nor
  * read its memory or take its descriptors; and as init it ignores every
  * signal sent from inside the namespace.  Its only descriptors are the
@@ -446,38 +446,17 @@ static pid_t warm_start(const struct launch *ln)
  * the kernel kills whatever is left in the namespace.  If cordon dies, the
  * parent-death signal kills init, and the namespace with it.
  */
-static void init(const struct launch *ln) __attribute__((noreturn));
+static void init(const struct launch *ln, int maps)
+    __attribute__((noreturn));
 
-static void init(const struct launch *ln)
+static void init(const struct launch *ln, int maps)
 {
-	struct fate f = { .status = 0 };
-	siginfo_t si;
-	int status = 0;
-	pid_t pid = 0, payload;
+	pid_t payload;
 
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		fail(ln, "PR_SET_DUMPABLE");
 	payload = warm_resume ? warm_start(ln) : cold_start(ln);
-	/* Each child seen dead first (WNOWAIT): the payload's CPU time is
-	 * read before it is reaped (clock_cpu_us). */
-	while (pid != payload) {
-		memset(&si, 0, sizeof(si));
-		if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) < 0) {
-			if (errno == EINTR)
-				continue;
-			_exit(EXIT_CORDON);
-		}
-		if (si.si_pid == payload)
-			f.cpu_us = clock_cpu_us(payload);
-		while ((pid = waitpid(si.si_pid, &status, 0)) < 0 &&
-		    errno == EINTR)
-			;
-	}
-	f.status = status;
-	if (write(ln->st_w, &f, sizeof(f)) != (ssize_t)sizeof(f))
-		_exit(EXIT_CORDON);
-	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 +
-	    WTERMSIG(status));
+	init_end(payload, ln->st_w, maps);
 }
 
 static void child(const struct launch *ln) __attribute__((noreturn));
@@ -486,6 +465,7 @@ static void child(const struct launch *ln)
 {
 	struct pollfd pf = { .fd = ln->msg_w, .events = POLLOUT };
 	sigset_t none;
+	int maps;
 
 	/* Before anything else, so that all of the run is inside. */
 	if (cgroup_join(&ln->cg) < 0)
@@ -525,11 +505,16 @@ static void child(const struct launch *ln)
 		fail(ln, "dropping capabilities");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		fail(ln, "PR_SET_NO_NEW_PRIVS");
+	/* A warm run's init reads its own map to shed the template's
+	 * memory (initend.c): opened before Landlock, which may refuse it;
+	 * the run closes it (warm_run). */
+	maps = warm_resume ? open("/proc/self/maps", O_RDONLY | O_CLOEXEC) :
+	    -1;
 	if (ln->ruleset_fd >= 0 && syscall(__NR_landlock_restrict_self,
 	    ln->ruleset_fd, ln->ll_log) < 0)
 		fail(ln, "landlock_restrict_self");
 	if (ln->ns_flags & CLONE_NEWPID)
-		init(ln);
+		init(ln, maps);
 	if (warm_resume)
 		fail(ln, "a warm run needs a PID namespace");
 	payload_exec(ln, NULL);

@@ -541,6 +541,63 @@ def test_spare_signalled_at_birth_does_not_stop_the_pool(tmp_path):
     assert out.stdout.split() == ["7", "[]"], out.stdout + out.stderr
 
 
+def _children(pid):
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(c) for c in f.read().split()]
+    except OSError:
+        return []
+
+
+def _anon_kib(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def test_run_init_lets_go_of_the_template_memory(code_gen, tmp_path):
+    # A warm run's init (a fork of its spare, a fork of the template)
+    # unmaps the template's anonymous memory once it has forked the run
+    # (initend.c): its exit is on the caller's path.  Then it still
+    # reaps the run and reports its status and CPU time.
+    import time
+    with _serving(code_gen, tag="shed") as (name, srv):
+        template = _anon_kib(srv.pid)
+        assert template and template > 32 << 10, template
+        seen, deadline = {}, time.time() + 30
+        while time.time() < deadline:
+            inits = [i for sp in _children(srv.pid) for i in _children(sp)
+                     if _children(i)]           # init, its run forked
+            seen = {i: _anon_kib(i) for i in inits}
+            if seen and all(a is not None and a < template // 8
+                            for a in seen.values()):
+                break
+            time.sleep(0.1)
+        assert seen and all(a is not None and a < template // 8
+                            for a in seen.values()), (template, seen)
+        (tmp_path / "s.py").write_text(
+            "import os, signal, sys\n"
+            "for s in range(1, 65):\n"     # no handler runs in init
+            "    try: os.kill(1, s)\n"
+            "    except OSError: pass\n"
+            "sum(range(3 * 10**6))\nsys.exit(7)\n")
+        st = tmp_path / "st.json"
+        r = subprocess.run([str(BUILD / "cordon"), "--submit", name,
+                            "--status-file",
+                            str(st), "s.py"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=60)
+        status = json.loads(st.read_text())
+        assert r.returncode == 7 and status["exit_code"] == 7, \
+            (r, status)
+        assert status["reason"] == "exited with 7", status
+        assert status["user_ms"] + status["sys_ms"] > 0, status
+
+
 def test_policy_refusing_the_template_fails_clearly(tmp_path):
     # A policy that refuses what the interpreter itself needs (here: all
     # but what the command's exec needs) cannot run warm: each run fails
