@@ -306,6 +306,10 @@ int opts_warm_scan(int argc, char **argv, int setup, char *msg,
 /* launch.c */
 int launch(struct opts *o, const struct cpol *pol, struct run_plan *pl,
     struct report *r, char *err);
+/* late.c: a descriptor kept (*fd taken, set to -1) until late_close(),
+ * once the status is out */
+void late_keep(int *fd);
+void late_close(void);
 
 /* landlock.c */
 int landlock_probe(int *errata);

@@ -567,7 +567,7 @@ cleanup:
 	}
 	closefd(&s.mnt_sock[0]);
 	closefd(&s.mnt_sock[1]);
-	closefd(&s.mnt);
+	late_keep(&s.mnt);            /* late.c: closed after the status */
 	if (cgroup_remove(&s.ln.cg, msg, sizeof(msg)) < 0) {
 		sink_say("cordon: %s", msg);
 		rc = EXIT_CORDON;
@@ -580,8 +580,8 @@ cleanup:
 	}
 	r->egress = s.egress.on;
 	egress_end(&s.egress, &r->net);
-	closefd(&s.wfd);
-	closefd(&s.lock);             /* after the removal */
+	late_keep(&s.wfd);
+	late_keep(&s.lock);           /* after the removal */
 	closefd(&s.sup.sigfd);
 	closefd(&s.sup.pidfd);
 	closefd(&s.ln.ruleset_fd);

@@ -186,6 +186,7 @@ int main(int argc, char **argv)
 	 * process (a fork of the template) has unmapped its memory. */
 	if (o.warm_ctl >= 0)
 		warm_said(o.warm_ctl, rc);
+	late_close();
 	denials_free((struct denials *)r.denials);
 	cpol_free(&pol);
 	close(o.null_fd);
