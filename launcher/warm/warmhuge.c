@@ -7,7 +7,12 @@
  * takes 1.1 ms instead of 1.8, an exit 1.3 instead of 2.3.  The regions
  * are not marked MADV_HUGEPAGE: what a run allocates later stays in small
  * pages, and a run's first write to a huge page splits it, copying 4 KiB
- * as before.  Best effort: a kernel without it changes nothing.
+ * as before.  Best effort: a kernel without it changes nothing.  It
+ * lasts for the first spares only: the template's own writes after a
+ * fork (its server loop, on pages a spare shares) split the huge pages
+ * again, 20 MiB -> 2 MiB after the first request (bench/README.md
+ * section 7, where collapsing again before each fork was measured and
+ * not adopted).
  */
 #include <stdio.h>
 #include <stdlib.h>
