@@ -70,7 +70,9 @@ static const char *next(const char *s)
 }
 
 /* One line (NUL-ended, no newline): its range, if it is private
- * anonymous memory holding none of keep's addresses; 0 otherwise. */
+ * anonymous memory holding none of keep's addresses; 0 otherwise.
+ * warm/warmhuge.c reads the same lines with libc (strtoul, strchr):
+ * init may call no libc function that could touch memory it unmaps. */
 static int droppable(const char *s, const struct keep *k, uintptr_t *lo,
     uintptr_t *hi)
 {
@@ -135,8 +137,6 @@ static void shed(int maps)
 	long got;
 
 	handlers_reset();
-	if (maps < 0)
-		return;
 	/* The map read while it shrinks: each read goes on from the end of
 	 * the last mapping it gave. */
 	for (;;) {

@@ -433,18 +433,19 @@ static pid_t warm_start(const struct launch *ln)
  * PID 1 of the run's PID namespace.  It has every layer but seccomp
  * (Landlock, no_new_privs, no capability, the rlimits, the session): it
  * must fork, wait and exit whatever the policy's filter says, and its
- * code after the fork is init_end's loop alone (initend.c).  It is made non-dumpable, so
- * the payload (same uid, same Landlock domain) can neither ptrace it nor
- * read its memory or take its descriptors; and as init it ignores every
- * signal sent from inside the namespace.  Its only descriptors are the
- * standard ones, the status pipe, whose sole reader is cordon (a
- * hijacked init could only lie about the payload's own status), and for
- * a moment the filter's listener.  It reaps every orphan; when the
- * payload ends it sends the payload's raw wait status and CPU time
- * (struct fate) to cordon (init cannot re-raise a signal on itself, and
- * only init sees the payload dead before it is reaped) and exits, and
- * the kernel kills whatever is left in the namespace.  If cordon dies, the
- * parent-death signal kills init, and the namespace with it.
+ * code after the fork is init_end's loop alone (initend.c).  It is made
+ * non-dumpable, so the payload (same uid, same Landlock domain) can
+ * neither ptrace it nor read its memory or take its descriptors; and as
+ * init it ignores every signal sent from inside the namespace.  Its only
+ * descriptors are the standard ones, the status pipe, whose sole reader
+ * is cordon (a hijacked init could only lie about the payload's own
+ * status), and for a moment the filter's listener.  It reaps every
+ * orphan; when the payload ends it sends the payload's raw wait status
+ * and CPU time (struct fate) to cordon (init cannot re-raise a signal on
+ * itself, and only init sees the payload dead before it is reaped) and
+ * exits, and the kernel kills whatever is left in the namespace.  If
+ * cordon dies, the parent-death signal kills init, and the namespace
+ * with it.
  */
 static void init(const struct launch *ln, int maps)
     __attribute__((noreturn));

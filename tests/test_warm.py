@@ -11,6 +11,7 @@ import json
 import os
 import pathlib
 import re
+import signal
 import subprocess
 
 import pytest
@@ -596,6 +597,24 @@ def test_run_init_lets_go_of_the_template_memory(code_gen, tmp_path):
             (r, status)
         assert status["reason"] == "exited with 7", status
         assert status["user_ms"] + status["sys_ms"] > 0, status
+
+
+def test_cpu_limit_seen_by_the_shed_init(code_gen, tmp_path):
+    # cpu_limit is decided on the CPU time init reads as the run dies
+    # (clock_cpu_us), after it let go of the template's memory: a clock
+    # read that no longer worked would report a plain SIGXCPU.
+    with _serving(code_gen, "--limit", "cpu=1", tag="shedcpu") as (name, _):
+        (tmp_path / "s.py").write_text("while True: pass\n")
+        st = tmp_path / "st.json"
+        r = subprocess.run([str(BUILD / "cordon"), "--submit", name,
+                            "--status-file", str(st), "s.py"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=60)
+        status = json.loads(st.read_text())
+        assert r.returncode == 128 + signal.SIGXCPU, (r, status)
+        assert status["outcome"] == "cpu_limit", status
+        used = re.search(r"it used (\d+) ms of CPU time, the limit is "
+                         r"1000 ms", status["reason"])
+        assert used and int(used.group(1)) >= 700, status
 
 
 def test_policy_refusing_the_template_fails_clearly(tmp_path):

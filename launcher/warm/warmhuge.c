@@ -37,7 +37,8 @@ static const char *field(const char *line, int n)
 
 /* One line of /proc/self/maps ("lo-hi perms offset dev inode path"): a
  * private writable anonymous region (or the brk heap), its 2 MiB-aligned
- * part in [*a, *b); 0 if none. */
+ * part in [*a, *b); 0 if none.  initend.c's droppable() reads the same
+ * lines without libc, for init, which may not use it there. */
 static int huge_part(const char *line, unsigned long *a, unsigned long *b)
 {
 	const char *path = field(line, 5);
