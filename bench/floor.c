@@ -221,8 +221,9 @@ static int info(const struct cpol *p)
 	for (i = 0; i < p->nrules; i++)
 		nconds += p->rules[i].ncond > 0;
 	printf("name\t%s\ninsns\t%u\nrules\t%u\nconditional_rules\t%u\n"
-	    "fs_rules\t%u\ntimeout_ms\t%llu\nargv", p->name, p->ninsns,
-	    p->nrules, nconds, p->nfs, (unsigned long long)p->timeout_ms);
+	    "fs_rules\t%u\nhosts\t%u\ntimeout_ms\t%llu\nargv", p->name,
+	    p->ninsns, p->nrules, nconds, p->nfs, p->nhosts,
+	    (unsigned long long)p->timeout_ms);
 	for (i = 0; i < p->nargv; i++)
 		printf("\t%s", p->argv[i]);
 	printf("\n");

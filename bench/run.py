@@ -167,6 +167,12 @@ def prepare(args, b):
     ctx["blobs"] = [x for x in ctx["blobs"] if x in ctx["info"]]
     py = [x for x in ctx["blobs"]
           if ctx["info"][x]["argv"][0].startswith("/usr/bin/python3")]
+    # cordon's default path: a python policy without named hosts (the
+    # kernel-work floor starts no egress proxy); the proxy is measured
+    # on its own row, with the first python policy that names hosts.
+    proxied = [x for x in py if ctx["info"][x].get("hosts", "0") != "0"]
+    ctx["py_proxy_blob"] = proxied[0] if proxied else None
+    py = [x for x in py if x not in proxied] + proxied
     if args.policy:
         py = [x for x in ctx["blobs"]
               if os.path.basename(x) == args.policy + ".cpol"]
@@ -273,6 +279,14 @@ def launch_configs(ctx, workload, blob, rounds):
                 cfgs.append(Config(label, [ctx[key], blob,
                                            snippet or ctx["empty"]],
                                    env=env_tmp))
+        proxy = ctx.get("py_proxy_blob") if snippet else None
+        if ctx["cordon"] and proxy and proxy != blob:
+            cfgs.append(Config("cordon `%s` (named hosts)"
+                               % os.path.basename(proxy),
+                               [ctx["cordon"], proxy, snippet], env=env_tmp,
+                               note="layer cost: egress proxy, and that "
+                               "policy's own rules",
+                               layer=("cordon", 1)))
         if ctx["cordon"]:
             cfgs.append(Config("cordon --no-namespaces",
                                [ctx["cordon"], "--no-namespaces", blob,
@@ -768,11 +782,13 @@ def environment(ctx):
         "bwrap: %s; firejail: %s" % (
             first_line(["bwrap", "--version"]),
             first_line(["firejail", "--version"])),
-        "python policy: %s; /bin/true policy: %s" % (
+        "python policy: %s; /bin/true policy: %s; named hosts (the "
+        "egress proxy's row): %s" % (
             "bench/python.policy (no shipped python policy yet)"
             if ctx["py_fallback"] else
             os.path.basename(ctx["py_blob"] or "none"),
-            "bench/true.policy" if ctx["true_blob"] else "none"),
+            "bench/true.policy" if ctx["true_blob"] else "none",
+            os.path.basename(ctx["py_proxy_blob"] or "none")),
     ]
     return "\n".join("- " + x for x in lines) + "\n"
 
