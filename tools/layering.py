@@ -86,7 +86,9 @@ LAUNCHER_ONLY = {'warm.h': {'launcher/main.c'}}
 WARM_PY = 'launcher/warm'
 WARM_PY_IMPORTS = {
     'warm': {'_cordon_warm', 'warm_preload', 'warm_serve'},
-    'warm_serve': {'_cordon_warm', 'warm_spare', 'warm_request'},
+    'warm_serve': {'_cordon_warm', 'warm_spare', 'warm_request',
+                   'warm_pace'},
+    'warm_pace': set(),
     'warm_spare': {'_cordon_warm', 'warm_run'},
     'warm_request': {'_cordon_warm'},
     'warm_run': {'_cordon_warm', 'warm_preload'},

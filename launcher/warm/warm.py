@@ -40,6 +40,7 @@ The modules, one job each, next to this file:
   warm_serve.py    the server loop: requests taken, queued, answered
   warm_request.py  a caller's request, its words sorted (run, set-up)
   warm_spare.py    spares made, given their request
+  warm_pace.py     whether a spare is exercised: the callers' pace
   warm_run.py      the run, inside the sandbox: ready, the arguments,
                    the snippet as __main__ (imports none of the server)
 

@@ -14,10 +14,10 @@ import socket
 import stat
 import struct
 import sys
-import time
 
 import _cordon_warm
 import warm_spare
+from warm_pace import Pace
 from warm_request import Request
 
 MAX_RUNS = 200          # then re-exec: a new layout, new imports
@@ -46,10 +46,7 @@ class Pool:
         self.busy = {}                  # pidfd -> Spare with a request
         self.queue = collections.deque()
         self.failures = self.done = 0
-        self.pressed = False            # callers outpace exercised spares
-        self.last = None                # when the last request came
-        self.making_s = 0.0             # an exercised spare's making, the
-                                        # last one: fork to ready
+        self.pace = Pace()              # whether spares are exercised
         self.tmpfs = None               # spares have a run tmpfs (R T)
         self.uid = os.getuid()
         if stat.S_ISFIFO(os.fstat(0).st_mode):
@@ -78,8 +75,13 @@ class Pool:
         request sent at once.  While callers come faster than exercised
         spares are made, spares skip the exercise: it costs about what
         it saves, and a waiting caller pays all of it."""
+        making = [s for s in self.spares if not s.ready]
         sp = warm_spare.fork(self, request,
-                             request is None and not self.pressed)
+                             request is None and self.pace.exercise())
+        # Its making is measured only if no other spare's shares the CPU.
+        sp.alone = not making
+        for other in making:
+            other.alone = False
         self.sel.register(sp.pidfd, selectors.EVENT_READ, ("end", sp))
         self.sel.register(sp.ctl, selectors.EVENT_READ, ("ctl", sp))
         if request:
@@ -143,13 +145,7 @@ class Pool:
         if request is None:
             return
         self.done += 1
-        # Pressed: no spare was ready, or this request came sooner after
-        # the last than an exercised spare takes to make (back-to-back
-        # callers would otherwise wait for each one).
-        now = time.monotonic()
-        self.pressed = not any(s.ready for s in self.spares) or (
-            self.last is not None and now - self.last < self.making_s)
-        self.last = now
+        self.pace.request(sum(s.ready for s in self.spares))
         if request.setup:
             self.fork_spare(request)
         else:
@@ -160,7 +156,10 @@ class Pool:
         """Queued requests to ready spares; without spares (they keep
         failing, or the template is about to re-execute), each its own."""
         while self.queue:
-            ready = [s for s in self.spares if s.ready]
+            # An exercised spare first: the other may be kept for a
+            # caller that comes sooner.
+            ready = sorted((s for s in self.spares if s.ready),
+                           key=lambda s: not s.warm)
             if self.tmpfs is False and self.queue[0].has("--workdir"):
                 self.queue[0].own()
                 self.fork_spare(self.queue.popleft())
@@ -235,8 +234,7 @@ class Pool:
             what, value = warm_spare.said(said)
             if what == "ready":
                 sp.ready = True
-                if sp.warm:
-                    self.making_s = time.monotonic() - sp.born
+                self.pace.made(sp.warm, sp.alone, sp.born)
                 self.failures = 0
                 self.tmpfs = value      # the same for every spare
             elif what == "exit":

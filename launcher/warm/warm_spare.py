@@ -18,12 +18,14 @@ HANDLED = (signal.SIGTERM, signal.SIGINT)   # the template's handlers
 
 
 class Spare:
-    __slots__ = ("pid", "pidfd", "ctl", "ready", "conn", "warm", "born")
+    __slots__ = ("pid", "pidfd", "ctl", "ready", "conn", "warm", "born",
+                 "alone")
 
     def __init__(self, pid, pidfd, ctl, warm):
         self.pid, self.pidfd, self.ctl = pid, pidfd, ctl
         self.ready, self.conn = False, None
         self.warm, self.born = warm, time.monotonic()   # exercised; forked
+        self.alone = True       # no other spare was made meanwhile
 
 
 def fork(pool, request, warm):
