@@ -6,6 +6,8 @@ import os
 import statistics
 import subprocess
 
+import machine
+
 # Issue 27: ns a denied call may add when cordon observes it.
 T_DENIED_NS = 10000
 
@@ -13,12 +15,6 @@ T_DENIED_NS = 10000
 def goal(added_ns):
     return "goal <= %d us: %s" % (T_DENIED_NS // 1000, "met" if
                                   added_ns <= T_DENIED_NS else "MISSED")
-
-
-def load():
-    """The 1-minute load average: the goal is for a quiet machine."""
-    with open("/proc/loadavg", encoding="ascii") as f:
-        return f.read().split()[0]
 
 
 DENIAL_SNIPPET = """
@@ -55,6 +51,7 @@ def denial_table(ctx, rounds, calls):
     snip = os.path.join(ctx["work"], "denials.py")
     with open(snip, "w", encoding="ascii") as f:
         f.write(DENIAL_SNIPPET)
+    calm = machine.quiet()      # before the runs: what else was running
     rows = []
     for label, opts in (("observed (listener, cordon answers)", []),
                         ("not observed (--no-namespaces: kernel answers)",
@@ -73,7 +70,7 @@ def denial_table(ctx, rounds, calls):
                          for i in range(3))
             note = "%d runs" % rounds
             if not opts:
-                note += "; %s (load %s)" % (goal(d - a0), load())
+                note += "; %s (%s)" % (goal(d - a0), calm)
             rows.append([label, "%.0f" % a0, "%.0f (%+.0f)" % (d, d - a0),
                          "%.0f (%.2fx)" % (a1, a1 / a0), note])
     head = ["run", "allowed ioctl: ns", "denied ioctl: ns (+ns)",

@@ -23,6 +23,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import denials  # noqa: E402
+import machine  # noqa: E402  (how quiet and how fast the machine is)
 import pylaunch  # noqa: E402  (the baseline launcher, timed in-process)
 import throughput  # noqa: E402
 import tlsproxy  # noqa: E402
@@ -777,8 +778,10 @@ def environment(ctx):
     with open("/proc/loadavg", encoding="ascii") as f:
         load = " ".join(f.read().split()[:3])
     lines = [
-        "kernel %s, %d cores, load %s at start" % (
-            platform.release(), os.cpu_count() or 0, load),
+        "kernel %s, %d cores, load %s at start; %s; a first touch of "
+        "a page %.1f us (the host's speed: compare days by it)" % (
+            platform.release(), os.cpu_count() or 0, load,
+            machine.quiet(), machine.first_touch_us()),
         "bwrap: %s; firejail: %s" % (
             first_line(["bwrap", "--version"]),
             first_line(["firejail", "--version"])),
@@ -944,9 +947,11 @@ def main():
         progress("warm pools")
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import warm
-        parts.append(table(*warm.warm_table(
+        calm = machine.quiet()      # before the pool: what else was running
+        title, head, rows = warm.warm_table(
             b, os.path.join(b, "policies", "code_gen.cpol"),
-            8 if args.quick else 30, 3 if args.quick else args.duration)))
+            8 if args.quick else 30, 3 if args.quick else args.duration)
+        parts.append(table("%s (%s)" % (title, calm), head, rows))
     parts.append("Total bench time %.0f s.  How to read this: "
                  "bench/README.md.\n" % (time.perf_counter() - t_start))
     report = "\n".join(parts)
