@@ -53,8 +53,13 @@ def run(argv, envp, at, warm):
     except OSError as e:
         if e.errno != errno.EBADF:
             os._exit(125)
-    args = [os.fsdecode(a) for a in body.split(b"\0")[:-1]]
+    args = words(body)
     run_snippet(argv + args, at)
+
+
+def words(body):
+    """The request's arguments: NUL-ended words, decoded as argv is."""
+    return [os.fsdecode(a) for a in body.split(b"\0")[:-1]]
 
 
 def prepare(envp):
@@ -97,23 +102,19 @@ def rehearse():
     """What the run does once its request comes, done once before on
     nothing of the caller's (a throwaway namespace), with no system call
     (a file opened here could be a denial reported as the snippet's): a
-    source compiled and run, a module made as main_module makes it, the
-    empty streams flushed.  A forked process pays for the first touch of
-    each page it maps, text included (about 10 us a page on the bench
-    VM, a read as much as a write), so the compiler's and the loop's
-    pages are touched here, while no caller waits."""
+    source compiled and run, a main module made (not installed), the
+    request's words decoded, the empty streams flushed.  A forked process
+    pays for the first touch of each page it maps, text included (about
+    10 us a page on the bench VM, a read as much as a write), so the
+    compiler's and the loop's pages are touched here, while no caller
+    waits."""
     import builtins
-    import importlib.machinery
     ns = {"__builtins__": builtins}
     exec(compile(REHEARSAL, "<cordon warm-up>", "exec", dont_inherit=True),
          ns)
     ns.clear()          # f and its globals: no cycle left for the collector
-    m = type(sys)("__main__")
-    m.__dict__.update(__loader__=importlib.machinery.SourceFileLoader(
-        "__main__", os.devnull))
-    del m
-    int.from_bytes(b"\0\0\0\0", "little")
-    [os.fsdecode(a) for a in b"a\0".split(b"\0")[:-1]]
+    new_main(os.devnull)
+    words(b"a\0")
     for f in (sys.stdout, sys.stderr):
         f.flush()
 
@@ -192,8 +193,9 @@ def run_snippet(argv, at):
     os._exit(code)
 
 
-def main_module(path):
-    """__main__ as python3 makes it for a script (the same names)."""
+def new_main(path):
+    """__main__ as python3 makes it for a script (the same names), not
+    yet in sys.modules."""
     import builtins
     import importlib.machinery
     main = type(sys)("__main__")
@@ -201,7 +203,11 @@ def main_module(path):
                          __cached__=None, __file__=path, __package__=None,
                          __loader__=importlib.machinery.SourceFileLoader(
                              "__main__", path))
-    sys.modules["__main__"] = main
+    return main
+
+
+def main_module(path):
+    main = sys.modules["__main__"] = new_main(path)
     return main
 
 
