@@ -39,7 +39,7 @@ const char *status_bound_by(enum bound_by by)
 /* The report without denials fits in 8 KiB; each of DENIALS_MAX entries
  * takes at most about 420 bytes (escaping included), each of
  * AUDIT_DENIALS_MAX Landlock ones under 8 KiB (its path twice, each byte
- * escaped as \u00XX at worst). */
+ * escaped as \u00XX or \udcXX, JSON_ESCAPE_MAX, at worst). */
 struct out {
 	char buf[8192 + DENIALS_MAX * 448 + AUDIT_DENIALS_MAX * 8192];
 	size_t len;

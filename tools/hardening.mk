@@ -45,7 +45,7 @@ endif
 # Fuzz harnesses.  FUZZ_ENGINE=libfuzzer links them with libFuzzer's main
 # (only in build-fuzz/, with FUZZ_CFLAGS); otherwise with driver.c.
 
-FUZZ_NAMES := blob bpf proxyreq httpreq auditrec warmreq
+FUZZ_NAMES := blob bpf proxyreq httpreq auditrec warmreq jsonesc
 # The compiler harness needs the front end (compiler/build.mk).
 ifneq ($(COMPILER_LIB_OBJS),)
 FUZZ_NAMES += policy learn oci
@@ -95,6 +95,11 @@ $(BUILD)/fuzz/fuzz_httpreq: $(FUZZ_OBJ)/fuzz_httpreq.o $(FUZZ_OBJ)/fail.o \
 
 $(BUILD)/fuzz/fuzz_auditrec: $(FUZZ_OBJ)/fuzz_auditrec.o $(FUZZ_OBJ)/fail.o \
 		$(FUZZ_MAIN) $(BUILD)/launcher/auditrec.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
+
+$(BUILD)/fuzz/fuzz_jsonesc: $(FUZZ_OBJ)/fuzz_jsonesc.o $(FUZZ_OBJ)/fail.o \
+		$(FUZZ_MAIN) $(BUILD)/common/jsonesc.o $(BUILD)/common/utf8.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
 
