@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -74,3 +75,104 @@ def test_raw_bytes_path_and_comm_give_json(blob, tree, tmp_path):
     # cordon's own lines show the bytes as \xNN, never raw
     says = [l for l in err.splitlines() if l.startswith(b"cordon:")]
     assert says and all(max(l) < 0x80 for l in says), err
+
+
+# ------------------------------------------------ through the Python client
+
+FAKE = "cordon: policy code_gen needs Landlock ABI 99 (snippet's own)"
+
+
+@pytest.fixture
+def stub(tmp_path):
+    """A program standing for cordon: it writes STATUS (bytes) to its
+    --status-fd, FAKE to stderr, and exits 137."""
+    def make(status):
+        p = tmp_path / "cordon-stub"
+        p.write_text("#!%s\nimport os, sys\n"
+                     "a = sys.argv\n"
+                     "fd = int(a[a.index('--status-fd') + 1])\n"
+                     "os.write(fd, %r)\n"
+                     "sys.stderr.write(%r + '\\n')\n"
+                     "sys.exit(137)\n" % (sys.executable, status, FAKE))
+        p.chmod(0o755)
+        return str(p)
+    return make
+
+
+def client_for(cpkg, policies_dir, cordon, tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir(exist_ok=True)
+    return cpkg.Client(policies_dir, cordon=cordon, work_root=runs,
+                       check_kernel=False, warm=False)
+
+
+@pytest.fixture(scope="module")
+def cpkg(src_dir):
+    from client_support import import_client
+    return import_client(src_dir)
+
+
+def test_client_reads_a_status_with_raw_bytes(cpkg, policies_dir, stub,
+                                              tmp_path):
+    """An older cordon's status with a raw byte: the outcome is still had,
+    the path's bytes back through os.fsencode, and nothing of stderr."""
+    st = (b'{"cordon":1,"outcome":"signaled","exit_code":137,"signal":9,'
+          b'"reason":"killed by signal 9","landlock_denials":'
+          b'[{"access":"fs.read_file","path":"/d\xff\xfe/f.txt",'
+          b'"comm":"\xff\xfec","add":"x","count":1}]}\n')
+    c = client_for(cpkg, policies_dir, stub(st), tmp_path)
+    try:
+        r = c.run("code_gen", "print(1)")
+    finally:
+        c.close()
+    assert str(r.outcome) in ("signaled", "Outcome.SIGNALED"), r
+    assert r.reason == "killed by signal 9" and FAKE not in repr(r), r
+    den = r.status["landlock_denials"][0]
+    assert os.fsencode(den["path"]) == b"/d\xff\xfe/f.txt", den
+
+
+def test_client_reason_is_never_the_runs_stderr(cpkg, policies_dir, stub,
+                                                tmp_path):
+    """No status at all: the error says so, and not what stderr held."""
+    c = client_for(cpkg, policies_dir, stub(b""), tmp_path)
+    try:
+        with pytest.raises(cpkg.LauncherError) as e:
+            c.run("code_gen", "print(1)")
+    finally:
+        c.close()
+    assert "no status report" in str(e.value), e.value
+    assert "Landlock ABI 99" not in str(e.value), e.value
+
+
+def test_client_killed_run_keeps_outcome_denials_outputs(
+        cpkg, policies_dir, tree, tmp_path):
+    """The issue's run, end to end: cordon (with --landlock-watch, so it
+    names the denial as any user) under the client; the snippet names a
+    raw-bytes process, is refused a raw-bytes folder, writes an output,
+    prints a fake cordon line and kills itself."""
+    f = folder(tree, b"\xfe\xff client")
+    wrap = tmp_path / "cordon-watch"
+    wrap.write_text("#!/bin/sh\nexec %s --landlock-watch \"$@\"\n"
+                    % (BUILD / "cordon"))
+    wrap.chmod(0o755)
+    c = client_for(cpkg, policies_dir, str(wrap), tmp_path)
+    code = ("import ctypes, os, sys\n"
+            "ctypes.CDLL(None).prctl(15, b'\\xff\\xfek', 0, 0, 0)\n"
+            "open('kept.txt', 'w').write('kept')\n"
+            "try:\n"
+            "    open(%r)\n"
+            "except PermissionError:\n"
+            "    pass\n"
+            "sys.stderr.write(%r + '\\n')\n"
+            "sys.stderr.flush()\n"
+            "os.kill(os.getpid(), 9)\n" % (f, FAKE))
+    try:
+        r = c.run("code_gen", code)
+    finally:
+        c.close()
+    assert "signal" in str(r.outcome).lower(), r
+    assert FAKE not in r.reason, r
+    assert "kept.txt" in r.outputs, r
+    den = [d for d in r.status["landlock_denials"] or []
+           if os.fsencode(d.get("path", "")) == f]
+    assert den and os.fsencode(den[0]["comm"]) == b"\xff\xfek", r.status

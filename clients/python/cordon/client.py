@@ -77,11 +77,15 @@ def _with_credentials(env: Mapping[str, str] | None,
 
 
 def _parse_status(raw: bytes) -> dict[str, Any] | None:
+    """cordon's status report, or None.  Bytes that are not UTF-8 (an
+    older cordon wrote a denied path's raw bytes) are read as cordon
+    escapes them now, \\udcXX (surrogateescape, cordon(1)): a name the
+    run chose never costs the run's outcome."""
     line = raw.strip().split(b"\n", 1)[0] if raw.strip() else b""
     if not line:
         return None
     try:
-        d = json.loads(line)
+        d = json.loads(line.decode("utf-8", "surrogateescape"))
     except ValueError:
         return None
     return d if isinstance(d, dict) else None
@@ -435,9 +439,9 @@ class Client:
                 continue
             break
         if status is None or status.get("outcome") == "error":
-            msg = (status or {}).get("reason") or \
-                err[0].decode("utf-8", "replace").strip()[-2000:] or \
-                "no status report"
+            # Only cordon's own words: under --quiet its stderr is the
+            # snippet's, which may say anything ("cordon: ...").
+            msg = (status or {}).get("reason") or "no status report"
             raise LauncherError(f"cordon failed for tool {tool!r} "
                                 f"(exit {rc}): {msg}", rc, err[0], status)
         exclude = (frozenset() if include_inputs or output_dir else

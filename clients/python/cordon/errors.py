@@ -68,8 +68,12 @@ class LauncherError(CordonError):
     """cordon itself failed: it exited 125 with outcome "error", or ended
     without a status report.  The snippet may not have run at all.
 
-    ``exit_code`` is cordon's exit status, ``stderr`` what it printed,
-    ``status`` the parsed status report if there was one."""
+    The message holds only what cordon reported through its status (its
+    reason) and its exit status, never the run's standard error.
+    ``exit_code`` is cordon's exit status, ``stderr`` the standard error
+    that came back (for a run, the snippet's: cordon runs --quiet, so
+    anything there may be the snippet's own words), ``status`` the parsed
+    status report if there was one."""
 
     def __init__(self, message: str, exit_code: int | None,
                  stderr: bytes = b"",
