@@ -9,6 +9,7 @@
 
 #include "ast.h"
 #include "diag.h"
+#include "polquote.h"
 
 /* Caps on what a source may make the compiler hold.  Each bounds memory
  * or recursion; real policies are far below them. */
@@ -17,7 +18,7 @@
 #define PARSE_MAX_FILES 256             /* files read in one compile */
 #define PARSE_MAX_INCDIRS 32            /* -I directories */
 #define PARSE_MAX_DEFINES 256           /* -D definitions */
-#define PARSE_MAX_STRING 4096           /* one string literal (PATH_MAX) */
+#define PARSE_MAX_STRING POLQ_STRING_MAX /* one string literal (polquote.h) */
 
 /* A "# cordon-lint: ..." comment, kept for the lint subcommand. */
 struct parse_lint {

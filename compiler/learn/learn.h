@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "cpol.h"
+#include "polquote.h"
 
 #define LEARN_USAGE "learn [-o OUT.policy] [--cordon PATH] [-I DIR]... " \
 	"[--hosts] [--resolve NAME:ADDR]... BASE.policy SAMPLE.py..."
@@ -69,18 +70,6 @@ void learn_first(FILE *out, const char *call, const char *sample,
 /* learn_net.c: the network statements, with what used each. */
 void learn_write_net(FILE *out, const struct learn *l);
 
-/* learn_name.c: why a policy string cannot hold s as written, or NULL;
- * learn_name_problem also wants a rule's path (cpol_path_ok).  A path
- * with a problem is left out of the learned policy, with the reason. */
-const char *learn_string_problem(const char *s);
-const char *learn_name_problem(const char *path);
-/* s as a policy string: quoted, \" and \\ escaped. */
-void learn_put_string(FILE *out, const char *s);
-/* A path statement's path: bare where it lexes so, else quoted. */
-void learn_put_path(FILE *out, const char *path);
-/* Any name inside a comment: printable ASCII, every other byte \xNN. */
-void learn_put_note(FILE *out, const char *s);
-
 /* learn_fold.c: the path rules a reviewer reads.  LEARN_FOLD_MIN or
  * more entries of one folder used with the same read rights (read-file,
  * read-dir, nothing else) become one rule on the folder; the system
@@ -110,7 +99,7 @@ int learn_fold(const struct learn *l, const struct cpol *base,
     struct learn_fold *f);
 void learn_fold_free(struct learn_fold *f);
 /* Why path is not learned (too wide, another process's /proc entry,
- * learn_name_problem), or NULL. */
+ * polq_path_problem), or NULL. */
 const char *learn_path_problem(const char *path);
 
 int learn_cmd(int argc, char **argv);

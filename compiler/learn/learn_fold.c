@@ -77,7 +77,7 @@ const char *learn_path_problem(const char *path)
 			return "too wide: a whole system directory";
 	if (strncmp(path, "/proc/", 6) == 0 && isdigit((unsigned char)path[6]))
 		return "another process's /proc entry";
-	return learn_name_problem(path);
+	return polq_path_problem(path);
 }
 
 /* May entries be folded into dir?  Not a too-wide one, a top-level one

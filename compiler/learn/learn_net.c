@@ -20,7 +20,7 @@ static void write_hosts(FILE *out, const struct learn *l)
 	    "alone.\nnetwork connect");
 	for (i = 0; i < l->nhost; i++) {
 		fputs("\n    ", out);
-		learn_put_string(out, l->host[i].host);
+		polq_string(l->host[i].host, polq_put_file, out);
 		fprintf(out, ":%u%s  # %llu connection%s, ", l->host[i].port,
 		    i + 1 < l->nhost ? "," : ";",
 		    (unsigned long long)l->host[i].count,

@@ -315,7 +315,7 @@ static void write_rule(FILE *out, const struct learn_rule *r)
 	explain_rights(r->shown, rs, sizeof(rs));
 	explain_rights(r->folded, fr, sizeof(fr));
 	fprintf(out, "path ");
-	learn_put_path(out, r->path);
+	polq_path(r->path, polq_put_file, out);
 	fprintf(out, " %s;  # ", rs);
 	if (r->tree)
 		fprintf(out, "%s, a system tree: one rule for %u path%s "
@@ -325,7 +325,7 @@ static void write_rule(FILE *out, const struct learn_rule *r)
 		fprintf(out, "folded: %u entries used %s in it (%d or more "
 		    "fold)", r->held, fr, LEARN_FOLD_MIN);
 	fputs(", e.g. ", out);
-	learn_put_note(out, r->example ? r->example : "-");
+	polq_note(r->example ? r->example : "-", polq_put_file, out);
 	fputs("; ", out);
 	uses(out, r->uses, r->sample);
 }
@@ -357,7 +357,7 @@ static int write_paths(FILE *out, const struct learn *l,
 		if (why) {
 			explain_rights(f.need[i], r, sizeof(r));
 			fprintf(out, "# not learned: %s on ", r);
-			learn_put_note(out, p->path);
+			polq_note(p->path, polq_put_file, out);
 			fprintf(out, " (%s); ", why);
 			uses(out, p->count, p->sample);
 			continue;
@@ -366,7 +366,7 @@ static int write_paths(FILE *out, const struct learn *l,
 			continue;
 		explain_rights(f.own[i], r, sizeof(r));
 		fprintf(out, "path ");
-		learn_put_path(out, p->path);
+		polq_path(p->path, polq_put_file, out);
 		fprintf(out, " %s;  # ", r);
 		uses(out, p->count, p->sample);
 	}
@@ -416,7 +416,7 @@ static void write_base_rules(FILE *out, const struct cpol *b, uint32_t nr,
 			fprintf(out, "%s%s", k ? ", " : "",
 			    explain_cond(r->name, &r->cond[k], c, sizeof(c)));
 		fprintf(out, ");  # the base's, ");
-		learn_put_note(out, r->origin ? r->origin : "-");
+		polq_note(r->origin ? r->origin : "-", polq_put_file, out);
 		fputc('\n', out);
 	}
 }
@@ -521,14 +521,14 @@ int learn_write(FILE *out, const struct learn *l, const struct cpol *base,
 {
 	int i;
 
-	if (learn_string_problem(include) || learn_string_problem(name)) {
+	if (polq_string_problem(include) || polq_string_problem(name)) {
 		errno = EINVAL;
 		return -1;
 	}
 	fprintf(out, "# Learned by cordonc learn from trusted samples:");
 	for (i = 0; i < nsamples; i++) {
 		fputc(' ', out);
-		learn_put_note(out, samples[i]);
+		polq_note(samples[i], polq_put_file, out);
 	}
 	fprintf(out, "\n# They ran with enforcement relaxed (cordon "
 	    "--observe); review every line.\n# Each comment says what used "
@@ -537,9 +537,9 @@ int learn_write(FILE *out, const struct learn *l, const struct cpol *base,
 		fprintf(out, "# %llu observations past cordonc's tables were "
 		    "not learned.\n", (unsigned long long)l->dropped);
 	fputs("include ", out);
-	learn_put_string(out, include);
+	polq_string(include, polq_put_file, out);
 	fputs(";\npolicy ", out);
-	learn_put_string(out, name);
+	polq_string(name, polq_put_file, out);
 	fputs(";\n", out);
 	write_calls(out, l, base);
 	learn_write_net(out, l);
