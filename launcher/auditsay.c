@@ -8,6 +8,8 @@
 
 #include "kaudit.h"
 #include "cordon.h"
+#include "polquote.h"
+#include "secret.h"
 #include "sysdecode.h"
 
 /* Is one of the comma-separated names in list?  ("fs.read_file,..."). */
@@ -47,7 +49,66 @@ static int under(const char *path, const char *dir)
 	return strncmp(path, dir, k) == 0 && (path[k] == 0 || path[k] == '/');
 }
 
-/* What to add for d, into buf. */
+/* Bytes into a fixed buffer; a line that does not fit is not given. */
+struct line {
+	char *buf;
+	size_t len, cap;
+	int over;
+};
+
+static void put_line(void *ctx, const char *p, size_t n)
+{
+	struct line *l = ctx;
+
+	if (l->over || n >= l->cap - l->len) {
+		l->over = 1;
+		return;
+	}
+	memcpy(l->buf + l->len, p, n);
+	l->len += n;
+	l->buf[l->len] = '\0';
+}
+
+/* A path rule for d, pasted as it is into a policy, grants exactly
+ * d's path (quoted by common/polquote.c), or says why none is advised:
+ * a name the policy language cannot hold, a path cut to the record's
+ * field, a credential store (common/secret.c). */
+static void path_advice(const struct audit_denial *d, char *buf,
+    size_t len)
+{
+	struct line l = { buf, 0, len, 0 };
+	const char *why = polq_path_problem(d->object);
+	const char *store = why ? NULL : secret_path(d->object);
+
+	if (strlen(d->object) + 1 >= sizeof(d->object)) {
+		snprintf(buf, len, "not advised: the path is longer than "
+		    "cordon keeps (%zu bytes), so it is cut",
+		    sizeof(d->object) - 1);
+		return;
+	}
+	if (why) {
+		snprintf(buf, len, "not advised: the path cannot be written "
+		    "in a policy as it is (%s)", why);
+		return;
+	}
+	buf[0] = '\0';
+	put_line(&l, store ? "not advised: " : "path ", store ? 13 : 5);
+	polq_path(d->object, put_line, &l);
+	if (store) {
+		put_line(&l, " is a credential file (", 23);
+		put_line(&l, store, strlen(store));
+		put_line(&l, ")", 1);
+	} else {
+		put_line(&l, " ", 1);
+		put_line(&l, mode(d->access), 2);
+		put_line(&l, ";", 1);
+	}
+	if (l.over)
+		snprintf(buf, len, "not advised: the rule is longer than "
+		    "cordon's line");
+}
+
+/* What to add for d, into buf (AUDIT_ADVICE_LEN). */
 const char *audit_advice(const struct audit *a,
     const struct audit_denial *d, char *buf, size_t len)
 {
@@ -73,7 +134,7 @@ const char *audit_advice(const struct audit *a,
 	else if (d->object[0] != '/')
 		snprintf(buf, len, "a path rule (the kernel gave no path)");
 	else
-		snprintf(buf, len, "path %s %s;", d->object, mode(d->access));
+		path_advice(d, buf, len);
 	return buf;
 }
 
@@ -98,7 +159,7 @@ static const char *shown(const char *s, char *buf, size_t len)
 /* One denial's line on stderr. */
 static void say_one(const struct audit *a, const struct audit_denial *d)
 {
-	char adv[AUDITREC_OBJ_LEN + 160], obj[AUDITREC_OBJ_LEN * 4];
+	char adv[AUDIT_ADVICE_LEN], obj[AUDITREC_OBJ_LEN * 4];
 	char advs[sizeof(adv) * 4], comm[sizeof(d->comm) * 4], who[200];
 
 	audit_advice(a, d, adv, sizeof(adv));

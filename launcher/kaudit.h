@@ -96,6 +96,9 @@ void audit_finish(struct audit *a, int sigsys);
 void audit_say(const struct audit *a);
 struct audit_denial *audit_denial_add(struct audit *a, const char *access,
     const char *object, int net, long pid, const char *comm);
+/* The advice's line: "path " and a quoted path (each byte at most two)
+ * and its right, or a sentence about it. */
+#define AUDIT_ADVICE_LEN (2 * AUDITREC_OBJ_LEN + 160)
 const char *audit_advice(const struct audit *a,
     const struct audit_denial *d, char *buf, size_t len);
 

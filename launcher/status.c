@@ -270,7 +270,7 @@ static void denials(struct out *o, const struct denials *d,
  * audit records (audit.c), or null with landlock_denials_reason. */
 static void landlock_denials(struct out *o, const struct audit *a)
 {
-	char adv[AUDITREC_OBJ_LEN + 160];
+	char adv[AUDIT_ADVICE_LEN];
 	unsigned int i;
 
 	if (!a || !a->by || (!a->landlock && !a->watch)) {

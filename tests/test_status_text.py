@@ -15,7 +15,7 @@ import tempfile
 
 import pytest
 
-from conftest import BUILD
+from conftest import BUILD, SRC
 
 WATCH = ["--landlock-watch"]
 
@@ -176,3 +176,97 @@ def test_client_killed_run_keeps_outcome_denials_outputs(
     den = [d for d in r.status["landlock_denials"] or []
            if os.fsencode(d.get("path", "")) == f]
     assert den and os.fsencode(den[0]["comm"]) == b"\xff\xfek", r.status
+
+
+# ------------------------------------------------------ advice, pasted
+
+# Folder names the run chose; each advice must grant exactly that path.
+ADVISED = [b"d rw; network connect 22; #", b'q"uote\\back slash',
+           b"caf\xc3\xa9 sp", b"semi;colon", b"x*"]
+# Names the policy language cannot hold as they are: no rule advised.
+NOT_ADVISED = [b"\xff\xfe raw", b"tab\there", b"dollar${HOME}",
+               b"bidi\xe2\x80\xaex"]
+# Credential stores: said, not offered.
+SECRETS = [b".ssh/cfg", b"tls/server.key", b"keys/privkey.pem",
+           b"h/.aws/credentials", b".netrc"]
+
+
+def explain(src, tree):
+    """cordonc explain --json of policy source (bytes), as a dict; the
+    same file name each time (explain names rules by file and line)."""
+    d = tempfile.mkdtemp(prefix="cordon-st-explain-")
+    p = os.path.join(d, "pasted.policy")
+    with open(p, "wb") as f:
+        f.write(src)
+    try:
+        r = subprocess.run([str(BUILD / "cordonc"), "explain", "--json",
+                            "-I", str(SRC / "policies"),
+                            "-D", "DATA=%s/data" % tree, "-D", "PORT=9",
+                            p], capture_output=True)
+    finally:
+        shutil.rmtree(d)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    doc["policy"].pop("source_sha256", None)    # the text changed
+    return doc
+
+
+def granted_by(add, tree):
+    """What pasting add into the test's policy adds, per explain: the
+    path entries it adds; everything else must stay as it was (the
+    file:line of each rule included: the pasted line comes last)."""
+    base = (SRC / "tests/policies/launcher-llwatch.policy").read_bytes()
+    before = explain(base, tree)
+    after = explain(base + b"\n" + add.encode("utf-8", "surrogateescape")
+                    + b"\n", tree)
+    assert {k: v for k, v in after.items() if k != "paths"} == \
+        {k: v for k, v in before.items() if k != "paths"}, add
+    return [e for e in after["paths"] if e not in before["paths"]]
+
+
+def test_advice_pasted_grants_exactly_its_path(blob, tree, tmp_path):
+    files = {n: folder(tree, n) for n in ADVISED + NOT_ADVISED}
+    rc, err, raw = run(blob, "".join(
+        "try:\n    open(%r)\nexcept PermissionError:\n    pass\n" % f
+        for f in files.values()), tmp_path)
+    assert rc == 0, err
+    st = json.loads(raw.decode("utf-8"))
+    adds = {os.fsencode(e["path"]): e["add"]
+            for e in st["landlock_denials"] if "path" in e}
+    for name in ADVISED:
+        f = files[name]
+        assert f in adds, (name, st["landlock_denials"])
+        assert adds[f].startswith("path ") and adds[f].endswith(" ro;"), \
+            adds[f]
+        new = granted_by(adds[f], tree)
+        assert [(os.fsencode(e["path"]), e["shorthand"]) for e in new] == \
+            [(f, "ro")], (adds[f], new)
+    for name in NOT_ADVISED:
+        a = adds[files[name]]
+        assert a.startswith("not advised: the path cannot be written"), a
+    # cordon's own stderr lines carry the same advice, bytes shown \xNN
+    says = [l for l in err.splitlines() if l.startswith(b"cordon:")]
+    assert all(max(l) < 0x80 for l in says), err
+
+
+def test_advice_for_credential_files_says_so(blob, tree, tmp_path):
+    files = {n: folder(tree, os.path.dirname(n) or b".") for n in SECRETS}
+    for n in SECRETS:
+        files[n] = os.path.join(os.fsencode(tree), n)
+        with open(files[n], "w") as f:
+            f.write("x\n")
+    subprocess.run(["chmod", "-R", "a+rX", tree], check=True)
+    rc, err, raw = run(blob, "".join(
+        "try:\n    open(%r)\nexcept PermissionError:\n    pass\n" % f
+        for f in [*files.values(), b"/etc/shadow"]), tmp_path)
+    st = json.loads(raw.decode("utf-8"))
+    adds = {os.fsencode(e["path"]): e["add"]
+            for e in st["landlock_denials"] if "path" in e}
+    for n in SECRETS:
+        a = adds[files[n]]
+        assert a.startswith("not advised: ") and \
+            "is a credential file" in a, a
+        assert "path " not in a and " ro;" not in a, a
+    if b"/etc/shadow" in adds:     # as uid 65534, DAC may refuse first
+        assert adds[b"/etc/shadow"] == \
+            "not advised: /etc/shadow is a credential file (/etc/shadow)"

@@ -5,6 +5,7 @@
 #include "landlock_compat.h"
 #include "llrights.h"
 #include "pathq.h"
+#include "secret.h"
 #include "tables.h"
 
 /* Landlock's filesystem rights are bits 0..NRIGHTS-1; their names are
@@ -131,33 +132,23 @@ int pathq_write_ok(const struct cpol *p, const char *path)
 	return 0;
 }
 
-/* Sensitive as a whole: a rule on one of these or an ancestor of one. */
+/* Sensitive as a whole: a rule on one of these or an ancestor of one;
+ * the credential stores are common/secret.c's, which cordon's advice
+ * uses too. */
 static const char *const sensitive[] = {
 	"/", "/home", "/root", "/etc", "/proc", "/run", "/var/run",
-	"/var/run/docker.sock", "/run/docker.sock", "/etc/shadow",
-	"/etc/gshadow", "/etc/sudoers", "/etc/ssh", "/var/lib/docker",
+	"/var/run/docker.sock", "/run/docker.sock", "/var/lib/docker",
 	"/boot", "/sys/firmware",
-};
-/* Credential stores wherever they are (path components). */
-static const char *const secret_dirs[] = {
-	".ssh", ".aws", ".gnupg", ".kube", ".docker", ".netrc", ".env",
-	".git-credentials", ".pgpass", ".config/gcloud",
 };
 
 const char *pathq_sensitive(const char *path)
 {
+	const char *s;
+
 	for (size_t i = 0; i < sizeof(sensitive) / sizeof(sensitive[0]); i++)
 		if (pathq_covers(path, sensitive[i]))
 			return sensitive[i];
-	for (size_t i = 0; i < sizeof(secret_dirs) / sizeof(secret_dirs[0]);
-	    i++) {
-		const char *s = strstr(path, secret_dirs[i]);
-		size_t n = strlen(secret_dirs[i]);
-
-		if (s && s > path && s[-1] == '/' &&
-		    (s[n] == '\0' || s[n] == '/'))
-			return secret_dirs[i];
-	}
-	return NULL;
+	s = secret_below(path);
+	return s ? s : secret_path(path);
 }
 
