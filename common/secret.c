@@ -3,10 +3,13 @@
 
 #include "secret.h"
 
-/* The host's own: password hashes, sudo's rules, host and TLS keys. */
-static const char *const host[] = {
-	"/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-",
-	"/etc/sudoers", "/etc/ssh", "/etc/ssl/private",
+/* The host's own: password hashes, sudo's rules, host and TLS keys;
+ * above: also flagged on a folder above it (not /etc/ssl/private: its
+ * parent holds the CA certificates a run reads, and it is root's 0700). */
+static const struct { const char *path; int above; } host[] = {
+	{ "/etc/shadow", 1 }, { "/etc/gshadow", 1 }, { "/etc/shadow-", 1 },
+	{ "/etc/gshadow-", 1 }, { "/etc/sudoers", 1 }, { "/etc/ssh", 1 },
+	{ "/etc/ssl/private", 0 },
 };
 /* Credential stores wherever they are (path components). */
 static const char *const stores[] = {
@@ -79,8 +82,8 @@ const char *secret_path(const char *path)
 	const char *s;
 
 	for (i = 0; i < COUNT(host); i++)
-		if (covers(host[i], path))
-			return host[i];
+		if (covers(host[i].path, path))
+			return host[i].path;
 	s = store_in(path);
 	return s ? s : key_file(path);
 }
@@ -90,7 +93,7 @@ const char *secret_below(const char *path)
 	size_t i;
 
 	for (i = 0; i < COUNT(host); i++)
-		if (covers(path, host[i]))
-			return host[i];
+		if (host[i].above && covers(path, host[i].path))
+			return host[i].path;
 	return NULL;
 }

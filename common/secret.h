@@ -15,7 +15,8 @@
 const char *secret_path(const char *path);
 
 /* A host store (an absolute entry) that path is or is an ancestor of:
- * "/etc/shadow" for "/etc/shadow" and for "/etc"; else NULL. */
+ * "/etc/shadow" for "/etc/shadow" and for "/etc"; else NULL.  Not
+ * /etc/ssl/private for /etc/ssl (secret.c says why). */
 const char *secret_below(const char *path);
 
 #endif
