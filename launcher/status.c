@@ -36,12 +36,19 @@ const char *status_bound_by(enum bound_by by)
 	return bound_by[by];
 }
 
-/* The report without denials fits in 8 KiB; each of DENIALS_MAX entries
- * takes at most about 420 bytes (escaping included), each of
- * AUDIT_DENIALS_MAX Landlock ones under 8 KiB (its path twice, each byte
- * escaped as \u00XX or \udcXX, JSON_ESCAPE_MAX, at worst). */
+/* The report's fixed part and short strings fit in 8 KiB; the strings a
+ * run or its caller chose are counted at their worst, every byte
+ * escaped (JSON_ESCAPE_MAX): the workdir and kept_reason, each refused
+ * request's destination and path; each of DENIALS_MAX entries takes at
+ * most about 420 bytes (escaping included), each of AUDIT_DENIALS_MAX
+ * Landlock ones under 8 KiB (its path and its advice).  A cut would
+ * leave the line that is no longer JSON: the sum holds them all. */
+#define REPORT_WORKDIR sizeof(((struct report *)0)->workdir)
+#define STATUS_RUN_STRINGS (JSON_ESCAPE_MAX * (REPORT_WORKDIR + ERRLEN + \
+	EGRESS_REFUSED_MAX * (EGRESS_DEST_MAX + EGRESS_PATH_MAX)))
 struct out {
-	char buf[8192 + DENIALS_MAX * 448 + AUDIT_DENIALS_MAX * 8192];
+	char buf[8192 + STATUS_RUN_STRINGS + DENIALS_MAX * 448 +
+	    AUDIT_DENIALS_MAX * 8192];
 	size_t len;
 };
 
