@@ -16,6 +16,7 @@ import tempfile
 import pytest
 
 from conftest import BUILD, SRC
+from test_landlock_denials import audit_on  # noqa: F401 (a fixture)
 
 WATCH = ["--landlock-watch"]
 
@@ -47,12 +48,13 @@ def folder(tree, name):
     return os.path.join(d, b"f.txt")
 
 
-def run(blob, code, tmp_path):
-    """cordon --landlock-watch on code; (rc, stderr bytes, status bytes)."""
+def run(blob, code, tmp_path, opts=WATCH):
+    """cordon --landlock-watch (or opts) on code; (rc, stderr bytes,
+    status bytes)."""
     snip, status = tmp_path / "snippet.py", tmp_path / "status.json"
     snip.write_text(code)
     p = subprocess.run([str(BUILD / "cordon"), "--status-file", str(status),
-                        *WATCH, str(blob), str(snip)],
+                        *opts, str(blob), str(snip)],
                        capture_output=True, timeout=90)
     return p.returncode, p.stderr, status.read_bytes()
 
@@ -270,3 +272,28 @@ def test_advice_for_credential_files_says_so(blob, tree, tmp_path):
     if b"/etc/shadow" in adds:     # as uid 65534, DAC may refuse first
         assert adds[b"/etc/shadow"] == \
             "not advised: /etc/shadow is a credential file (/etc/shadow)"
+
+
+def test_audit_records_give_json_and_quoted_advice(blob, tree, tmp_path,
+                                                   audit_on):  # noqa: F811
+    """The same through the kernel's audit records (root, audit on): the
+    comm and path come hex-decoded from the record, raw."""
+    raw_f = folder(tree, b"\xff\xfe audit")
+    inj_f = folder(tree, ADVISED[0])
+    comm = b"\xff\xfeaudit"
+    rc, err, raw = run(blob, "import ctypes\n"
+                       "ctypes.CDLL(None).prctl(15, %r, 0, 0, 0)\n"
+                       "try:\n    open(%r)\nexcept PermissionError:\n"
+                       "    pass\n"
+                       "open(%r)\n" % (comm, raw_f, inj_f), tmp_path,
+                       opts=[])
+    assert rc == 1, err
+    st = json.loads(raw.decode("utf-8"))
+    assert st["landlock_denials_by"] == "audit", st
+    adds = {os.fsencode(e["path"]): e for e in st["landlock_denials"]
+            if "path" in e}
+    assert os.fsencode(adds[raw_f]["comm"]) == comm, adds
+    assert adds[raw_f]["add"].startswith("not advised: "), adds
+    new = granted_by(adds[inj_f]["add"], tree)
+    assert [(os.fsencode(e["path"]), e["shorthand"]) for e in new] == \
+        [(inj_f, "ro")], new
