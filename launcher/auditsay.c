@@ -69,16 +69,23 @@ static void put_line(void *ctx, const char *p, size_t n)
 	l->buf[l->len] = '\0';
 }
 
+static void put_str(struct line *l, const char *s)
+{
+	put_line(l, s, strlen(s));
+}
+
 /* A path rule for d, pasted as it is into a policy, grants exactly
  * d's path (quoted by common/polquote.c), or says why none is advised:
  * a name the policy language cannot hold, a path cut to the record's
- * field, a credential store (common/secret.c). */
+ * field, a credential store or a folder holding one of the host's
+ * (common/secret.c). */
 static void path_advice(const struct audit_denial *d, char *buf,
     size_t len)
 {
 	struct line l = { buf, 0, len, 0 };
 	const char *why = polq_path_problem(d->object);
 	const char *store = why ? NULL : secret_path(d->object);
+	const char *holds = why || store ? NULL : secret_below(d->object);
 
 	if (strlen(d->object) + 1 >= sizeof(d->object)) {
 		snprintf(buf, len, "not advised: the path is longer than "
@@ -92,16 +99,17 @@ static void path_advice(const struct audit_denial *d, char *buf,
 		return;
 	}
 	buf[0] = '\0';
-	put_line(&l, store ? "not advised: " : "path ", store ? 13 : 5);
+	put_str(&l, store || holds ? "not advised: " : "path ");
 	polq_path(d->object, put_line, &l);
-	if (store) {
-		put_line(&l, " is a credential file (", 23);
-		put_line(&l, store, strlen(store));
-		put_line(&l, ")", 1);
+	if (store || holds) {
+		put_str(&l, store ? " is a credential file (" :
+		    " holds a credential file (");
+		put_str(&l, store ? store : holds);
+		put_str(&l, ")");
 	} else {
-		put_line(&l, " ", 1);
-		put_line(&l, mode(d->access), 2);
-		put_line(&l, ";", 1);
+		put_str(&l, " ");
+		put_str(&l, mode(d->access));
+		put_str(&l, ";");
 	}
 	if (l.over)
 		snprintf(buf, len, "not advised: the rule is longer than "

@@ -274,6 +274,18 @@ def test_advice_for_credential_files_says_so(blob, tree, tmp_path):
             "not advised: /etc/shadow is a credential file (/etc/shadow)"
 
 
+def test_advice_for_a_folder_holding_host_credentials(blob, tmp_path):
+    """A file made in /etc would be advised as `path /etc rw;`, which
+    grants /etc/shadow: said instead."""
+    rc, err, raw = run(blob, "try:\n    open('/etc/cordon-x', 'w')\n"
+                       "except PermissionError:\n    pass\n", tmp_path)
+    st = json.loads(raw.decode("utf-8"))
+    adds = {e["path"]: e["add"] for e in st["landlock_denials"]
+            if "path" in e}
+    assert adds.get("/etc") == \
+        "not advised: /etc holds a credential file (/etc/shadow)", adds
+
+
 def test_audit_records_give_json_and_quoted_advice(blob, tree, tmp_path,
                                                    audit_on):  # noqa: F811
     """The same through the kernel's audit records (root, audit on): the
