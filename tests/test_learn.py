@@ -252,3 +252,29 @@ def test_learn_keeps_failed_creates_out(tmp_path):
     # The sample passes under what was learned (its creates fail there
     # too, as it expects).
     assert r.returncode == 0, (r.stderr, text)
+
+
+def test_credential_files_are_not_learned(tmp_path, data):
+    """A sample that reads a key file: learn names it in a note, offers no
+    rule (issue 38 item 2: the credential table of common/secret.c)."""
+    ns_or_skip()
+    os.makedirs(os.path.join(data, ".ssh"))
+    key = os.path.join(data, ".ssh", "id_ed25519")
+    pem = os.path.join(data, "tls", "privkey.pem")
+    os.makedirs(os.path.dirname(pem))
+    for f in (key, pem):
+        with open(f, "w") as fh:
+            fh.write("-----BEGIN PRIVATE KEY-----\n")
+    subprocess.run(["chmod", "-R", "a+rX", data], check=True)
+    r, out, _ = learn(tmp_path, ["open(%r).read()\nopen(%r).read()\n"
+                                 "print(open(%r).read())\n"
+                                 % (key, pem, os.path.join(data, "t.csv"))])
+    # The sample needs what is not learned: it fails under the policy,
+    # and learn says so.
+    assert r.returncode != 0 and "FAILS" in r.stderr, r.stderr
+    text = out.read_text()
+    for f in (key, pem):
+        assert "\npath %s" % f not in text, text
+        assert "# not learned: read-file on %s (a credential file" % f \
+            in text, text
+    assert os.path.join(data, "t.csv") + " read-file" in text, text

@@ -15,6 +15,7 @@
 
 #include "landlock_compat.h"
 #include "learn.h"
+#include "secret.h"
 #include "llrights.h"
 
 /* Never granted as a whole directory: too wide to learn.  Nor is one
@@ -77,6 +78,10 @@ const char *learn_path_problem(const char *path)
 			return "too wide: a whole system directory";
 	if (strncmp(path, "/proc/", 6) == 0 && isdigit((unsigned char)path[6]))
 		return "another process's /proc entry";
+	if (secret_path(path))
+		return "a credential file (cordon(1): landlock_denials)";
+	if (secret_below(path))
+		return "it holds a credential file of the host's";
 	return polq_path_problem(path);
 }
 

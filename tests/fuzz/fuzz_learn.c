@@ -17,7 +17,8 @@
  *     policy as checked has the same rules, ports, environment and
  *     flags as without the name);
  *   - a canonical path of printable ASCII with no "${" (quotes and
- *     backslashes included) is never refused.
+ *     backslashes included) is never refused, unless it is or holds a
+ *     credential store (common/secret.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@
 #include "landlock_compat.h"
 #include "learn.h"
 #include "parse.h"
+#include "secret.h"
 
 #define WD "/nonexistent-cordon-fuzz-wd"
 #define HOST "/nonexistent-cordon-fuzz-host/"  /* not too wide, not /proc */
@@ -162,7 +164,8 @@ static int plain(const char *p)
 		if (*s < 0x20 || *s >= 0x7f)
 			return 0;
 	return cpol_path_ok(p) && !strstr(p, "${") &&
-	    strlen(p) < PARSE_MAX_STRING;
+	    strlen(p) < PARSE_MAX_STRING && !secret_path(p) &&
+	    !secret_below(p);
 }
 
 static void compare(const char *path, const char *text,
