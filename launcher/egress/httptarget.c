@@ -35,6 +35,14 @@ static int hex(char c)
 	    c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
+/* The byte the escape at s ("%XY", either case) stands for, or -1. */
+static int unescape(const char *s)
+{
+	int hi = hex(s[1]), lo = hi < 0 ? -1 : hex(s[2]);
+
+	return lo < 0 ? -1 : hi * 16 + lo;
+}
+
 /* UTF-8 in shortest form, one byte at a time: need, the continuation
  * bytes still owed; lo..hi, the next one's range (narrowed after E0 and
  * F0, which would be overlong, ED, a surrogate, and F4, past U+10FFFF). */
@@ -78,7 +86,7 @@ static int segment_bad(const char *s, size_t n, int last)
 	    (n == 2 && s[0] == '.' && s[1] == '.');
 }
 
-/* The path t[0..n), its escapes known to be well formed. */
+/* The path t[0..n). */
 static enum httptarget_fault path(const char *t, size_t n)
 {
 	struct utf8 u = { 0, 0x80, 0xbf };
@@ -97,7 +105,9 @@ static enum httptarget_fault path(const char *t, size_t n)
 		if (c == ';')
 			return HTTPTARGET_PARAM;
 		if (c == '%') {
-			c = (unsigned char)(hex(t[i + 1]) << 4 | hex(t[i + 2]));
+			if (unescape(t + i) < 0)
+				return HTTPTARGET_ESCAPE;
+			c = (unsigned char)unescape(t + i);
 			i += 2;
 			if (c < 0x20 || c == 0x7f || c == '.' || c == '/' ||
 			    c == '\\' || c == '%' || c == ';')
@@ -120,7 +130,7 @@ enum httptarget_fault httptarget_check(const char *t)
 		c = (unsigned char)t[i];
 		if (c <= ' ' || c >= 0x7f || c == '#' || c == '\\')
 			return HTTPTARGET_BYTE;
-		if (c == '%' && (hex(t[i + 1]) < 0 || hex(t[i + 2]) < 0))
+		if (c == '%' && unescape(t + i) < 0)
 			return HTTPTARGET_ESCAPE;
 	}
 	return path(t, strcspn(t, "?"));
