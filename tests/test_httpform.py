@@ -9,7 +9,9 @@ status report with its method and path.  The snippet speaks HTTP itself
 so that no client library folds or quotes the target first.  A
 stand-in HTTPS upstream on loopback (tests/tls_util.py), as in
 test_credentials.py.  Runs as root and as uid 65534
-(tests/run-pytest.sh)."""
+(tests/run-pytest.sh).  Also for `http plain` (absolute-form in clear),
+where a head that does not parse (the '_' field) names no host and is
+refused as any bad plain head: 405, "not a CONNECT request"."""
 import pytest
 
 import tls_util
@@ -20,17 +22,21 @@ NAME = "api.example.org"
 POLICY = '''include "base/python.policy";
 policy "httpform_test";
 network connect "%(name)s":%(port)d;
-http "%(name)s":%(port)d GET "/v1/";
+http %(plain)s"%(name)s":%(port)d GET "/v1/";
 '''
 
 SNIPPET = r'''
 import json, os, socket, ssl, sys
-name, port = sys.argv[1], int(sys.argv[2])
+name, port, plain = sys.argv[1], int(sys.argv[2]), sys.argv[4] == "plain"
 proxy = os.environ["HTTPS_PROXY"].rsplit("/", 1)[-1].rsplit(":", 1)
 ctx = ssl.create_default_context()      # SSL_CERT_FILE: the run's CA
 
 def ask(target, fields=""):
     s = socket.create_connection((proxy[0], int(proxy[1])), timeout=20)
+    if plain:       # absolute-form, in clear, to the proxy itself
+        s.sendall(("GET http://%s:%d%s HTTP/1.1\r\nHost: %s:%d\r\n%s\r\n" %
+                   (name, port, target, name, port, fields)).encode("latin-1"))
+        return answer(s)
     s.sendall(b"CONNECT %s:%d HTTP/1.1\r\nHost: %s:%d\r\n\r\n" %
               (name.encode(), port, name.encode(), port))
     got = b""
@@ -44,6 +50,9 @@ def ask(target, fields=""):
     t = ctx.wrap_socket(s, server_hostname=name)
     t.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\n%s\r\n" %
                (target, name, fields)).encode("latin-1"))
+    return answer(t)
+
+def answer(t):
     got = b""
     while True:
         try:
@@ -96,20 +105,26 @@ def upstream_ca(tmp_path_factory):
     return d
 
 
+@pytest.mark.parametrize("mode", ["tls", "plain"])
 def test_unnormal_targets_and_rewrite_fields_never_reach_upstream(
-        upstream_ca, cordon_bin, cordonc_bin, src_dir, tmp_path):
+        mode, upstream_ca, cordon_bin, cordonc_bin, src_dir, tmp_path):
+    """tls: CONNECT, the proxy ends the run's TLS; plain: `http plain`,
+    the request in absolute-form to the proxy, in clear."""
     import json
     asks = [[t, ""] for t in REFUSED] + \
         [[t, f[0]] for t, f in FIELDS.items()] + [[FINE, ""]]
-    with tls_util.Upstream(upstream_ca, b"upstream-ok") as up:
+    plain = mode == "plain"
+    with tls_util.Upstream(None if plain else upstream_ca,
+                           b"upstream-ok") as up:
         pol = tmp_path / "form.policy"
-        pol.write_text(POLICY % {"name": NAME, "port": up.port})
+        pol.write_text(POLICY % {"name": NAME, "port": up.port,
+                                 "plain": "plain " if plain else ""})
         blob = wu.compile_policy(cordonc_bin, pol, tmp_path / "form.cpol",
                                  include_dirs=[src_dir / "policies"])
         work = tmp_path / "work"
         work.mkdir()
         r = wu.run_cordon(cordon_bin, blob, SNIPPET, work,
-                          args=(NAME, up.port, json.dumps(asks)),
+                          args=(NAME, up.port, json.dumps(asks), mode),
                           timeout=180,
                           extra=["--resolve", NAME + ":127.0.0.1",
                                  "--upstream-ca", str(upstream_ca / "ca.pem")])
@@ -122,11 +137,16 @@ def test_unnormal_targets_and_rewrite_fields_never_reach_upstream(
     for t, code in REFUSED.items():
         assert got[t].startswith(code + " "), (t, got[t])
         assert TARGET_WHY in got[t], (t, got[t])
-    for t, (_, code, why) in FIELDS.items():
-        assert got[t].startswith(code + " ") and why in got[t], (t, got[t])
     refused = [(e.get("method"), e.get("path"), e["why"])
                for e in r.status["network_refused"]]
     for t in REFUSED:
         assert ("GET", t, TARGET_WHY) in refused, (t, refused)
-    for t, (_, _, why) in FIELDS.items():
+    for t, (_, code, why) in FIELDS.items():
+        if plain and t == "/v1/underscore":
+            # a plain head that does not parse names no host: refused
+            # before any is chosen, as any bad plain head (proxy.c)
+            assert got[t].startswith("405 "), (t, got[t])
+            assert (None, None, "not a CONNECT request") in refused
+            continue
+        assert got[t].startswith(code + " ") and why in got[t], (t, got[t])
         assert ("GET", t, why) in refused, (t, refused)
