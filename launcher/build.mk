@@ -29,7 +29,8 @@ CPPFLAGS += $(addprefix -I,$(LAUNCHER_DIRS))
 # hosts (main.c), because a static PIE relocates every table OpenSSL has
 # at each start, about 95 pages written (bench/README.md section 1).
 TLS_LIBS := -lssl -lcrypto
-TLS_SRCS := launcher/egress/tls.c launcher/egress/proxyhttp.c
+TLS_SRCS := launcher/egress/tls.c launcher/egress/proxyhttp.c \
+	launcher/egress/httptarget.c
 LAUNCHER_OBJS := $(LAUNCHER_SRCS:%.c=$(BUILD)/%.o)
 TLS_OBJS := $(TLS_SRCS:%.c=$(BUILD)/%.o)
 NOTLS_OBJS := $(BUILD)/launcher/egress/notls.o

@@ -48,3 +48,9 @@ $(BUILD)/tests/unit/test_plan.o: CPPFLAGS += -Ilauncher
 # and each proof shown to fail on a broken program.
 $(BUILD)/tests/test_filter: $(BUILD)/launcher/filter.o
 $(BUILD)/tests/unit/test_filter.o: CPPFLAGS += -Ilauncher
+
+# test_httptarget: a request target's normal form (a table of spellings),
+# and the head parser's refused and marked fields.
+$(BUILD)/tests/test_httptarget: $(BUILD)/launcher/egress/httptarget.o \
+	$(BUILD)/launcher/egress/httpreq.o
+$(BUILD)/tests/unit/test_httptarget.o: CPPFLAGS += -Ilauncher

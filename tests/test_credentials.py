@@ -191,11 +191,14 @@ def test_credential_added_never_seen(upstream_ca, cordon_bin, cordonc_bin,
     assert got["tunnel"] == "200 " + BODY.decode(), got
     tunneled = [h for h in heads if ("Host: %s" % TUNNEL) in h]
     assert tunneled and "Authorization" not in tunneled[0], heads
-    # refusals: 403 (431 for the head), listed with method and path
+    # refusals: 403 (431 for the head, 400 for the target's form),
+    # listed with method and path
     assert got["bad_method"].startswith("403"), got
     assert got["bad_path"].startswith("403"), got
-    assert got["dotdot"].startswith("403") or \
-        got["dotdot"].startswith("200"), got   # a client may fold ..
+    # a target not in normal form: 400 (test_httpform.py); a client
+    # may fold .. itself
+    assert got["dotdot"].startswith("400") or \
+        got["dotdot"].startswith("200"), got
     assert got["big_head"].startswith("431"), got
     st = r.status
     refused = [(e.get("method"), e.get("path"), e["why"])

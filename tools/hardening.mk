@@ -88,7 +88,8 @@ $(BUILD)/fuzz/fuzz_proxyreq: $(FUZZ_OBJ)/fuzz_proxyreq.o $(FUZZ_OBJ)/fail.o \
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
 
 $(BUILD)/fuzz/fuzz_httpreq: $(FUZZ_OBJ)/fuzz_httpreq.o $(FUZZ_OBJ)/fail.o \
-		$(FUZZ_MAIN) $(BUILD)/launcher/egress/httpreq.o $(BUILD)/common/http.o \
+		$(FUZZ_MAIN) $(BUILD)/launcher/egress/httpreq.o \
+		$(BUILD)/launcher/egress/httptarget.o $(BUILD)/common/http.o \
 		$(BUILD)/common/host.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^

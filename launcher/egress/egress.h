@@ -68,7 +68,7 @@ enum proxyreq_error proxyreq_parse(const char *buf, size_t len,
 #define EGRESS_SEEN_MAX 64          /* learn mode: hosts:ports recorded;
                                      * more are counted */
 
-/* Why the proxy refused a request: the one table is in proxy.c. */
+/* Why the proxy refused a request: the one table is in refused.c. */
 enum egress_why {
 	EGRESS_BAD_REQUEST = 1, EGRESS_NOT_CONNECT, EGRESS_NOT_ALLOWED,
 	EGRESS_NO_ADDRESS, EGRESS_PRIVATE_ADDRESS, EGRESS_UNREACHABLE,
@@ -77,7 +77,8 @@ enum egress_why {
 	/* a host with a credential or http rules (proxyhttp.c) */
 	EGRESS_HTTP_RULE, EGRESS_HTTP_HOST, EGRESS_HTTP_BAD,
 	EGRESS_HTTP_TOO_LONG, EGRESS_HTTP_UNSUPPORTED, EGRESS_TLS_CLIENT,
-	EGRESS_TLS_UPSTREAM,
+	EGRESS_TLS_UPSTREAM, EGRESS_HTTP_TARGET, EGRESS_HTTP_UNDERSCORE,
+	EGRESS_HTTP_REWRITE,
 };
 const char *egress_why_name(unsigned int why);
 

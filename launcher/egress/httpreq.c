@@ -133,6 +133,21 @@ static int hop(const char *s, size_t n)
 	return 0;
 }
 
+/* Fields some servers or frameworks take as the request's method or path
+ * in place of the request line's. */
+static int rewrites(const char *s, size_t n)
+{
+	static const char *const names[] = { "x-http-method-override",
+		"x-http-method", "x-method-override", "x-original-url",
+		"x-rewrite-url" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (named(s, n, names[i]))
+			return 1;
+	return 0;
+}
+
 static enum httpreq_error length(const char *v, size_t n,
     struct httpreq *out, int *seen)
 {
@@ -171,6 +186,9 @@ static enum httpreq_error header(const char *s, size_t n, const char *drop,
 		;
 	for (e = n - 2; e > v && (s[e - 1] == ' ' || s[e - 1] == '\t'); e--)
 		;
+	if (memchr(s, '_', name))
+		return HTTPREQ_UNDERSCORE;
+	out->rewrite |= (uint8_t)rewrites(s, name);
 	l->drop = (uint8_t)(hop(s, name) || (droplen && droplen == name &&
 	    strncasecmp(s, drop, name) == 0));
 	if (named(s, name, "transfer-encoding"))

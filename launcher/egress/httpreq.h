@@ -25,6 +25,9 @@ enum httpreq_error {
 	                         * or too many headers: 431 */
 	HTTPREQ_BAD,            /* not a clean HTTP/1.x head: 400 */
 	HTTPREQ_UNSUPPORTED,    /* Transfer-Encoding (a chunked body): 501 */
+	HTTPREQ_UNDERSCORE,     /* a header name with '_' (servers that
+	                         * read it as '-' would see another field,
+	                         * "Transfer_Encoding"): 400 */
 };
 
 /* A header line of the head: buf[off, off + len) with its CRLF. */
@@ -49,11 +52,17 @@ struct httpreq {
 	uint64_t length;            /* Content-Length, 0 if none */
 	size_t line_len;            /* the request line, CRLF included */
 	size_t head_len;            /* the head, CRLFCRLF included */
+	uint8_t rewrite;            /* a method-override or URL-rewrite
+	                             * field (X-HTTP-Method-Override,
+	                             * X-Original-URL, ...): the request
+	                             * would be read as another method or
+	                             * path than the one checked */
 	unsigned int nlines;
 	struct httpreq_line line[HTTPREQ_HEADERS_MAX];
 };
 
-/* Parse buf[0..len): one request head.  drop names one more header field
+/* Parse buf[0..len): one request head (its target as sent: see
+ * httptarget.h for its normal form).  drop names one more header field
  * (the credential's, any case) not to forward.  Touches only
  * buf[0..len). */
 enum httpreq_error httpreq_parse(const char *buf, size_t len,

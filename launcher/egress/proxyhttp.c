@@ -27,6 +27,7 @@
 
 #include "egress.h"
 #include "httpreq.h"
+#include "httptarget.h"
 #include "wall.h"
 
 /* One side of the exchange: TLS (ssl) or, for a plain http:// host, the
@@ -62,14 +63,21 @@ static int put(struct end *e, const char *b, size_t n)
 	return 0;
 }
 
-static void say(struct end *e, const char *status)
+/* A refusal's answer: its status, and in its body why (and detail). */
+static void say(struct end *e, const char *status, const char *why,
+    const char *detail)
 {
-	char buf[256];
-	int n = snprintf(buf, sizeof(buf), "HTTP/1.1 %s\r\nContent-Type: "
-	    "text/plain\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n"
-	    "%s\n", status, strlen(status) + 1, status);
+	char body[256], head[256];
+	int n = snprintf(body, sizeof(body), "%s: %s%s%s\n", status, why,
+	    detail ? ": " : "", detail ? detail : ""), h;
 
-	put(e, buf, (size_t)n);
+	if (n < 0 || (size_t)n >= sizeof(body))
+		n = (int)sizeof(body) - 1;
+	h = snprintf(head, sizeof(head), "HTTP/1.1 %s\r\nContent-Type: "
+	    "text/plain\r\nContent-Length: %d\r\nConnection: close\r\n\r\n",
+	    status, n);
+	if (put(e, head, (size_t)h) == 0)
+		put(e, body, (size_t)n);
 }
 
 static int budget(struct egress_shared *sh, size_t n)
@@ -183,11 +191,49 @@ static void answer_back(struct end *c, struct end *u,
 	}
 }
 
-static const char *status_of(enum httpreq_error e)
+/* The parser's verdict as a refusal (0: none). */
+static enum egress_why parse_why(enum httpreq_error e)
 {
-	return e == HTTPREQ_TOO_LONG ? "431 Request Header Fields Too Large" :
-	    e == HTTPREQ_UNSUPPORTED ? "501 Not Implemented" :
-	    "400 Bad Request";
+	return e == HTTPREQ_OK ? 0 : e == HTTPREQ_TOO_LONG ?
+	    EGRESS_HTTP_TOO_LONG : e == HTTPREQ_UNSUPPORTED ?
+	    EGRESS_HTTP_UNSUPPORTED : e == HTTPREQ_UNDERSCORE ?
+	    EGRESS_HTTP_UNDERSCORE : EGRESS_HTTP_BAD;
+}
+
+/* The status line's words for a refusal. */
+static const char *status_of(enum egress_why w)
+{
+	switch (w) {
+	case EGRESS_HTTP_TOO_LONG:
+		return "431 Request Header Fields Too Large";
+	case EGRESS_HTTP_UNSUPPORTED:
+		return "501 Not Implemented";
+	case EGRESS_HTTP_BAD:
+	case EGRESS_HTTP_UNDERSCORE:
+	case EGRESS_HTTP_TARGET:
+		return "400 Bad Request";
+	default:
+		return "403 Forbidden";
+	}
+}
+
+/* A request's refusal, or 0: its head (e: the parser's verdict), its
+ * target's form, its Host, its rewrite fields (on a host with rules),
+ * its method and path. */
+static enum egress_why verdict(const struct httpreq *rq,
+    enum httpreq_error e, const struct cpol_http *h)
+{
+	if (e != HTTPREQ_OK)
+		return parse_why(e);
+	if (httptarget_check(rq->target) != HTTPTARGET_OK)
+		return EGRESS_HTTP_TARGET;
+	if (!host_ok(rq, h))
+		return EGRESS_HTTP_HOST;
+	if (h->nrules && rq->rewrite)
+		return EGRESS_HTTP_REWRITE;
+	if (!cpol_http_allows(h, rq->method, rq->target))
+		return EGRESS_HTTP_RULE;
+	return 0;
 }
 
 /* A parsed head (e: the parser's verdict) checked, then forwarded with
@@ -197,19 +243,13 @@ static void exchange(struct end *c, struct end *u, const struct egress_conf *cf,
     size_t len, const struct httpreq *rq, enum httpreq_error e)
 {
 	const struct cpol_http *h = &cf->pol->http[hi];
+	enum egress_why w = verdict(rq, e, h);
 
-	if (e != HTTPREQ_OK) {
-		say(c, status_of(e));
-		egress_refuse(sh, dest, e == HTTPREQ_TOO_LONG ?
-		    EGRESS_HTTP_TOO_LONG : e == HTTPREQ_UNSUPPORTED ?
-		    EGRESS_HTTP_UNSUPPORTED : EGRESS_HTTP_BAD, rq->method,
-		    rq->target);
-		return;
-	}
-	if (!host_ok(rq, h) || !cpol_http_allows(h, rq->method, rq->target)) {
-		say(c, "403 Forbidden");
-		egress_refuse(sh, dest, host_ok(rq, h) ? EGRESS_HTTP_RULE :
-		    EGRESS_HTTP_HOST, rq->method, rq->target);
+	if (w) {
+		say(c, status_of(w), egress_why_name(w), w ==
+		    EGRESS_HTTP_TARGET ? httptarget_fault_name(
+		    httptarget_check(rq->target)) : NULL);
+		egress_refuse(sh, dest, w, rq->method, rq->target);
 		return;
 	}
 	if (!budget(sh, len) || forward_head(u, buf, rq, cf->tls->header[hi],

@@ -28,6 +28,9 @@ static const char *const whys[] = {
 	[EGRESS_HTTP_UNSUPPORTED] = "Transfer-Encoding not supported",
 	[EGRESS_TLS_CLIENT] = "TLS with the run failed",
 	[EGRESS_TLS_UPSTREAM] = "upstream TLS failed (name not verified)",
+	[EGRESS_HTTP_TARGET] = "request target not in normal form",
+	[EGRESS_HTTP_UNDERSCORE] = "header name with '_'",
+	[EGRESS_HTTP_REWRITE] = "method-override or URL-rewrite header",
 };
 
 const char *egress_why_name(unsigned int why)
