@@ -113,7 +113,11 @@ static int hosts_one_way(const struct cpol *from, const struct cpol *to,
 		int e = 0;
 
 		reach_format(h->host, h->port, s, sizeof(s));
-		if (r == REACH_NONE)
+		if (r == REACH_NONE && (h->flags & CPOL_HOST_PRIVATE))
+			e = diff_add(out, dir, "host", s, NULL, "connect %s: "
+			    "private, not a public address (%s)", verb,
+			    cpol_host_special(h->host));
+		else if (r == REACH_NONE)
 			e = diff_add(out, dir, "host", s, NULL, "connect %s "
 			    "(named host, by cordon's proxy)", verb);
 		else if (r == REACH_SOME)
