@@ -157,7 +157,7 @@ static void host_cells(struct audit_policy *a, const struct cpol *p)
 		    sizeof(item));
 		if (p->hosts[i].flags & CPOL_HOST_PRIVATE) {
 			n = strlen(item);
-			snprintf(item + n, sizeof(item) - n, " private (%s)",
+			snprintf(item + n, sizeof(item) - n, " private, %s",
 			    cpol_host_special(p->hosts[i].host));
 		}
 		for (uint32_t j = 0; j < p->nhttp; j++) {

@@ -78,6 +78,9 @@ enum egress_why {
 	EGRESS_HTTP_RULE, EGRESS_HTTP_HOST, EGRESS_HTTP_BAD,
 	EGRESS_HTTP_TOO_LONG, EGRESS_HTTP_UNSUPPORTED, EGRESS_TLS_CLIENT,
 	EGRESS_TLS_UPSTREAM,
+	/* a special address literal without "private"; a tunnel to the
+	 * server (address and port) of a host with http rules */
+	EGRESS_PRIVATE_LITERAL, EGRESS_AROUND_RULES,
 };
 const char *egress_why_name(unsigned int why);
 

@@ -28,6 +28,10 @@ static const char *const whys[] = {
 	[EGRESS_HTTP_UNSUPPORTED] = "Transfer-Encoding not supported",
 	[EGRESS_TLS_CLIENT] = "TLS with the run failed",
 	[EGRESS_TLS_UPSTREAM] = "upstream TLS failed (name not verified)",
+	[EGRESS_PRIVATE_LITERAL] = "a private address the policy does not "
+	    "mark private",
+	[EGRESS_AROUND_RULES] = "the server of a host with http rules, "
+	    "around them",
 };
 
 const char *egress_why_name(unsigned int why)
