@@ -111,7 +111,7 @@ import json, socket, ssl, sys
 name, sib, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
 out = {}
 
-def connect(host, method, path):
+def connect(host, method, path, sni=None):
     s = socket.create_connection(("127.0.0.1", 3128), timeout=20)
     s.sendall(b"CONNECT %s:%d HTTP/1.1\r\nHost: %s:%d\r\n\r\n"
               % (host.encode(), port, host.encode(), port))
@@ -127,7 +127,7 @@ def connect(host, method, path):
     ctx = ssl.create_default_context(cafile="upstream-ca.pem")
     ctx.load_verify_locations(".cordon-ca.pem")
     try:
-        t = ctx.wrap_socket(s, server_hostname=name)
+        t = ctx.wrap_socket(s, server_hostname=sni or name)
         t.sendall(b"%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n"
                   % (method.encode(), path.encode(), name.encode()))
         data = b""
@@ -143,6 +143,15 @@ def connect(host, method, path):
 out["ruled_get"] = connect(name, "GET", "/v1/x")
 out["ruled_delete"] = connect(name, "DELETE", "/admin")
 out["sibling_delete"] = connect(sib, "DELETE", "/admin")
+out["sibling_own"] = connect(sib, "GET", "/x", sni=sib)
+if len(sys.argv) > 4:      # a plain request naming the ruled host
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=20)
+    s.sendall(b"CONNECT %s:%d HTTP/1.1\r\nHost: x\r\n\r\n"
+              % (sib.encode(), port))
+    s.recv(4096)
+    s.sendall(b"GET /admin HTTP/1.1\r\nHost: API.example.org.:%d\r\n\r\n"
+              % port)
+    out["plain_host"] = s.recv(4096).decode("latin-1")
 print(json.dumps(out))
 '''
 
@@ -171,11 +180,51 @@ def test_sibling_name_cannot_tunnel_around_rules(upstream_ca, cordon_bin,
     assert got["ruled_get"] == "tunnel HTTP/1.1 200 OK", got
     assert got["ruled_delete"].startswith("tunnel HTTP/1.1 403"), got
     assert got["sibling_delete"].startswith("HTTP/1.1 403"), got
+    assert got["sibling_own"].startswith("HTTP/1.1 403"), got
     assert not [h for h in heads if h.startswith("DELETE")], heads
     refused = [(e["dest"], e["why"]) for e in r.status["network_refused"]]
     assert ("%s:%d" % (SIB, up.port),
             "the server of a host with http rules, around them") in \
         refused, refused
+
+
+def test_sibling_server_named_in_sni_refused(upstream_ca, cordon_bin,
+                                             cordonc_bin, src_dir,
+                                             tmp_path):
+    """A name without rules whose server is another address (127.0.0.2):
+    its tunnel passes with its own SNI, and is refused (closed before a
+    byte reaches the server) when its ClientHello or a plain Host
+    header names the ruled host."""
+    with tls_util.Upstream(upstream_ca, BODY) as up, \
+            tls_util.Upstream(upstream_ca, BODY,
+                              at=("127.0.0.2", up.port)) as up2:
+        pol = tmp_path / "two.policy"
+        pol.write_text(WILD.replace('"*.example.org":%(wport)d',
+                                    '"%s":%%(port)d' % SIB)
+                       % {"name": NAME, "port": up.port})
+        blob = wu.compile_policy(cordonc_bin, pol, tmp_path / "two.cpol",
+                                 include_dirs=[src_dir / "policies"])
+        work = tmp_path / "work"
+        work.mkdir()
+        shutil.copy(upstream_ca / "ca.pem", work / "upstream-ca.pem")
+        r = wu.run_cordon(cordon_bin, blob, SIBLING, work,
+                          args=(NAME, SIB, up.port, "plain"), timeout=120,
+                          extra=["--resolve", NAME + ":127.0.0.1",
+                                 "--resolve", SIB + ":127.0.0.2",
+                                 "--upstream-ca",
+                                 str(upstream_ca / "ca.pem")])
+        heads2 = list(up2.heads)
+    assert r.returncode == 0, r.describe()
+    got = r.json()
+    assert got["ruled_get"] == "tunnel HTTP/1.1 200 OK", got
+    assert got["sibling_own"] == "tunnel HTTP/1.1 200 OK", got
+    assert got["sibling_delete"].startswith("tunnel error"), got
+    assert got["plain_host"] == "", got
+    assert [h.split()[0] for h in heads2] == ["GET"], heads2
+    refused = [(e["dest"], e["why"]) for e in r.status["network_refused"]]
+    assert refused.count(("%s:%d" % (SIB, up.port), "the server of a "
+                          "host with http rules, around them")) == 2, \
+        refused
 
 
 # -- literal addresses -------------------------------------------------

@@ -246,7 +246,7 @@ static int allowed(const struct cpol *p, const struct proxyreq *rq)
 
 /* The addresses to try: a literal itself, a --resolve mapping as given,
  * or what DNS says with every non-public address dropped. */
-static int addresses(const struct egress_conf *c, const struct proxyreq *rq,
+int egress_addresses(const struct egress_conf *c, const struct proxyreq *rq,
     struct egress_shared *sh, struct sockaddr_storage *out,
     enum egress_why *why)
 {
@@ -345,55 +345,6 @@ static void relay(int a, int b, struct egress_shared *sh, const char *dest)
 	}
 }
 
-static int same_addr(const struct sockaddr_storage *a,
-    const struct sockaddr_storage *b)
-{
-	if (a->ss_family != b->ss_family)
-		return 0;
-	if (a->ss_family == AF_INET)
-		return memcmp(&((const struct sockaddr_in *)a)->sin_addr,
-		    &((const struct sockaddr_in *)b)->sin_addr, 4) == 0;
-	return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-	    &((const struct sockaddr_in6 *)b)->sin6_addr, 16) == 0;
-}
-
-/* Would a tunnel to addrs (rq's, n of them) reach a host with http
- * rules around them?  Rules bind the server as well as the name: a
- * tunnel is refused to a name with rules (one the proxy does not end
- * here), and to the address and port of any host with rules, as it
- * resolves in this run (the answers dns.c shares between connections,
- * the --resolve mappings).  Where the query budget is spent, no such
- * host's address is known: refused, not guessed. */
-static int around_rules(const struct egress_conf *c,
-    const struct proxyreq *rq, struct egress_shared *sh,
-    const struct sockaddr_storage *addrs, int n)
-{
-	struct sockaddr_storage ruled[EGRESS_ADDRS_MAX];
-	struct proxyreq r;
-	enum egress_why why;
-	int k, i, j;
-
-	for (uint32_t h = 0; !c->observe && h < c->pol->nhttp; h++) {
-		const struct cpol_http *ht = &c->pol->http[h];
-
-		if (ht->nrules == 0 || ht->port != rq->port)
-			continue;
-		if (!rq->literal && strcmp(ht->host, rq->host) == 0)
-			return 1;
-		memset(&r, 0, sizeof(r));
-		snprintf(r.host, sizeof(r.host), "%s", ht->host);
-		r.port = ht->port;
-		k = addresses(c, &r, sh, ruled, &why);
-		if (k == 0 && why == EGRESS_DNS_LIMIT)
-			return 1;
-		for (i = 0; i < k; i++)
-			for (j = 0; j < n; j++)
-				if (same_addr(&ruled[i], &addrs[j]))
-					return 1;
-	}
-	return 0;
-}
-
 /* Resolve rq's host and connect to it: the upstream socket, or -1 once
  * the refusal is answered (502 when no address answered, 403 when there
  * was none to try or, for a tunnel, the address is a ruled host's) and
@@ -407,8 +358,8 @@ static int reach(int fd, const struct egress_conf *c,
 	enum egress_why why;
 	int n, out;
 
-	n = addresses(c, rq, sh, addrs, &why);
-	if (n > 0 && tunnel && around_rules(c, rq, sh, addrs, n)) {
+	n = egress_addresses(c, rq, sh, addrs, &why);
+	if (n > 0 && tunnel && egress_around_addr(c, rq, sh, addrs, n)) {
 		answer(fd, "403 Forbidden");
 		refuse(sh, dest, EGRESS_AROUND_RULES);
 		return -1;
@@ -524,9 +475,13 @@ static void serve(int fd, const struct egress_conf *c,
 		return;
 	if (terminated(fd, out, c, &rq, len, sh, dest))
 		return;
+	/* A tunnel: where the policy has http rules, its first bytes may
+	 * not name such a host (around.c). */
 	if (write(fd, ok, sizeof(ok) - 1) == (ssize_t)sizeof(ok) - 1 &&
+	    (egress_has_rules(c) ? egress_first_flight(fd, out, c, sh, dest,
+	    buf + rq.head_len, len - rq.head_len) == 0 :
 	    (len <= rq.head_len || write(out, buf + rq.head_len, len -
-	    rq.head_len) == (ssize_t)(len - rq.head_len)))
+	    rq.head_len) == (ssize_t)(len - rq.head_len))))
 		relay(fd, out, sh, dest);
 	close(out);
 }

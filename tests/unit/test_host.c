@@ -171,6 +171,65 @@ static void test_wildcard_over(void **state)
 	assert_false(cpol_wildcard_over(&p, 0, &hi));
 }
 
+/* A ClientHello in one record naming name (NULL: no server_name),
+ * into b; its length. */
+static size_t hello(uint8_t *b, const char *name)
+{
+	size_t n = 0, l = name ? strlen(name) : 0, ext = name ? 9 + l : 0,
+	    hs = 2 + 32 + 1 + 4 + 2 + 2 + ext;
+
+	b[n++] = 0x16, b[n++] = 3, b[n++] = 1;
+	b[n++] = (uint8_t)((hs + 4) >> 8), b[n++] = (uint8_t)(hs + 4);
+	b[n++] = 1, b[n++] = 0, b[n++] = (uint8_t)(hs >> 8);
+	b[n++] = (uint8_t)hs;
+	b[n++] = 3, b[n++] = 3;
+	memset(b + n, 0xaa, 32);
+	n += 32;
+	b[n++] = 0;                                  /* session id */
+	b[n++] = 0, b[n++] = 2, b[n++] = 0x13, b[n++] = 0x01;
+	b[n++] = 1, b[n++] = 0;                      /* compression */
+	b[n++] = (uint8_t)(ext >> 8), b[n++] = (uint8_t)ext;
+	if (name) {
+		b[n++] = 0, b[n++] = 0;              /* server_name */
+		b[n++] = (uint8_t)((l + 5) >> 8), b[n++] = (uint8_t)(l + 5);
+		b[n++] = (uint8_t)((l + 3) >> 8), b[n++] = (uint8_t)(l + 3);
+		b[n++] = 0;                          /* host_name */
+		b[n++] = (uint8_t)(l >> 8), b[n++] = (uint8_t)l;
+		memcpy(b + n, name, l);
+		n += l;
+	}
+	return n;
+}
+
+/* The server name a tunnel's first bytes ask for (launcher/egress/sni.c):
+ * found whole, more wanted for every cut, none for other protocols. */
+static void test_sni(void **state)
+{
+	uint8_t b[600];
+	char name[CPOL_MAX_HOSTNAME + 8];
+	size_t n = hello(b, "api.example.org"), i;
+
+	(void)state;
+	assert_int_equal(sni_parse(b, n, name, sizeof(name)), SNI_OK);
+	assert_string_equal(name, "api.example.org");
+	for (i = 0; i < n; i++)
+		if (sni_parse(b, i, name, sizeof(name)) != SNI_MORE)
+			fail_msg("a hello cut at %zu is not SNI_MORE", i);
+	n = hello(b, NULL);
+	assert_int_equal(sni_parse(b, n, name, sizeof(name)), SNI_OK);
+	assert_string_equal(name, "");
+	assert_int_equal(sni_parse((const uint8_t *)"GET / HTTP/1.1\r\n", 16,
+	    name, sizeof(name)), SNI_NONE);
+	n = hello(b, "api.example.org");
+	b[5] = 2;                                    /* not a ClientHello */
+	assert_int_equal(sni_parse(b, n, name, sizeof(name)), SNI_BAD);
+	n = hello(b, "api.example.org");
+	b[8] = (uint8_t)(b[8] + 40);   /* a hello longer than its record */
+	assert_int_equal(sni_parse(b, n, name, sizeof(name)), SNI_BAD);
+	n = hello(b, "api.example.org");
+	assert_int_equal(sni_parse(b, n, name, 8), SNI_BAD);  /* too long */
+}
+
 static enum proxyreq_error connect_to(const char *target,
     struct proxyreq *rq)
 {
@@ -300,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_special),
 		cmocka_unit_test(test_wildcard_over),
+		cmocka_unit_test(test_sni),
 		cmocka_unit_test(test_connect_targets),
 		cmocka_unit_test(test_dns_question),
 	};
