@@ -141,7 +141,8 @@ static const struct special specials[] = {
 	{ V4(240, 0, 0, 0), 96 + 4, "reserved (and broadcast)" },
 	{ { [15] = 0 }, 128, "unspecified" },
 	{ { [15] = 1 }, 128, "loopback" },
-	{ { 0xfd, 0x00, 0x0e, 0xc2, [14] = 0x02, [15] = 0x54 }, 128, "cloud metadata" },
+	{ { 0xfd, 0x00, 0x0e, 0xc2, [14] = 0x02, [15] = 0x54 }, 128,
+	    "cloud metadata" },                        /* fd00:ec2::254 */
 	{ { 0xfc }, 7, "private (unique local, fc00::/7)" },
 	{ { 0xfe, 0x80 }, 10, "link-local" },
 	{ { 0xff }, 8, "multicast" },
@@ -168,11 +169,11 @@ const char *cpol_addr_special(const uint8_t *addr, size_t len)
 	if (len == 4) {
 		memcpy(a, v4mapped, 12);
 		memcpy(a + 12, addr, 4);
-	}
-	else if (len == 16)
+	} else if (len == 16) {
 		memcpy(a, addr, 16);
-	else
+	} else {
 		return "not an address";
+	}
 	/* NAT64 (64:ff9b::/96) reaches the IPv4 address it holds. */
 	if (memcmp(a, nat64, 12) == 0)
 		memcpy(a, v4mapped, 12);

@@ -269,7 +269,8 @@ static void host(struct check_ctx *c, struct cpol *out,
 		diag_error(c->d, &v->port->loc, "port must be 1 to 65535");
 		goto done;
 	}
-	if (check_host(c, &v->loc, h) < 0 || check_private(c, v, h, (unsigned int)port) < 0)
+	if (check_host(c, &v->loc, h) < 0 ||
+	    check_private(c, v, h, (unsigned int)port) < 0)
 		goto done;
 	for (i = 0; i < out->nhosts; i++)
 		if (strcmp(out->hosts[i].host, h) == 0 &&

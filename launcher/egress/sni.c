@@ -66,7 +66,7 @@ static int sni_ext(struct cur *e, char *name, size_t namelen)
 enum sni_result sni_parse(const uint8_t *b, size_t n, char *name,
     size_t namelen)
 {
-	struct cur c = { b, n, 0 }, h, e;
+	struct cur c = { .p = b, .left = n, .bad = 0 }, h, e;
 	size_t rec, hs, l;
 
 	name[0] = '\0';
@@ -101,8 +101,13 @@ enum sni_result sni_parse(const uint8_t *b, size_t n, char *name,
 	e.bad = h.bad;
 	while (!e.bad && e.left > 0) {
 		size_t type = num(&e, 2), el = num(&e, 2);
-		struct cur x = { take(&e, el), el, e.bad };
+		struct cur x;
 
+		/* one statement each: an initializer list's order is not
+		 * the reading order */
+		x.p = take(&e, el);
+		x.left = el;
+		x.bad = e.bad;
 		if (!x.bad && type == 0)
 			return (enum sni_result)sni_ext(&x, name, namelen);
 	}
