@@ -408,3 +408,27 @@ def test_learn_leaves_special_literals_out(tmp_path):
                         "-o", str(tmp_path / "l.cpol"), str(out)],
                        capture_output=True, text=True)
     assert r.returncode == 0, (r.stderr, text)
+
+
+def test_connect_to_plain_ruled_host_refused(tmp_path, cordon_bin,
+                                             cordonc_bin, src_dir):
+    """A plain http:// host with rules is reached by its requests, which
+    the proxy checks; a CONNECT tunnel to it would carry any request
+    past them, and is refused (on 7f6db1c it was let through)."""
+    with Counter() as srv:
+        pol = tmp_path / "p.policy"
+        pol.write_text(LIT % ('"www.example.org":%d' % srv.port) +
+                       'http plain "www.example.org":%d GET "/";\n'
+                       % srv.port)
+        blob = wu.compile_policy(cordonc_bin, pol, tmp_path / "p.cpol",
+                                 include_dirs=[src_dir / "policies"])
+        work = tmp_path / "work"
+        work.mkdir()
+        r = wu.run_cordon(cordon_bin, blob, REACH, work,
+                          args=("www.example.org:%d" % srv.port,),
+                          timeout=60, extra=["--resolve",
+                                             "www.example.org:127.0.0.1"])
+        reached = srv.n
+    assert r.returncode == 0, r.describe()
+    assert r.json()["answer"].startswith("HTTP/1.1 403"), r.stdout
+    assert reached == 0
