@@ -77,7 +77,8 @@ enum cpol_section {
 	CPOL_S_PRELOAD = 11, /* modules a warm template imports (cordon --serve) */
 	CPOL_S_HTTP = 12,    /* named hosts the proxy speaks HTTP to: rules,
 	                      * credentials (names only) */
-	CPOL_S_MAX = 12,
+	CPOL_S_PRIVATE = 13, /* host rules for special address literals */
+	CPOL_S_MAX = 13,
 };
 #define CPOL_SECT_CRITICAL 0x0001u
 
@@ -143,15 +144,29 @@ enum cpol_net_kind { CPOL_NET_CONNECT = 1, CPOL_NET_BIND = 2 };
  *        only if CPOL_F_NET_HOSTS is set.  The run reaches its proxy at
  *        127.0.0.1:CPOL_PROXY_PORT inside its own network namespace.
  */
+/*
+ * PRIVATE: u32 count (1..CPOL_MAX_HOSTS), then per rule: str host, u16
+ *        port.  Sorted by (host, port), no repeats; each a HOSTS rule
+ *        whose host is an address literal cpol_host_special names (the
+ *        policy's "private" word), and every such HOSTS rule is here: a
+ *        reader refuses a special literal without it.  Present only with
+ *        HOSTS and when used; critical (old readers refuse it).
+ */
 #define CPOL_PROXY_PORT 3128
 /* Where a policy with an HTTP section (credentials, http rules) has its
  * run's CA bundle: the proxy's CA for this run, then the system's, in
  * the workdir (SSL_CERT_FILE and the like name it); cordon writes it,
  * the client does not return it as an output. */
 #define CPOL_CA_BUNDLE_NAME ".cordon-ca.pem"
+/* PRIVATE: the policy said "private" for this literal, which is an
+ * address cpol_addr_special names (loopback, private, link-local,
+ * metadata...): the only way such a literal is a rule.  Carried in the
+ * PRIVATE section. */
+#define CPOL_HOST_PRIVATE 0x01u
 struct cpol_host {
 	char *host;
 	uint16_t port;
+	uint8_t flags;          /* CPOL_HOST_* */
 };
 enum cpol_host_kind {
 	CPOL_HOST_BAD = 0, CPOL_HOST_NAME, CPOL_HOST_WILDCARD, CPOL_HOST_IPV4,
@@ -170,6 +185,15 @@ int cpol_host_name(const char *s, size_t len);
 enum cpol_host_kind cpol_host_kind(const char *s);
 /* Does the rule pattern match the host name (any case)? */
 int cpol_host_match(const char *pattern, const char *host);
+/* What kind of special address addr[0..len) is (len 4: IPv4, 16: IPv6;
+ * IPv4-mapped and NAT64 forms read as the IPv4 address they hold):
+ * "loopback", "private (RFC 1918)", "cloud metadata"..., or NULL for a
+ * public address.  THE table of them: the compiler's (a literal rule),
+ * the reader's and the proxy's (a literal, a name's answers). */
+const char *cpol_addr_special(const uint8_t *addr, size_t len);
+/* The same for a rule's host: NULL unless an address literal that is
+ * special. */
+const char *cpol_host_special(const char *host);
 
 /*
  * HTTP: u32 count (1..CPOL_MAX_HTTP), then per host: str host, u16 port,
@@ -411,6 +435,13 @@ int cpol_write(const struct cpol *p, uint8_t **bufp, size_t *lenp,
     char *err, size_t errlen);
 
 void cpol_free(struct cpol *p);
+/* Does host rule w, a wildcard, reach a host with http rules on its
+ * port (1, that HTTP host's index in *hi)?  A name below the wildcard
+ * that resolves to that host's server would be a plain tunnel around
+ * its rules: the compiler refuses it, lint flags it in a blob. */
+int cpol_wildcard_over(const struct cpol *p, uint32_t w, uint32_t *hi);
+/* How many of p's host rules carry CPOL_HOST_PRIVATE. */
+uint32_t cpol_private_count(const struct cpol *p);
 
 /* A dotted Python module name as PRELOAD takes it: 1 or 0. */
 int cpol_module_ok(const char *s);

@@ -148,6 +148,17 @@ static int http_hosts_named(const struct cpol *p)
 	return 1;
 }
 
+/* A special address literal is a rule only where the policy said
+ * "private" (the PRIVATE section). */
+static int specials_private(const struct cpol *p)
+{
+	for (uint32_t i = 0; i < p->nhosts; i++)
+		if (cpol_host_special(p->hosts[i].host) &&
+		    !(p->hosts[i].flags & CPOL_HOST_PRIVATE))
+			return 0;
+	return 1;
+}
+
 static void header(struct cur *c, const uint8_t *buf, size_t len,
     struct cpol *p, uint32_t *nsect)
 {
@@ -251,6 +262,9 @@ int cpol_read_flags(const uint8_t *buf, size_t len, unsigned int flags,
 		fail(&c, "named hosts without network tcp");
 	if (!c.f.bad && !http_hosts_named(out))
 		fail(&c, "an http host that no host rule names");
+	if (!c.f.bad && !specials_private(out))
+		fail(&c, "a host rule for a loopback, private, link-local or "
+		    "other special address without \"private\"");
 	if (c.f.bad) {
 		cpol_free(out);
 		return -1;

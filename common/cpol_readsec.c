@@ -161,6 +161,38 @@ static void hosts(struct cur *c, struct cpol *p)
 	}
 }
 
+/* PRIVATE: marks HOSTS rules (read before it: section 10 < 13). */
+static void private_hosts(struct cur *c, struct cpol *p)
+{
+	uint32_t i, j, n = cur_count(c, 1, CPOL_MAX_HOSTS, 4,
+	    "private hosts");
+	char *h, *last = NULL;
+	uint16_t port, last_port = 0;
+
+	for (i = 0; i < n && !c->f.bad; i++) {
+		h = cur_str(c, "private host");
+		port = cur_u16(c, "private host port");
+		for (j = 0; h && !c->f.bad && j < p->nhosts; j++)
+			if (p->hosts[j].port == port &&
+			    strcmp(p->hosts[j].host, h) == 0)
+				break;
+		if (c->f.bad || !h)
+			;
+		else if (j == p->nhosts || !cpol_host_special(h))
+			fail(c, "private host %u: not a host rule for a "
+			    "special address literal", i);
+		else if (last && (strcmp(h, last) < 0 || (strcmp(h, last) ==
+		    0 && port <= last_port)))
+			fail(c, "private hosts out of order or repeated");
+		else
+			p->hosts[j].flags |= CPOL_HOST_PRIVATE;
+		free(last);
+		last = h;
+		last_port = port;
+	}
+	free(last);
+}
+
 static void http_rules(struct cur *c, struct cpol_http *h, uint32_t at)
 {
 	uint32_t i;
@@ -409,6 +441,7 @@ static const char *const section_names[CPOL_S_MAX + 1] = {
 	[CPOL_S_ENV] = "env", [CPOL_S_ARGV] = "argv",
 	[CPOL_S_RULES] = "rules", [CPOL_S_HOSTS] = "hosts",
 	[CPOL_S_PRELOAD] = "preload", [CPOL_S_HTTP] = "http",
+	[CPOL_S_PRIVATE] = "private",
 };
 
 void cur_section(struct cur *c, struct cpol *p, unsigned int type,
@@ -434,6 +467,7 @@ void cur_section(struct cur *c, struct cpol *p, unsigned int type,
 	case CPOL_S_HOSTS: hosts(&s, p); break;
 	case CPOL_S_PRELOAD: preload(&s, p); break;
 	case CPOL_S_HTTP: http(&s, p); break;
+	case CPOL_S_PRIVATE: private_hosts(&s, p); break;
 	default: return;
 	}
 	if (!s.f.bad && s.left != 0)

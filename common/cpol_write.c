@@ -172,6 +172,21 @@ static void http_sect(struct buf *b, const struct cpol *p)
 	close_sect(b, at);
 }
 
+/* The host rules for special literals the policy allowed (PRIVATE). */
+static void private_sect(struct buf *b, const struct cpol *p)
+{
+	size_t at = open_sect(b, CPOL_S_PRIVATE);
+	uint32_t i;
+
+	cap(b, cpol_private_count(p), 1, CPOL_MAX_HOSTS, "private hosts");
+	for (i = 0; i < p->nhosts; i++)
+		if (p->hosts[i].flags & CPOL_HOST_PRIVATE) {
+			str(b, p->hosts[i].host);
+			u16(b, p->hosts[i].port);
+		}
+	close_sect(b, at);
+}
+
 /* Sections only in blobs that use them (older blobs stay the same). */
 static void optional_sects(struct buf *b, const struct cpol *p)
 {
@@ -196,6 +211,8 @@ static void optional_sects(struct buf *b, const struct cpol *p)
 	}
 	if (p->nhttp)
 		http_sect(b, p);
+	if (cpol_private_count(p))
+		private_sect(b, p);
 }
 
 static void body(struct buf *b, const struct cpol *p)
@@ -286,10 +303,12 @@ int cpol_write(const struct cpol *p, uint8_t **bufp, size_t *lenp,
 	u16(&b, CPOL_HEADER_LEN);
 	u32(&b, p->arch);
 	u32(&b, 0);                   /* size, patched below */
-	/* The HOSTS, PRELOAD and HTTP sections only when used: other blobs
-	 * stay as they were, and readable by readers that predate them. */
+	/* The HOSTS, PRELOAD, HTTP and PRIVATE sections only when used:
+	 * other blobs stay as they were, and readable by readers that
+	 * predate them. */
 	u32(&b, (uint32_t)CPOL_S_RULES + (p->nhosts ? 1u : 0u) +
-	    (p->npreload ? 1u : 0u) + (p->nhttp ? 1u : 0u));
+	    (p->npreload ? 1u : 0u) + (p->nhttp ? 1u : 0u) +
+	    (cpol_private_count(p) ? 1u : 0u));
 	u32(&b, 0);
 	u32(&b, 0);
 	put(&b, zero, sizeof(zero));  /* checksum, patched below */

@@ -1,9 +1,11 @@
 /*
  * host.c - the named-host rules of "network connect": what a host name
  * is (cpol_host_name), what a rule may say (cpol_host_kind) and which
- * names it lets through (cpol_host_match).  The compiler, the blob reader
- * and the launcher's proxy (a CONNECT target) use these, so a name means
- * one thing everywhere.  No system call.
+ * names it lets through (cpol_host_match), and which addresses are not
+ * public (cpol_addr_special: the one table of them).  The compiler, the
+ * blob reader and the launcher's proxy (a CONNECT target, an address it
+ * resolved) use these, so a name and an address mean one thing
+ * everywhere.  No system call.
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -103,4 +105,123 @@ int cpol_host_match(const char *pattern, const char *host)
 		return strcasecmp(pattern, host) == 0;
 	sn = strlen(pattern + 1);    /* ".example.org" */
 	return hn > sn && strcasecmp(host + hn - sn, pattern + 1) == 0;
+}
+
+/* The addresses that are not the public Internet's: the host's own,
+ * its network's and its cloud's services, and ranges no server is
+ * reached at.  One table, for the compiler (a literal a rule names),
+ * the blob reader and the proxy (a literal, and what a name resolved
+ * to).  IPv4 rows are written as IPv4-mapped IPv6 (::ffff:a.b.c.d/96+n);
+ * an IPv4 address is looked up in that form.  First match wins: the
+ * narrow rows come before the ranges that hold them. */
+struct special {
+	uint8_t net[16];
+	uint8_t bits;
+	const char *what;
+};
+
+#define V4(a, b, c, d) { [10] = 0xff, [11] = 0xff, [12] = (a), [13] = (b), \
+	[14] = (c), [15] = (d) }
+static const struct special specials[] = {
+	{ V4(169, 254, 169, 254), 128, "cloud metadata" },
+	{ V4(100, 100, 100, 200), 128, "cloud metadata" },
+	{ V4(0, 0, 0, 0), 96 + 8, "unspecified (this network)" },
+	{ V4(10, 0, 0, 0), 96 + 8, "private (RFC 1918)" },
+	{ V4(100, 64, 0, 0), 96 + 10, "shared (carrier NAT)" },
+	{ V4(127, 0, 0, 0), 96 + 8, "loopback" },
+	{ V4(169, 254, 0, 0), 96 + 16, "link-local" },
+	{ V4(172, 16, 0, 0), 96 + 12, "private (RFC 1918)" },
+	{ V4(192, 0, 0, 0), 96 + 24, "reserved (IETF protocols)" },
+	{ V4(192, 0, 2, 0), 96 + 24, "documentation" },
+	{ V4(192, 168, 0, 0), 96 + 16, "private (RFC 1918)" },
+	{ V4(198, 18, 0, 0), 96 + 15, "benchmarking" },
+	{ V4(198, 51, 100, 0), 96 + 24, "documentation" },
+	{ V4(203, 0, 113, 0), 96 + 24, "documentation" },
+	{ V4(224, 0, 0, 0), 96 + 4, "multicast" },
+	{ V4(240, 0, 0, 0), 96 + 4, "reserved (and broadcast)" },
+	{ { [15] = 0 }, 128, "unspecified" },
+	{ { [15] = 1 }, 128, "loopback" },
+	{ { 0xfd, 0x00, 0x0e, 0xc2, [14] = 0x02, [15] = 0x54 }, 128,
+	    "cloud metadata" },                        /* fd00:ec2::254 */
+	{ { 0xfc }, 7, "private (unique local, fc00::/7)" },
+	{ { 0xfe, 0x80 }, 10, "link-local" },
+	{ { 0xff }, 8, "multicast" },
+	{ { 0x20, 0x01, 0x0d, 0xb8 }, 32, "documentation" },
+};
+#undef V4
+
+static int in_net(const uint8_t *a, const struct special *s)
+{
+	unsigned int full = s->bits / 8u, rest = s->bits % 8u;
+	uint8_t mask = (uint8_t)(0xff00u >> rest);
+
+	return memcmp(a, s->net, full) == 0 &&
+	    (rest == 0 || ((a[full] ^ s->net[full]) & mask) == 0);
+}
+
+const char *cpol_addr_special(const uint8_t *addr, size_t len)
+{
+	static const uint8_t nat64[12] = { 0, 0x64, 0xff, 0x9b };
+	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+	uint8_t a[16];
+	size_t i;
+
+	if (len == 4) {
+		memcpy(a, v4mapped, 12);
+		memcpy(a + 12, addr, 4);
+	} else if (len == 16) {
+		memcpy(a, addr, 16);
+	} else {
+		return "not an address";
+	}
+	/* NAT64 (64:ff9b::/96) reaches the IPv4 address it holds. */
+	if (memcmp(a, nat64, 12) == 0)
+		memcpy(a, v4mapped, 12);
+	for (i = 0; i < sizeof(specials) / sizeof(specials[0]); i++)
+		if (in_net(a, &specials[i]))
+			return specials[i].what;
+	/* An IPv4 address past the table is public; IPv6 is when it is
+	 * global unicast (2000::/3): the rest is reserved, the old
+	 * IPv4-compatible ::a.b.c.d included. */
+	if (memcmp(a, v4mapped, 12) != 0 && (a[0] & 0xe0) != 0x20)
+		return "reserved";
+	return NULL;
+}
+
+const char *cpol_host_special(const char *host)
+{
+	uint8_t a[16];
+
+	if (cpol_host_kind(host) == CPOL_HOST_IPV4 &&
+	    inet_pton(AF_INET, host, a) == 1)
+		return cpol_addr_special(a, 4);
+	if (cpol_host_kind(host) == CPOL_HOST_IPV6 &&
+	    inet_pton(AF_INET6, host, a) == 1)
+		return cpol_addr_special(a, 16);
+	return NULL;
+}
+
+uint32_t cpol_private_count(const struct cpol *p)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < p->nhosts; i++)
+		n += (p->hosts[i].flags & CPOL_HOST_PRIVATE) != 0;
+	return n;
+}
+
+int cpol_wildcard_over(const struct cpol *p, uint32_t w, uint32_t *hi)
+{
+	const struct cpol_host *h = &p->hosts[w];
+	uint32_t i;
+
+	if (strncmp(h->host, "*.", 2) != 0)
+		return 0;
+	for (i = 0; i < p->nhttp; i++)
+		if (p->http[i].nrules > 0 && p->http[i].port == h->port &&
+		    cpol_host_match(h->host, p->http[i].host)) {
+			*hi = i;
+			return 1;
+		}
+	return 0;
 }

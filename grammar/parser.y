@@ -358,12 +358,17 @@ scalars:  scalar
 	| scalars ',' scalar	{ $$ = $3; $$->next = $1; }
 	;
 
-/* network connect: ports, or "host":port (named hosts, by the proxy). */
+/* network connect: ports, or "host":port (named hosts, by the proxy);
+ * "private" after one allows a special address literal (check). */
 dest:	  scalar
 	| STRING ':' atom
 		{ if (!($$ = val_str(&@1, AST_V_STR, $1))) {
 		      ast_val_free($3); YYNOMEM; }
 		  $$->port = $3; }
+	| STRING ':' atom "private"
+		{ if (!($$ = val_str(&@1, AST_V_STR, $1))) {
+		      ast_val_free($3); YYNOMEM; }
+		  $$->port = $3; $$->priv = 1; $$->priv_loc = @4; }
 	;
 
 dests:	  dest

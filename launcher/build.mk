@@ -14,7 +14,7 @@ LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.
 # includes (egress.h, warm.h, learnmode.h); every folder is on the include
 # path, so an #include names a header by its base name.
 LAUNCHER_SRCS += $(addprefix launcher/egress/,proxy.c proxyreq.c \
-	refused.c dns.c httpreq.c)
+	refused.c dns.c httpreq.c around.c sni.c)
 LAUNCHER_SRCS += $(addprefix launcher/warm/,serve.c warmdir.c submit.c \
 	warmhuge.c warmhold.c warmreq.c)
 LAUNCHER_SRCS += $(addprefix launcher/learn/,learn.c learnjudge.c \

@@ -2,7 +2,8 @@
 import json
 import subprocess
 
-LINT_RULES = ["CL%03d" % i for i in range(16)]
+# CL018 (a wildcard over http rules) is in a blob only: test_hosts_around.py
+LINT_RULES = ["CL%03d" % i for i in (*range(18), 19)]
 
 # Lint pairs whose -bad policy allows more than its -ok twin: diff of
 # ok -> bad must exit 1 naming the subject, bad -> ok must exit 0.

@@ -35,7 +35,8 @@ $(BUILD)/tests/test_cgown: $(BUILD)/launcher/cgown.o
 $(BUILD)/tests/unit/test_cgown.o: CPPFLAGS += -Ilauncher
 
 # test_host: the host-name check, with the proxy's two parsers.
-$(BUILD)/tests/test_host: $(BUILD)/launcher/egress/proxyreq.o $(BUILD)/launcher/egress/dns.o
+$(BUILD)/tests/test_host: $(BUILD)/launcher/egress/proxyreq.o $(BUILD)/launcher/egress/dns.o \
+	$(BUILD)/launcher/egress/sni.o
 $(BUILD)/tests/unit/test_host.o: CPPFLAGS += -Ilauncher
 
 # test_plan: the run's plan (blob, options, kernel facts -> decisions or

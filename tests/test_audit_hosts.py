@@ -319,7 +319,8 @@ def test_explain_json_carries_preload_and_hosts(cordonc_bin, src_dir):
     _, out, _ = cordonc(cordonc_bin, "explain", "--json", "-I",
                         src_dir / "policies", src_dir / IDC, check_rc=0)
     lay = json.loads(out)["layers"]
-    assert {"host": "*.googleapis.com", "port": 443} in lay["hosts"]
+    assert {"host": "*.googleapis.com", "port": 443,
+            "private": False} in lay["hosts"]
     _, out, _ = cordonc(cordonc_bin, "explain", "--json", "-I",
                         src_dir / "policies",
                         src_dir / "policies" / "code_gen.policy",

@@ -34,10 +34,10 @@ def upstream_ca(tmp_path_factory):
     return d
 
 
-def Upstream(d):
-    """HTTPS on 127.0.0.1 with d's leaf: records each request head it
-    gets; answers BODY (never echoes what it got)."""
-    return tls_util.Upstream(d, BODY)
+def Upstream(d, at=("127.0.0.1", 0)):
+    """HTTPS on 127.0.0.1 (or at) with d's leaf: records each request
+    head it gets; answers BODY (never echoes what it got)."""
+    return tls_util.Upstream(d, BODY, at=at)
 
 
 POLICY = '''include "base/python.policy";
@@ -145,9 +145,9 @@ def _setup(tmp_path, cordonc_bin, src_dir, port):
     return blob, work
 
 
-def _extra(ca, *more):
+def _extra(ca, *more, tunnel_at="127.0.0.1"):
     return ["--resolve", NAME + ":127.0.0.1", "--resolve",
-            TUNNEL + ":127.0.0.1", "--upstream-ca", str(ca / "ca.pem"),
+            TUNNEL + ":" + tunnel_at, "--upstream-ca", str(ca / "ca.pem"),
             *more]
 
 
@@ -160,7 +160,10 @@ def _secret_file(tmp_path):
 
 def test_credential_added_never_seen(upstream_ca, cordon_bin, cordonc_bin,
                                      src_dir, tmp_path):
-    with Upstream(upstream_ca) as up:
+    # The tunnelled host has a server of its own (127.0.0.2, the same
+    # port): a tunnel to the ruled host's server is refused (below).
+    with Upstream(upstream_ca) as up, \
+            Upstream(upstream_ca, ("127.0.0.2", up.port)) as up2:
         blob, work = _setup(tmp_path, cordonc_bin, src_dir, up.port)
         shutil.copy(upstream_ca / "ca.pem", work / "upstream-ca.pem")
         tok = _secret_file(tmp_path)
@@ -170,8 +173,9 @@ def test_credential_added_never_seen(upstream_ca, cordon_bin, cordonc_bin,
         r = wu.run_cordon(cordon_bin, blob, SNIPPET, work,
                           args=(NAME, TUNNEL, up.port, hint), timeout=180,
                           extra=_extra(upstream_ca, "--credential",
-                                       "CORDON_TEST_TOKEN=@%s" % tok))
-        heads = list(up.heads)
+                                       "CORDON_TEST_TOKEN=@%s" % tok,
+                                       tunnel_at="127.0.0.2"))
+        heads = list(up.heads) + list(up2.heads)
     assert r.returncode == 0, r.describe()
     got = r.json()
     assert got["seen"] == [], got

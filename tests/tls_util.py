@@ -52,15 +52,16 @@ def make_ca(d, names, cn="stand-in CA"):
 
 
 class Server:
-    """A stand-in server on 127.0.0.1 (port: .port) for the tests'
-    allowed hosts: accepts from enter to exit, in a thread, and gives
-    each connection to one(c), at once or, with threaded, in a thread of
-    its own.  Subclasses define one()."""
+    """A stand-in server on 127.0.0.1 (port: .port), or at another
+    address and port (at), for the tests' allowed hosts: accepts from
+    enter to exit, in a thread, and gives each connection to one(c), at
+    once or, with threaded, in a thread of its own.  Subclasses define
+    one()."""
 
-    def __init__(self, threaded=False, backlog=64):
+    def __init__(self, threaded=False, backlog=64, at=("127.0.0.1", 0)):
         self.threaded = threaded
         self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
+        self.sock.bind(at)
         self.sock.listen(backlog)
         self.sock.settimeout(0.2)
         self.port = self.sock.getsockname()[1]
@@ -98,8 +99,9 @@ class Upstream(Server):
     (.heads, latin-1 text without the blank line; .hits counts them) and
     answers 200 with body."""
 
-    def __init__(self, d=None, body=b"ok", threaded=False, timeout=10):
-        super().__init__(threaded)
+    def __init__(self, d=None, body=b"ok", threaded=False, timeout=10,
+                 at=("127.0.0.1", 0)):
+        super().__init__(threaded, at=at)
         self.ctx = None
         if d is not None:
             self.ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

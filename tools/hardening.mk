@@ -83,7 +83,7 @@ $(BUILD)/fuzz/fuzz_bpf: $(FUZZ_OBJ)/fuzz_bpf.o $(FUZZ_OBJ)/fail.o \
 
 $(BUILD)/fuzz/fuzz_proxyreq: $(FUZZ_OBJ)/fuzz_proxyreq.o $(FUZZ_OBJ)/fail.o \
 		$(FUZZ_MAIN) $(BUILD)/launcher/egress/proxyreq.o $(BUILD)/launcher/egress/dns.o \
-		$(BUILD)/common/host.o
+		$(BUILD)/launcher/egress/sni.o $(BUILD)/common/host.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
 

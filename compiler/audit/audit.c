@@ -155,6 +155,11 @@ static void host_cells(struct audit_policy *a, const struct cpol *p)
 	for (uint32_t i = 0; i < p->nhosts; i++) {
 		reach_format(p->hosts[i].host, p->hosts[i].port, item,
 		    sizeof(item));
+		if (p->hosts[i].flags & CPOL_HOST_PRIVATE) {
+			n = strlen(item);
+			snprintf(item + n, sizeof(item) - n, " private, %s",
+			    cpol_host_special(p->hosts[i].host));
+		}
 		for (uint32_t j = 0; j < p->nhttp; j++) {
 			const struct cpol_http *h = &p->http[j];
 

@@ -325,6 +325,7 @@ static const struct diff_section diff_sections[] = {
 	{ CPOL_S_FS, "fs", paths_diff },
 	{ CPOL_S_NET, "net", diff_network },
 	{ CPOL_S_HOSTS, "hosts", diff_hosts },
+	{ CPOL_S_PRIVATE, "private", diff_private },
 	{ CPOL_S_HTTP, "http", diff_http },
 	{ CPOL_S_LIMITS, "limits", limits_diff },
 	{ CPOL_S_ENV, "env", env_diff },

@@ -83,6 +83,9 @@ int diff_http(const struct cpol *old, const struct cpol *new,
     struct diff_list *out);   /* diffhttp.c: credentials, HTTP rules */
 int diff_hosts(const struct cpol *old, const struct cpol *new,
     struct diff_list *out);
+/* diffnet.c: the "private" word on a host rule in both. */
+int diff_private(const struct cpol *old, const struct cpol *new,
+    struct diff_list *out);
 
 /* Origins, from the sources' statements, for the changes the blobs
  * give none (diffloc.c; struct input is input.h's).  0, or -1 on

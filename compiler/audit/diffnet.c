@@ -113,7 +113,11 @@ static int hosts_one_way(const struct cpol *from, const struct cpol *to,
 		int e = 0;
 
 		reach_format(h->host, h->port, s, sizeof(s));
-		if (r == REACH_NONE)
+		if (r == REACH_NONE && (h->flags & CPOL_HOST_PRIVATE))
+			e = diff_add(out, dir, "host", s, NULL, "connect %s: "
+			    "private, not a public address (%s)", verb,
+			    cpol_host_special(h->host));
+		else if (r == REACH_NONE)
 			e = diff_add(out, dir, "host", s, NULL, "connect %s "
 			    "(named host, by cordon's proxy)", verb);
 		else if (r == REACH_SOME)
@@ -137,4 +141,33 @@ int diff_hosts(const struct cpol *old, const struct cpol *new,
 	if (hosts_one_way(new, old, DIFF_WIDER, out) < 0)
 		return -1;
 	return hosts_one_way(old, new, DIFF_NARROWER, out);
+}
+
+/* The PRIVATE section: a host rule in both whose "private" word came
+ * or went.  (A reader takes a special literal only with the word, and
+ * the word only on one, so an added private host is an added host,
+ * which diff_hosts reports with the word; this is the section's own
+ * comparer, so no section goes unread.) */
+int diff_private(const struct cpol *old, const struct cpol *new,
+    struct diff_list *out)
+{
+	char s[CPOL_MAX_HOSTNAME + 16];
+
+	for (uint32_t i = 0; i < new->nhosts; i++)
+		for (uint32_t j = 0; j < old->nhosts; j++) {
+			const struct cpol_host *a = &old->hosts[j],
+			    *b = &new->hosts[i];
+			unsigned int x = a->flags & CPOL_HOST_PRIVATE,
+			    y = b->flags & CPOL_HOST_PRIVATE;
+
+			if (a->port != b->port || strcmp(a->host, b->host) ||
+			    x == y)
+				continue;
+			reach_format(b->host, b->port, s, sizeof(s));
+			if (diff_add(out, y ? DIFF_WIDER : DIFF_NARROWER,
+			    "host", s, NULL, "private %s", y ? "added" :
+			    "removed") < 0)
+				return -1;
+		}
+	return 0;
 }

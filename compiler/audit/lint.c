@@ -62,6 +62,12 @@ static const struct lint_rule rules[] = {
 	  "a credential is added to any request to its host (no http rules)" },
 	{ "CL017", "credential-plain", FINDING_ERROR,
 	  "a credential goes to a plain http:// host, readable on the path" },
+	{ "CL018", "wildcard-over-http-rules", FINDING_ERROR,
+	  "a wildcard host reaches a host with http rules: a sibling name "
+	  "resolving to its server tunnels around them" },
+	{ "CL019", "private-address", FINDING_WARNING,
+	  "a loopback, private, link-local or metadata address literal is "
+	  "allowed (\"private\")" },
 };
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
 
@@ -425,7 +431,8 @@ int lint_run(const struct input *in, struct finding_list *out)
 	    check_net(in, out) < 0 || check_limits(in, out) < 0 ||
 	    check_run_bounds(in, out) < 0 ||
 	    check_layers(in, out) < 0 || check_loader(in, out) < 0 ||
-	    check_tty(in, out) < 0 || lint_http(in, out) < 0)
+	    check_tty(in, out) < 0 || lint_http(in, out) < 0 ||
+	    lint_hosts(in, out) < 0)
 		return -1;
 	if (suppress(in, out) < 0)
 		return -1;

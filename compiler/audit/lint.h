@@ -27,6 +27,9 @@ const struct lint_rule *lint_rules(unsigned int *n);
 int lint_run(const struct input *in, struct finding_list *out);
 /* linthttp.c: CL016 and CL017, credentials on named hosts. */
 int lint_http(const struct input *in, struct finding_list *out);
+/* linthttp.c: CL018 and CL019, wildcards over http rules and private
+ * address literals. */
+int lint_hosts(const struct input *in, struct finding_list *out);
 /* lintsys.c: the rules on the syscall filter.  CL001, CL002: rules that
  * allow a dangerous or unconditioned syscall; CL003: a default that
  * allows; CL014: the loader's file mappings refused; CL015: TIOCSTI or

@@ -215,10 +215,42 @@ int check_host(struct check_ctx *c, const struct ast_loc *loc,
 {
 	if (cpol_host_kind(h) != CPOL_HOST_BAD)
 		return 0;
+	if (h[strspn(h, "0123456789abcdefxABCDEFX.")] == '\0' &&
+	    strspn(h, "0123456789") > 0) {
+		diag_error(c->d, loc, "\"%s\" is not an IPv4 address as "
+		    "inet_ntop writes it (four decimal parts, no leading "
+		    "zeros): other spellings (127.1, 0x7f.0.0.1, 2130706433) "
+		    "reach addresses too, and are refused", h);
+		return -1;
+	}
 	diag_error(c->d, loc, "\"%s\" is not a host: a lower-case DNS name "
 	    "of two labels or more, \"*.\" and such a name, or an IPv4 or "
 	    "IPv6 address as inet_ntop writes it", h);
 	return -1;
+}
+
+/* A literal for the host's own, its network's or its cloud's services
+ * (cpol_host_special) is a rule only with the word "private" after it,
+ * and the word only after such a literal. */
+static int check_private(struct check_ctx *c, const struct ast_val *v,
+    const char *h, unsigned int port)
+{
+	const char *what = cpol_host_special(h);
+
+	if (what && !v->priv) {
+		diag_error(c->d, &v->loc, "\"%s\" is not a public address "
+		    "(%s): the host's own, its network's or its cloud's "
+		    "services are there; if the run must reach it, write "
+		    "\"%s\":%u private", h, what, h, port);
+		return -1;
+	}
+	if (!what && v->priv) {
+		diag_error(c->d, &v->priv_loc, "\"private\" is for a "
+		    "loopback, private, link-local or other special address "
+		    "literal; \"%s\" is not one", h);
+		return -1;
+	}
+	return 0;
 }
 
 /* "host":port: a rule for the run's egress proxy. */
@@ -237,7 +269,8 @@ static void host(struct check_ctx *c, struct cpol *out,
 		diag_error(c->d, &v->port->loc, "port must be 1 to 65535");
 		goto done;
 	}
-	if (check_host(c, &v->loc, h) < 0)
+	if (check_host(c, &v->loc, h) < 0 ||
+	    check_private(c, v, h, (unsigned int)port) < 0)
 		goto done;
 	for (i = 0; i < out->nhosts; i++)
 		if (strcmp(out->hosts[i].host, h) == 0 &&
@@ -251,7 +284,8 @@ static void host(struct check_ctx *c, struct cpol *out,
 		    CPOL_MAX_HOSTS);
 		goto done;
 	}
-	out->hosts[out->nhosts++] = (struct cpol_host){ h, (uint16_t)port };
+	out->hosts[out->nhosts++] = (struct cpol_host){ h, (uint16_t)port,
+	    v->priv ? CPOL_HOST_PRIVATE : 0 };
 	h = NULL;
 done:
 	free(h);

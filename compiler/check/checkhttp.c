@@ -224,6 +224,57 @@ static void collect(struct check_ctx *c, struct mentions *ms,
 	mentions_merge(c, ms, 0, what);
 }
 
+/* The statement of kind whose dest is host:port, for its place. */
+static const struct ast_val *dest_of(struct check_ctx *c, enum ast_kind kind,
+    const char *host, uint16_t port)
+{
+	const struct ast_stmt *s;
+	const struct ast_val *v;
+	uint64_t n;
+	char *h;
+	int neg, same;
+
+	for (s = c->p->stmts; s; s = s->next)
+		for (v = s->kind == kind ? s->val : NULL; v; v = v->next) {
+			if (!v->port || value_num(c, v->port, &n, &neg) < 0 ||
+			    n != port || value_str(c, v, &h) < 0)
+				continue;
+			same = strcmp(h, host) == 0;
+			free(h);
+			if (same)
+				return v;
+		}
+	return NULL;
+}
+
+/* A wildcard that reaches a host with http rules (cpol_wildcard_over):
+ * a sibling name resolving to that host's server would tunnel around
+ * the rules.  Wildcards carry no rules, so it is refused. */
+static void wildcards_over(struct check_ctx *c, const struct cpol *out)
+{
+	const struct ast_val *w, *r;
+	uint32_t i, hi;
+
+	for (i = 0; i < out->nhosts; i++) {
+		if (!cpol_wildcard_over(out, i, &hi))
+			continue;
+		w = dest_of(c, AST_NETWORK, out->hosts[i].host,
+		    out->hosts[i].port);
+		r = dest_of(c, AST_HTTP, out->http[hi].host,
+		    out->http[hi].port);
+		diag_error(c->d, w ? &w->loc : NULL, "\"%s\":%u reaches %s, "
+		    "which has http rules: a name below it that resolves to "
+		    "%s's server would be a plain tunnel around them; list "
+		    "the names the run needs one by one", out->hosts[i].host,
+		    out->hosts[i].port, out->http[hi].host,
+		    out->http[hi].host);
+		if (r)
+			diag_note(c->d, &r->loc, "the http rules for "
+			    "\"%s\":%u", out->http[hi].host,
+			    out->http[hi].port);
+	}
+}
+
 void check_http(struct check_ctx *c, struct cpol *out)
 {
 	struct mentions creds = { 0 }, rules = { 0 };
@@ -244,6 +295,7 @@ void check_http(struct check_ctx *c, struct cpol *out)
 	}
 	if (out->nhttp > 0)
 		qsort(out->http, out->nhttp, sizeof(*out->http), by_http);
+	wildcards_over(c, out);
 	mentions_free(&creds);
 	mentions_free(&rules);
 }

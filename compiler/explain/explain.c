@@ -68,9 +68,11 @@ static void layers(FILE *f, const struct cpol *p)
 			    "connect", p->net[i].port);
 		fputc('\n', f);
 		for (i = 0; i < p->nhosts; i++)
-			fprintf(f, "%s\"%s\":%u", i ? ", " : "  named hosts "
+			fprintf(f, "%s\"%s\":%u%s", i ? ", " : "  named hosts "
 			    "(by cordon's proxy, in a network namespace): ",
-			    p->hosts[i].host, p->hosts[i].port);
+			    p->hosts[i].host, p->hosts[i].port,
+			    p->hosts[i].flags & CPOL_HOST_PRIVATE ?
+			    " private" : "");
 		if (p->nhosts)
 			fputc('\n', f);
 		http(f, p);

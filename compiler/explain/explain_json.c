@@ -93,6 +93,8 @@ static void hosts(FILE *f, int *first, const struct cpol *p)
 		fputc('{', f);
 		kv_str(f, &k, "host", p->hosts[i].host);
 		kv_u64(f, &k, "port", p->hosts[i].port);
+		kv_bool(f, &k, "private",
+		    p->hosts[i].flags & CPOL_HOST_PRIVATE);
 		fputc('}', f);
 	}
 	fputc(']', f);

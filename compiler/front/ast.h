@@ -31,7 +31,8 @@ enum ast_val_kind {
 
 /* A value.  alt chains the alternatives of A|B|C (bitwise or); next
  * chains the members of a list; port is the port of "host":port (a
- * network connect destination), whose host is str. */
+ * network connect destination), whose host is str; priv says the
+ * word "private" followed it. */
 struct ast_val {
 	enum ast_val_kind kind;
 	struct ast_loc loc;
@@ -43,6 +44,8 @@ struct ast_val {
 	struct ast_val *next;
 	struct ast_loc unit_loc;  /* spaced: "10 sec", the unit's place */
 	int spaced;
+	int priv;             /* "host":port private */
+	struct ast_loc priv_loc;
 };
 
 enum ast_op {

@@ -51,7 +51,9 @@ struct learn {
 	struct learn_call call[LEARN_MAX_CALLS];
 	struct learn_port port[LEARN_MAX_PORTS];
 	struct learn_host host[LEARN_MAX_HOSTS];
-	unsigned int npath, ncall, nport, nhost;
+	struct learn_host left[LEARN_MAX_HOSTS];  /* special literals
+	                          * reached: said in a comment, never a rule */
+	unsigned int npath, ncall, nport, nhost, nleft;
 	uint64_t wall_ms, cpu_ms, rss_kb, memory, procs, disk, files;
 	uint64_t dropped;
 	uint64_t failed, unsure;  /* path calls that failed, or unseen */

@@ -38,11 +38,35 @@ static void write_hosts(FILE *out, const struct learn *l)
 		}
 }
 
+/* Special address literals the samples reached (loopback, private,
+ * metadata...): said, never learned. */
+static void write_left(FILE *out, const struct learn *l)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->nleft; i++) {
+		fputs("\n# not learned: ", out);
+		learn_put_string(out, l->left[i].host);
+		fprintf(out, ":%u, not a public address: %s (%llu "
+		    "connection%s, ",
+		    l->left[i].port, cpol_host_special(l->left[i].host),
+		    (unsigned long long)l->left[i].count,
+		    l->left[i].count == 1 ? "" : "s");
+		learn_first(out, NULL, l->left[i].sample, ");");
+		fputs("\n# a rule for it needs the word \"private\" after "
+		    "the port (cordon.policy(5)).", out);
+	}
+	if (l->nleft)
+		fputc('\n', out);
+}
+
 void learn_write_net(FILE *out, const struct learn *l)
 {
 	unsigned int i, k;
 
 	int bind = 0;
+
+	write_left(out, l);
 
 	for (i = 0; i < l->nport; i++)
 		bind |= l->port[i].bind;

@@ -184,12 +184,32 @@ static int line_net(struct learn *l, char *s, const char *sample)
 	return 0;
 }
 
+/* name:port into hosts[0..*n), counted once. */
+static int host_add(struct learn_host *hosts, unsigned int *n,
+    struct learn *l, const char *name, uint64_t port, uint64_t count,
+    const char *sample)
+{
+	unsigned int i;
+
+	for (i = 0; i < *n; i++)
+		if (hosts[i].port == port && !strcmp(hosts[i].host, name)) {
+			hosts[i].count += count;
+			return 0;
+		}
+	if (*n == LEARN_MAX_HOSTS) {
+		l->dropped++;
+		return 0;
+	}
+	hosts[*n] = (struct learn_host){ strdup(name), (unsigned int)port,
+	    count, sample };
+	return hosts[(*n)++].host ? 0 : -1;
+}
+
 /* "host NAME PORT COUNT": a host reached through the proxy. */
 static int line_host(struct learn *l, char *s, const char *sample)
 {
 	uint64_t port, count;
 	char *name;
-	unsigned int i;
 	enum cpol_host_kind k;
 
 	if (field(&s, &name) < 0 || num(&s, 10, &port) < 0 ||
@@ -198,18 +218,12 @@ static int line_host(struct learn *l, char *s, const char *sample)
 	k = cpol_host_kind(name);
 	if (k != CPOL_HOST_NAME && k != CPOL_HOST_IPV4 && k != CPOL_HOST_IPV6)
 		return -1;
-	for (i = 0; i < l->nhost; i++)
-		if (l->host[i].port == port && !strcmp(l->host[i].host, name)) {
-			l->host[i].count += count;
-			return 0;
-		}
-	if (l->nhost == LEARN_MAX_HOSTS) {
-		l->dropped++;
-		return 0;
-	}
-	l->host[l->nhost] = (struct learn_host){ strdup(name),
-	    (unsigned int)port, count, sample };
-	return l->host[l->nhost++].host ? 0 : -1;
+	/* The host's own, its network's or its cloud's services: a rule
+	 * only by a person's explicit "private", never a learned one. */
+	if (cpol_host_special(name))
+		return host_add(l->left, &l->nleft, l, name, port, count,
+		    sample);
+	return host_add(l->host, &l->nhost, l, name, port, count, sample);
 }
 
 static void max_of(uint64_t *to, uint64_t v)
@@ -298,7 +312,9 @@ void learn_free(struct learn *l)
 		free(l->call[i].call);
 	for (i = 0; i < l->nhost; i++)
 		free(l->host[i].host);
-	l->npath = l->ncall = l->nhost = 0;
+	for (i = 0; i < l->nleft; i++)
+		free(l->left[i].host);
+	l->npath = l->ncall = l->nhost = l->nleft = 0;
 }
 
 static void uses(FILE *out, uint64_t n, const char *sample)

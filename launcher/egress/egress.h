@@ -79,6 +79,9 @@ enum egress_why {
 	EGRESS_HTTP_TOO_LONG, EGRESS_HTTP_UNSUPPORTED, EGRESS_TLS_CLIENT,
 	EGRESS_TLS_UPSTREAM, EGRESS_HTTP_TARGET, EGRESS_HTTP_UNDERSCORE,
 	EGRESS_HTTP_REWRITE,
+	/* a special address literal without "private"; a tunnel to the
+	 * server (address and port) of a host with http rules */
+	EGRESS_PRIVATE_LITERAL, EGRESS_AROUND_RULES,
 };
 const char *egress_why_name(unsigned int why);
 
@@ -167,7 +170,39 @@ int dns_resolve(const struct egress_conf *c, struct egress_shared *sh,
 int dns_parse(const uint8_t *msg, size_t len, uint16_t id, const char *name,
     uint16_t qtype, struct sockaddr_storage *out, int max, uint32_t *ttl);
 
+/* sni.c: the server name of a TLS ClientHello (in one record) from
+ * b[0..n) into name: SNI_OK (name "" when it names none), SNI_MORE
+ * (read on), SNI_NONE (not TLS), SNI_BAD (malformed, a record over
+ * SNI_RECORD_MAX, or a hello split across records).  No system call. */
+#define SNI_RECORD_MAX 16384        /* TLS's largest plaintext record */
+enum sni_result { SNI_OK = 0, SNI_MORE, SNI_NONE, SNI_BAD };
+enum sni_result sni_parse(const uint8_t *b, size_t n, char *name,
+    size_t namelen);
+/* around.c: a tunnel that would reach around a host's http rules.
+ * Does the policy have a host with http rules (and not learn mode)? */
+int egress_has_rules(const struct egress_conf *c);
+/* 1 when a tunnel for rq to addrs[0..n) reaches around such a host: its
+ * name has rules, or an address is one such a host on rq's port
+ * resolves to in this run (or none is known: the query budget spent). */
+int egress_around_addr(const struct egress_conf *c,
+    const struct proxyreq *rq, struct egress_shared *sh,
+    const struct sockaddr_storage *addrs, int n);
+/* A tunnel's first bytes from the run (pre[0..npre): those sent with
+ * the CONNECT), read on fd until they name a server (SNI, Host) or the
+ * server on out speaks first: -1 (recorded) when they name a host with
+ * http rules or are a malformed ClientHello, else 0 with what was read
+ * sent on to out. */
+int egress_first_flight(int fd, int out, const struct egress_conf *c,
+    struct egress_shared *sh, const char *dest, const char *pre,
+    size_t npre);
+
 /* proxy.c */
+/* The addresses to try for rq (a literal, a --resolve mapping, or what
+ * DNS says less every address that is not public): how many; 0 with
+ * *why when none. */
+int egress_addresses(const struct egress_conf *c, const struct proxyreq *rq,
+    struct egress_shared *sh, struct sockaddr_storage *out,
+    enum egress_why *why);
 /* Record a refusal (method and path: an HTTP request's, or NULL). */
 void egress_refuse(struct egress_shared *sh, const char *dest,
     enum egress_why why, const char *method, const char *path);

@@ -40,44 +40,25 @@
 #include "infile.h"
 #include "wall.h"
 
-/* Private, loopback, link-local, multicast, reserved: not for a name
- * found in DNS (rebinding to the host's or the cluster's services). */
-static int v4_public(const uint8_t *a)
-{
-	return !(a[0] == 0 || a[0] == 10 || a[0] == 127 || a[0] >= 224 ||
-	    (a[0] == 100 && (a[1] & 0xc0) == 64) ||
-	    (a[0] == 169 && a[1] == 254) ||
-	    (a[0] == 172 && (a[1] & 0xf0) == 16) ||
-	    (a[0] == 192 && a[1] == 168) ||
-	    (a[0] == 192 && a[1] == 0 && (a[2] == 0 || a[2] == 2)) ||
-	    (a[0] == 198 && (a[1] & 0xfe) == 18) ||
-	    (a[0] == 198 && a[1] == 51 && a[2] == 100) ||
-	    (a[0] == 203 && a[1] == 0 && a[2] == 113));
-}
-
 static void refuse(struct egress_shared *sh, const char *dest,
     enum egress_why why)
 {
 	egress_refuse(sh, dest, why, NULL, NULL);
 }
 
+/* Private, loopback, link-local, metadata, multicast, reserved (the one
+ * table: common/host.c): not for a name found in DNS (rebinding to the
+ * host's or the cluster's services), nor for a literal the policy does
+ * not mark "private". */
 int egress_addr_public(const struct sockaddr_storage *s)
 {
-	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
-	static const uint8_t nat64[12] = { 0, 0x64, 0xff, 0x9b };
-	const uint8_t *a;
-
 	if (s->ss_family == AF_INET)
-		return v4_public((const uint8_t *)
-		    &((const struct sockaddr_in *)s)->sin_addr);
-	if (s->ss_family != AF_INET6)
-		return 0;
-	a = ((const struct sockaddr_in6 *)s)->sin6_addr.s6_addr;
-	if (memcmp(a, mapped, 12) == 0 || memcmp(a, nat64, 12) == 0)
-		return v4_public(a + 12);
-	/* Global unicast only (2000::/3), less documentation 2001:db8::/32. */
-	return (a[0] & 0xe0) == 0x20 && !(a[0] == 0x20 && a[1] == 0x01 &&
-	    a[2] == 0x0d && a[3] == 0xb8);
+		return !cpol_addr_special((const uint8_t *)
+		    &((const struct sockaddr_in *)s)->sin_addr, 4);
+	if (s->ss_family == AF_INET6)
+		return !cpol_addr_special(((const struct sockaddr_in6 *)
+		    s)->sin6_addr.s6_addr, 16);
+	return 0;
 }
 
 int egress_map_parse(const char *arg, struct egress_map *m)
@@ -232,7 +213,10 @@ static void seen(struct egress_shared *sh, const struct proxyreq *rq)
 }
 
 /* The policy's rule for the request, if any: a name against names and
- * wildcards, an address literal against literals. */
+ * wildcards, an address literal against literals.  1: allowed; 0: no
+ * rule; -1: a literal cpol_addr_special names, and its rule does not
+ * say "private" (no blob the reader takes has one: the proxy checks
+ * anyway). */
 static int allowed(const struct cpol *p, const struct proxyreq *rq)
 {
 	char canon[INET6_ADDRSTRLEN];
@@ -250,7 +234,8 @@ static int allowed(const struct cpol *p, const struct proxyreq *rq)
 		k = cpol_host_kind(p->hosts[i].host);
 		if (rq->literal && k == (rq->literal == 4 ? CPOL_HOST_IPV4 :
 		    CPOL_HOST_IPV6) && strcmp(p->hosts[i].host, canon) == 0)
-			return 1;
+			return !cpol_addr_special(a, af == AF_INET ? 4 : 16) ||
+			    (p->hosts[i].flags & CPOL_HOST_PRIVATE) ? 1 : -1;
 		if (!rq->literal && (k == CPOL_HOST_NAME ||
 		    k == CPOL_HOST_WILDCARD) &&
 		    cpol_host_match(p->hosts[i].host, rq->host))
@@ -261,7 +246,7 @@ static int allowed(const struct cpol *p, const struct proxyreq *rq)
 
 /* The addresses to try: a literal itself, a --resolve mapping as given,
  * or what DNS says with every non-public address dropped. */
-static int addresses(const struct egress_conf *c, const struct proxyreq *rq,
+int egress_addresses(const struct egress_conf *c, const struct proxyreq *rq,
     struct egress_shared *sh, struct sockaddr_storage *out,
     enum egress_why *why)
 {
@@ -362,16 +347,23 @@ static void relay(int a, int b, struct egress_shared *sh, const char *dest)
 
 /* Resolve rq's host and connect to it: the upstream socket, or -1 once
  * the refusal is answered (502 when no address answered, 403 when there
- * was none to try) and recorded.  In learn mode the host reached is
- * recorded as seen.  Both kinds of request, CONNECT and plain http. */
+ * was none to try or, for a tunnel, the address is a ruled host's) and
+ * recorded.  In learn mode the host reached is recorded as seen.  Both
+ * kinds of request, CONNECT and plain http. */
 static int reach(int fd, const struct egress_conf *c,
-    const struct proxyreq *rq, struct egress_shared *sh, const char *dest)
+    const struct proxyreq *rq, struct egress_shared *sh, const char *dest,
+    int tunnel)
 {
 	struct sockaddr_storage addrs[EGRESS_ADDRS_MAX];
 	enum egress_why why;
 	int n, out;
 
-	n = addresses(c, rq, sh, addrs, &why);
+	n = egress_addresses(c, rq, sh, addrs, &why);
+	if (n > 0 && tunnel && egress_around_addr(c, rq, sh, addrs, n)) {
+		answer(fd, "403 Forbidden");
+		refuse(sh, dest, EGRESS_AROUND_RULES);
+		return -1;
+	}
 	out = n > 0 ? dial(addrs, n, rq->port) : -1;
 	if (out < 0) {
 		answer(fd, n > 0 ? "502 Bad Gateway" : "403 Forbidden");
@@ -443,7 +435,7 @@ static void plain(int fd, const char *buf, size_t len,
 	/* A long name is cut to leave room for ":port". */
 	snprintf(dest, sizeof(dest), "%.*s:%u", (int)sizeof(dest) - 7,
 	    rq.host, (unsigned int)rq.port);
-	if ((out = reach(fd, c, &rq, sh, dest)) < 0)
+	if ((out = reach(fd, c, &rq, sh, dest, 0)) < 0)
 		return;
 	proxyhttp_plain(fd, out, c, hi, sh, dest, buf, len);
 	close(out);
@@ -457,6 +449,7 @@ static void serve(int fd, const struct egress_conf *c,
 	struct proxyreq rq;
 	static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 	size_t len = 0;
+	uint32_t hi;
 	int n, out, one = 1;
 
 	/* Small writes both ways go out at once (TLS handshakes). */
@@ -471,18 +464,24 @@ static void serve(int fd, const struct egress_conf *c,
 	    rq.host, (unsigned int)rq.port);
 	/* Learn mode lets every request through, and records what it
 	 * reached once the connection is made. */
-	if (!c->observe && !allowed(c->pol, &rq)) {
+	if (!c->observe && (n = allowed(c->pol, &rq)) <= 0) {
 		answer(fd, "403 Forbidden");
-		refuse(sh, dest, EGRESS_NOT_ALLOWED);
+		refuse(sh, dest, n < 0 ? EGRESS_PRIVATE_LITERAL :
+		    EGRESS_NOT_ALLOWED);
 		return;
 	}
-	if ((out = reach(fd, c, &rq, sh, dest)) < 0)
+	if ((out = reach(fd, c, &rq, sh, dest, !http_host(c, &rq, &hi))) <
+	    0)
 		return;
 	if (terminated(fd, out, c, &rq, len, sh, dest))
 		return;
+	/* A tunnel: where the policy has http rules, its first bytes may
+	 * not name such a host (around.c). */
 	if (write(fd, ok, sizeof(ok) - 1) == (ssize_t)sizeof(ok) - 1 &&
+	    (egress_has_rules(c) ? egress_first_flight(fd, out, c, sh, dest,
+	    buf + rq.head_len, len - rq.head_len) == 0 :
 	    (len <= rq.head_len || write(out, buf + rq.head_len, len -
-	    rq.head_len) == (ssize_t)(len - rq.head_len)))
+	    rq.head_len) == (ssize_t)(len - rq.head_len))))
 		relay(fd, out, sh, dest);
 	close(out);
 }

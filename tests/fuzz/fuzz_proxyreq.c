@@ -1,7 +1,8 @@
 /*
  * fuzz_proxyreq.c - what the sandboxed snippet (and the network) can send
  * cordon's egress proxy: request heads into launcher/egress/proxyreq.c, and DNS
- * answers into dns_parse (launcher/egress/dns.c).
+ * answers into dns_parse (launcher/egress/dns.c); every input also as a
+ * tunnel's first bytes into sni_parse (launcher/egress/sni.c).
  *
  * Input: the first byte chooses; 0..127 a request head (the rest of the
  * input), 128..255 a DNS answer to query id 0x1234 for api.example.org
@@ -137,6 +138,26 @@ static void dns(const uint8_t *data, size_t size, int aaaa)
 			    out[i].ss_family);
 }
 
+/* Every input is also a tunnel's first bytes (launcher/egress/sni.c):
+ * a result of the four, a name only with SNI_OK, NUL-terminated, no
+ * longer than the input. */
+static void sni(const uint8_t *data, size_t size)
+{
+	char name[CPOL_MAX_HOSTNAME + 8];
+	enum sni_result r;
+
+	memset(name, 'x', sizeof(name));
+	r = sni_parse(data, size, name, sizeof(name));
+	if (r != SNI_OK && r != SNI_MORE && r != SNI_NONE && r != SNI_BAD)
+		fuzz_fail("sni_parse gave %d", (int)r);
+	if (!memchr(name, '\0', sizeof(name)))
+		fuzz_fail("sni_parse left no NUL in the name");
+	if (r != SNI_OK && name[0] != '\0')
+		fuzz_fail("a name without SNI_OK");
+	if (strlen(name) > size)
+		fuzz_fail("a name longer than the input");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t *copy;
@@ -148,6 +169,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy)
 		return 0;
 	memcpy(copy, data + 1, size - 1);
+	sni(copy, size - 1);
 	if (data[0] < 128)
 		head(copy, size - 1);
 	else

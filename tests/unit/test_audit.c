@@ -241,7 +241,7 @@ static void test_diff_every_section_and_flag(void **state)
 /* A seccomp program of one instruction: return k. */
 static struct cpol_insn ret_errno[] = { { 0x06, 0, 0, 0x00050026u } };
 static struct cpol_insn ret_allow[] = { { 0x06, 0, 0, 0x7fff0000u } };
-static struct cpol_host host_a[] = { { "api.example.org", 443 } };
+static struct cpol_host host_a[] = { { "api.example.org", 443, 0 } };
 static char *preload_a[] = { "json", NULL };
 
 /* b = a with section t changed (and nothing else). */
@@ -253,9 +253,13 @@ static void mutate(struct cpol *b, unsigned int t)
 	static struct cpol_limit lim_m[7];
 	static struct cpol_env env_m[] = { { CPOL_ENV_SET, "LANG", "C" } };
 	static char *argv_m[] = { "/usr/bin/python3", "-c" };
-	static struct cpol_host host_m[] = { { "api.example.org", 443 },
-		{ "*.example.net", 443 } };
+	static struct cpol_host host_m[] = { { "api.example.org", 443, 0 },
+		{ "*.example.net", 443, 0 } };
 	static char *preload_m[] = { "json", "csv", NULL };
+	/* the same rule, with the word (what the comparer sees; a reader
+	 * takes it only on a special literal) */
+	static struct cpol_host host_p[] = { { "api.example.org", 443,
+		CPOL_HOST_PRIVATE } };
 	static struct cpol_http http_m[] = { { "api.example.org", 443, 0,
 		"TOKEN", "Authorization: Bearer {}", NULL, 0 } };
 
@@ -276,6 +280,7 @@ static void mutate(struct cpol *b, unsigned int t)
 	case CPOL_S_HOSTS: b->hosts = host_m; b->nhosts = 2; break;
 	case CPOL_S_PRELOAD: b->preload = preload_m; b->npreload = 2; break;
 	case CPOL_S_HTTP: b->http = http_m; b->nhttp = 1; break;
+	case CPOL_S_PRIVATE: b->hosts = host_p; break;
 	default: fail_msg("no change written for blob section %u", t);
 	}
 }
@@ -347,13 +352,13 @@ static void test_diff_hosts(void **state)
 		{ "*.example.net", 8443, DIFF_WIDER },        /* new port */
 		{ "*.net", 443, DIFF_WIDER },                 /* over it */
 	};
-	struct cpol_host old_h[] = { { "*.example.net", 443 } };
+	struct cpol_host old_h[] = { { "*.example.net", 443, 0 } };
 	unsigned int seen[CPOL_HOST_IPV6 + 1] = { 0 };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct cpol_host new_h[] = { { "*.example.net", 443 },
-			{ (char *)cases[i].host, (uint16_t)cases[i].port } };
+		struct cpol_host new_h[] = { { "*.example.net", 443, 0 },
+			{ (char *)cases[i].host, (uint16_t)cases[i].port, 0 } };
 		struct diff_list l = { 0 };
 		const struct diff_change *c;
 		char subject[300];

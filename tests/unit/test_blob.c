@@ -517,8 +517,8 @@ static void test_section_lengths(void **state)
  * reader enforces on it refused (a writer's check is the reader). */
 static void test_http(void **state)
 {
-	static struct cpol_host hosts[] = { { (char *)"a.example.org", 443 },
-		{ (char *)"b.example.org", 80 } };
+	static struct cpol_host hosts[] = { { (char *)"a.example.org", 443, 0 },
+		{ (char *)"b.example.org", 80, 0 } };
 	static struct cpol_http_rule rules[] = {
 		{ (char *)"GET", (char *)"/v1/" },
 		{ (char *)"POST", (char *)"/v1/search" } };
@@ -570,6 +570,41 @@ static void test_http(void **state)
 	http[1].credential = (char *)"TOKEN";   /* without its header */
 	assert_int_equal(cpol_write(&p, &b, &len, err, sizeof(err)), -1);
 	http[1].credential = (char *)"";
+}
+
+/* The PRIVATE section: a special literal's "private" written and read
+ * back; a special literal without it, or the word elsewhere, refused. */
+static void test_private(void **state)
+{
+	static struct cpol_host hosts[] = {
+		{ (char *)"10.0.0.1", 443, CPOL_HOST_PRIVATE },
+		{ (char *)"8.8.8.8", 53, 0 },
+		{ (char *)"::1", 8080, CPOL_HOST_PRIVATE } };
+	struct cpol p, q;
+	uint8_t *b;
+	size_t len;
+
+	(void)state;
+	sample(&p);
+	p.flags |= CPOL_F_NET_HOSTS;
+	p.hosts = hosts;
+	p.nhosts = 3;
+	assert_int_equal(cpol_write(&p, &b, &len, err, sizeof(err)), 0);
+	assert_int_equal(cpol_read(b, len, &q, err, sizeof(err)), 0);
+	assert_int_equal(q.hosts[0].flags, CPOL_HOST_PRIVATE);
+	assert_int_equal(q.hosts[1].flags, 0);
+	assert_int_equal(q.hosts[2].flags, CPOL_HOST_PRIVATE);
+	assert_int_equal(cpol_private_count(&q), 2);
+	free(b);
+	cpol_free(&q);
+	hosts[2].flags = 0;            /* ::1 without the word */
+	assert_int_equal(cpol_write(&p, &b, &len, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "without \"private\""));
+	hosts[2].flags = CPOL_HOST_PRIVATE;
+	hosts[1].flags = CPOL_HOST_PRIVATE;   /* the word on a public one */
+	assert_int_equal(cpol_write(&p, &b, &len, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a host rule for a special"));
+	hosts[1].flags = 0;
 }
 
 static void test_man_page(void **state)
@@ -633,6 +668,7 @@ int main(void)
 		cmocka_unit_test(test_missing_section),
 		cmocka_unit_test(test_section_lengths),
 		cmocka_unit_test(test_http),
+		cmocka_unit_test(test_private),
 		cmocka_unit_test(test_man_page),
 	};
 

@@ -87,10 +87,147 @@ static void test_kinds(void **state)
 	assert_int_equal(cpol_host_kind("192.0.2.7"), CPOL_HOST_IPV4);
 	assert_int_equal(cpol_host_kind("2001:db8::1"), CPOL_HOST_IPV6);
 	assert_int_equal(cpol_host_kind("127.000.0.1"), CPOL_HOST_BAD);
+	/* other spellings of an address: none is a rule (issue 38) */
+	assert_int_equal(cpol_host_kind("127.1"), CPOL_HOST_BAD);
+	assert_int_equal(cpol_host_kind("0x7f.0.0.1"), CPOL_HOST_BAD);
+	assert_int_equal(cpol_host_kind("2130706433"), CPOL_HOST_BAD);
+	assert_int_equal(cpol_host_kind("0177.0.0.1"), CPOL_HOST_BAD);
+	assert_int_equal(cpol_host_kind("::FFFF:127.0.0.1"), CPOL_HOST_BAD);
 	assert_true(cpol_host_match("*.googleapis.com", "a.b.googleapis.com"));
 	assert_true(cpol_host_match("*.googleapis.com", "X.GoogleAPIs.com"));
 	assert_false(cpol_host_match("*.googleapis.com", "googleapis.com"));
 	assert_true(cpol_host_match("api.example.org", "API.example.org"));
+}
+
+/* The one table of special addresses (common/host.c): each kind at its
+ * edges, in its IPv4, IPv4-mapped and NAT64 forms; public ones pass. */
+static void test_special(void **state)
+{
+	static const struct { const char *host, *what; } cases[] = {
+		{ "127.0.0.1", "loopback" }, { "127.255.255.254", "loopback" },
+		{ "::1", "loopback" }, { "::ffff:127.0.0.1", "loopback" },
+		{ "64:ff9b::7f00:1", "loopback" },
+		{ "169.254.169.254", "cloud metadata" },
+		{ "fd00:ec2::254", "cloud metadata" },
+		{ "100.100.100.200", "cloud metadata" },
+		{ "::ffff:169.254.169.254", "cloud metadata" },
+		{ "169.254.0.1", "link-local" }, { "fe80::1", "link-local" },
+		{ "febf::1", "link-local" },
+		{ "10.0.0.1", "private (RFC 1918)" },
+		{ "172.16.0.1", "private (RFC 1918)" },
+		{ "172.31.255.255", "private (RFC 1918)" },
+		{ "192.168.1.1", "private (RFC 1918)" },
+		{ "fc00::1", "private (unique local, fc00::/7)" },
+		{ "fdff::1", "private (unique local, fc00::/7)" },
+		{ "0.0.0.0", "unspecified (this network)" },
+		{ "::", "unspecified" }, { "224.0.0.1", "multicast" },
+		{ "ff02::1", "multicast" }, { "255.255.255.255",
+		    "reserved (and broadcast)" },
+		{ "100.64.0.1", "shared (carrier NAT)" },
+		{ "::127.0.0.1", "reserved" }, { "4000::1", "reserved" },
+		{ "8.8.8.8", NULL }, { "172.32.0.1", NULL },
+		{ "172.15.255.255", NULL }, { "169.253.0.1", NULL },
+		{ "100.128.0.1", NULL }, { "2606:4700::1111", NULL },
+		{ "::ffff:8.8.8.8", NULL }, { "64:ff9b::808:808", NULL },
+		{ "fec0::1", "reserved" }, { "api.example.org", NULL },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *w = cpol_host_special(cases[i].host);
+
+		if (!w != !cases[i].what || (w && strcmp(w, cases[i].what)))
+			fail_msg("%s: %s, want %s", cases[i].host,
+			    w ? w : "public", cases[i].what ? cases[i].what :
+			    "public");
+	}
+}
+
+/* A wildcard over a host with http rules on its port, and only then. */
+static void test_wildcard_over(void **state)
+{
+	static struct cpol_http_rule get[] = { { "GET", "/v1/" } };
+	struct cpol_host hosts[] = { { "*.example.org", 443, 0 },
+		{ "*.example.org", 8443, 0 }, { "*.example.net", 443, 0 },
+		{ "api.example.org", 443, 0 } };
+	struct cpol_http http[] = { { "api.example.org", 443, 0, "", "",
+		get, 1 } };
+	struct cpol p;
+	uint32_t hi = 99;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.hosts = hosts;
+	p.nhosts = 4;
+	p.http = http;
+	p.nhttp = 1;
+	assert_true(cpol_wildcard_over(&p, 0, &hi));
+	assert_int_equal(hi, 0);
+	assert_false(cpol_wildcard_over(&p, 1, &hi));
+	assert_false(cpol_wildcard_over(&p, 2, &hi));
+	assert_false(cpol_wildcard_over(&p, 3, &hi));
+	http[0].nrules = 0;        /* any request: nothing to go around */
+	assert_false(cpol_wildcard_over(&p, 0, &hi));
+}
+
+/* A ClientHello in one record naming name (NULL: no server_name),
+ * into b; its length. */
+static size_t hello(uint8_t *b, const char *name)
+{
+	size_t n = 0, l = name ? strlen(name) : 0, ext = name ? 9 + l : 0,
+	    hs = 2 + 32 + 1 + 4 + 2 + 2 + ext;
+
+	b[n++] = 0x16, b[n++] = 3, b[n++] = 1;
+	b[n++] = (uint8_t)((hs + 4) >> 8), b[n++] = (uint8_t)(hs + 4);
+	b[n++] = 1, b[n++] = 0, b[n++] = (uint8_t)(hs >> 8);
+	b[n++] = (uint8_t)hs;
+	b[n++] = 3, b[n++] = 3;
+	memset(b + n, 0xaa, 32);
+	n += 32;
+	b[n++] = 0;                                  /* session id */
+	b[n++] = 0, b[n++] = 2, b[n++] = 0x13, b[n++] = 0x01;
+	b[n++] = 1, b[n++] = 0;                      /* compression */
+	b[n++] = (uint8_t)(ext >> 8), b[n++] = (uint8_t)ext;
+	if (name) {
+		b[n++] = 0, b[n++] = 0;              /* server_name */
+		b[n++] = (uint8_t)((l + 5) >> 8), b[n++] = (uint8_t)(l + 5);
+		b[n++] = (uint8_t)((l + 3) >> 8), b[n++] = (uint8_t)(l + 3);
+		b[n++] = 0;                          /* host_name */
+		b[n++] = (uint8_t)(l >> 8), b[n++] = (uint8_t)l;
+		memcpy(b + n, name, l);
+		n += l;
+	}
+	return n;
+}
+
+/* The server name a tunnel's first bytes ask for (launcher/egress/sni.c):
+ * found whole, more wanted for every cut, none for other protocols. */
+static void test_sni(void **state)
+{
+	uint8_t b[600];
+	char name[CPOL_MAX_HOSTNAME + 8];
+	size_t n = hello(b, "api.example.org"), i;
+
+	(void)state;
+	assert_int_equal(sni_parse(b, n, name, sizeof(name)), SNI_OK);
+	assert_string_equal(name, "api.example.org");
+	for (i = 0; i < n; i++)
+		if (sni_parse(b, i, name, sizeof(name)) != SNI_MORE)
+			fail_msg("a hello cut at %zu is not SNI_MORE", i);
+	n = hello(b, NULL);
+	assert_int_equal(sni_parse(b, n, name, sizeof(name)), SNI_OK);
+	assert_string_equal(name, "");
+	assert_int_equal(sni_parse((const uint8_t *)"GET / HTTP/1.1\r\n", 16,
+	    name, sizeof(name)), SNI_NONE);
+	n = hello(b, "api.example.org");
+	b[5] = 2;                                    /* not a ClientHello */
+	assert_int_equal(sni_parse(b, n, name, sizeof(name)), SNI_BAD);
+	n = hello(b, "api.example.org");
+	b[8] = (uint8_t)(b[8] + 40);   /* a hello longer than its record */
+	assert_int_equal(sni_parse(b, n, name, sizeof(name)), SNI_BAD);
+	n = hello(b, "api.example.org");
+	assert_int_equal(sni_parse(b, n, name, 8), SNI_BAD);  /* too long */
 }
 
 static enum proxyreq_error connect_to(const char *target,
@@ -220,6 +357,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_special),
+		cmocka_unit_test(test_wildcard_over),
+		cmocka_unit_test(test_sni),
 		cmocka_unit_test(test_connect_targets),
 		cmocka_unit_test(test_dns_question),
 	};
