@@ -45,9 +45,9 @@ static void write_left(FILE *out, const struct learn *l)
 	unsigned int i;
 
 	for (i = 0; i < l->nleft; i++) {
-		fputs("\n# not learned: ", out);
-		learn_put_string(out, l->left[i].host);
-		fprintf(out, ":%u, not a public address: %s (%llu "
+		fputs("\n# not learned: \"", out);
+		polq_note(l->left[i].host, polq_put_file, out);
+		fprintf(out, "\":%u, not a public address: %s (%llu "
 		    "connection%s, ",
 		    l->left[i].port, cpol_host_special(l->left[i].host),
 		    (unsigned long long)l->left[i].count,
