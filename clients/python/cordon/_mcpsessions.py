@@ -43,7 +43,18 @@ class Sessions:
         self.live: dict[str, _Live] = {}
         self.ending: set["asyncio.Future[Any]"] = set()
 
+    def _taken(self) -> int:
+        """Sessions that hold a place: live, or starting (a start holds
+        its place from its first call, before any await, so that starts
+        asked at once cannot pass the bound together)."""
+        return sum(1 for e in self.live.values() if not _over(e))
+
     def _start(self, sid: str, tool: str) -> _Live:
+        if self._taken() >= self.cfg.max_sessions:
+            raise SessionRefused(f"session {sid!r} not started: "
+                                 f"{self._taken()} sessions live or starting"
+                                 f" (max_sessions {self.cfg.max_sessions};"
+                                 " end_session one first)")
         if len(self.live) >= 2 * self.cfg.max_sessions:
             for k, e in list(self.live.items()):
                 if e.ready.done() and e.session.end_reason:
@@ -132,3 +143,11 @@ class Sessions:
         for sid in list(self.live):
             self.end(sid)
         await asyncio.gather(*list(self.ending), return_exceptions=True)
+
+
+def _over(e: _Live) -> bool:
+    """Whether a session has ended (or never started)."""
+    if not e.ready.done():
+        return False
+    return e.ready.cancelled() or e.ready.exception() is not None or \
+        bool(e.session.end_reason)
