@@ -44,6 +44,8 @@ class Config:
     tools: list[str] | None = None      # None: every policy in policy_dir
     warm: list[str] = dataclasses.field(default_factory=list)
     concurrency: int = 4                # runs at once per policy
+    max_calls: int = 32                 # tools/call in flight, queued too
+    max_pending_bytes: int = 64 << 20   # their request lines, together
     max_timeout: float = 300.0          # seconds a call may ask for
     max_line: int = 16 << 20            # bytes of one JSON-RPC message
     max_input_bytes: int = 8 << 20      # input files of one call, decoded
@@ -97,7 +99,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="expose this policy (repeat; default: all)")
     p.add_argument("--warm", action="append", metavar="NAME",
                    help="run this policy's calls in a warm pool (repeat)")
-    for name, kind in (("concurrency", int), ("max-timeout", float),
+    for name, kind in (("concurrency", int), ("max-calls", int),
+                       ("max-pending-bytes", int), ("max-timeout", float),
                        ("max-line", int), ("max-input-bytes", int),
                        ("max-output-bytes", int), ("max-output-files", int),
                        ("max-sessions", int), ("session-idle", float),
@@ -119,7 +122,8 @@ def parse_config(argv: Sequence[str]) -> Config:
         val = getattr(a, key, None)
         if val is not None:
             setattr(cfg, key, val)
-    for key in ("concurrency", "max_line", "max_input_bytes",
+    for key in ("concurrency", "max_calls", "max_pending_bytes", "max_line",
+                "max_input_bytes",
                 "max_output_bytes", "max_output_files", "max_sessions"):
         if getattr(cfg, key) < 1:
             raise ConfigFail(f"{key} must be >= 1")
@@ -143,6 +147,7 @@ class Server:
         self.sessions = Sessions(cold, warm, cfg)
         self.version: str | None = None
         self.calls: dict[Any, asyncio.Task[None]] = {}
+        self.pending_bytes = 0              # the calls' request lines
         self.chan: rpc.Channel | None = None
         self.stopping: "asyncio.Future[None] | None" = None
 
@@ -156,39 +161,53 @@ class Server:
             kind, line = await chan.next()
             if kind == rpc.EOF:
                 return
-            if kind == rpc.TOO_LONG:
+            try:
+                self.take(kind, line)
+            except Exception:           # a bug: said, and the server goes on
+                log.exception("a message could not be handled")
                 self.send(rpc.error(None, rpc.RpcError(
-                    rpc.INVALID_REQUEST,
-                    f"message longer than {chan.max_line} bytes: dropped")))
-                continue
-            if not line.strip():
-                continue
-            try:
-                req_id, msg = rpc.parse(line)
-            except rpc.BadMessage as e:
+                    rpc.INTERNAL_ERROR, "internal error (the server's log "
+                    "says more)")))
+
+    def take(self, kind: str, line: bytes) -> None:
+        """One line: answered, or dropped (a notification, a response)."""
+        if kind == rpc.TOO_LONG:
+            self.send(rpc.error(None, rpc.RpcError(
+                rpc.INVALID_REQUEST,
+                f"message longer than {self.cfg.max_line} bytes: dropped")))
+            return
+        if not line.strip():
+            return
+        try:
+            req_id, msg = rpc.parse(line)
+        except rpc.BadMessage as e:
+            if e.answer:
                 self.send(rpc.error(e.req_id, e.err))
-                continue
-            if msg is None:
-                continue                # a client's response: none asked
-            if "id" not in msg:
-                self.notified(msg["method"], msg.get("params") or {})
-                continue
-            try:
-                self.request(req_id, msg["method"], msg.get("params") or {})
-            except rpc.RpcError as e:
-                self.send(rpc.error(req_id, e))
+            else:
+                log.info("notification dropped: %s", e.err.message)
+            return
+        if msg is None:
+            return                      # a client's response: none asked
+        if "id" not in msg:
+            self.notified(msg["method"], msg.get("params") or {})
+            return
+        try:
+            self.request(req_id, msg["method"], msg.get("params") or {},
+                         len(line))
+        except rpc.RpcError as e:
+            self.send(rpc.error(req_id, e))
 
     def notified(self, method: str, params: dict[str, Any]) -> None:
-        if method == "notifications/cancelled":
-            task = self.calls.get(params.get("requestId"))
+        rid = params.get("requestId")
+        if method == "notifications/cancelled" and rpc.valid_id(rid):
+            task = self.calls.get(rid)
             if task is not None:
-                log.info("request %r cancelled: %s", params.get("requestId"),
-                         params.get("reason", ""))
+                log.info("request %r cancelled", rid)
                 task.cancel()
         # notifications/initialized and others: nothing to do.
 
-    def request(self, req_id: Any, method: str,
-                params: dict[str, Any]) -> None:
+    def request(self, req_id: Any, method: str, params: dict[str, Any],
+                size: int) -> None:
         if method == "initialize":
             self.send(rpc.response(req_id, self.initialize(params)))
             return
@@ -208,9 +227,29 @@ class Server:
         if req_id in self.calls:
             raise rpc.RpcError(rpc.INVALID_REQUEST,
                                f"request id {req_id!r} is already in use")
+        self.admit(size)
         task = asyncio.ensure_future(self.answer(req_id, params))
         self.calls[req_id] = task
-        task.add_done_callback(lambda _t: self.calls.pop(req_id, None))
+        self.pending_bytes += size
+
+        def done(_t: "asyncio.Task[None]") -> None:
+            self.calls.pop(req_id, None)
+            self.pending_bytes -= size
+        task.add_done_callback(done)
+
+    def admit(self, size: int) -> None:
+        """Refuse a call past max_calls, or one whose request would pass
+        max_pending_bytes with others in flight."""
+        if len(self.calls) >= self.cfg.max_calls:
+            raise rpc.RpcError(rpc.SERVER_BUSY, f"busy: {len(self.calls)} "
+                               "calls in flight (max_calls); call again "
+                               "when one has been answered")
+        if self.calls and \
+                self.pending_bytes + size > self.cfg.max_pending_bytes:
+            raise rpc.RpcError(rpc.SERVER_BUSY, "busy: the calls in flight "
+                               f"hold {self.pending_bytes} bytes of requests"
+                               " (max_pending_bytes); call again when one "
+                               "has been answered")
 
     def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
         asked = params.get("protocolVersion")
@@ -262,6 +301,8 @@ class Server:
     async def call(self, params: dict[str, Any]) -> dict[str, Any]:
         name = params.get("name")
         args = params.get("arguments", {})
+        if not isinstance(name, str):
+            raise tools.bad("name: a tool's name (a string) is required")
         if not isinstance(args, dict):
             raise tools.bad("arguments must be an object")
         assert self.version is not None
@@ -286,7 +327,7 @@ class Server:
             return tools.explain_result(view, self.version)
         if name == "end_session":
             return await self.end_session(args)
-        raise tools.bad(f"unknown tool: {name!r}")
+        raise tools.bad(f"unknown tool: {name[:100]!r}")
 
     async def run_code(self, args: dict[str, Any]) -> dict[str, Any]:
         assert self.version is not None
@@ -294,6 +335,9 @@ class Server:
             args, self.infos, self.cfg.max_timeout, self.cfg.max_input_bytes)
         if sid is not None:
             return await self.run_cell(sid, tool, code, timeout, files)
+        if timeout is None and \
+                self.infos[tool].timeout_ms > self.cfg.max_timeout * 1000:
+            timeout = self.cfg.max_timeout      # it bounds every call
         client = self.warm if self.warm is not None and \
             tool in self.cfg.warm else self.cold
         try:
@@ -387,6 +431,7 @@ async def _main(cfg: Config, in_fd: int, out_fd: int) -> int:
                 server.stopping.set_result(None)
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             loop.add_signal_handler(sig, on_signal)
+        rc = 0
         try:
             await main_task
             # EOF: the calls in flight are answered, then the server ends
@@ -394,6 +439,9 @@ async def _main(cfg: Config, in_fd: int, out_fd: int) -> int:
             await server.drain()
         except asyncio.CancelledError:
             pass
+        except Exception:       # a bug: what it started ends all the same
+            log.exception("the server failed")
+            rc = 1
         await server.stop()
         await server.sessions.close_all()
         chan.close()
@@ -402,7 +450,7 @@ async def _main(cfg: Config, in_fd: int, out_fd: int) -> int:
         if warm is not None:
             await asyncio.get_running_loop().run_in_executor(None,
                                                              warm.close)
-    return 0
+    return rc
 
 
 def main(argv: Sequence[str] | None = None) -> int:
