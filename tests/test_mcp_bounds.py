@@ -6,13 +6,14 @@ cannot write them); the helpers are test_mcp.py's."""
 import json
 import os
 import signal
+import subprocess
 import time
 
 import pytest
 
-from test_mcp import children_of, cmdline, err_code, raw, tree_of  # noqa: F401
+from test_mcp import (PYTHON, children_of, cmdline, err_code,  # noqa: F401
+                      raw, tree_of)
 
-INIT_OK = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
 HUGE = str(10 ** 400)
 
 # (line, the error code answered with id null, or None: dropped)
@@ -211,3 +212,15 @@ def test_server_end_leaves_nothing(raw, tmp_path, monkeypatch, end):
     assert s.p.wait(120) == 0
     assert [p for p in tree if os.path.exists("/proc/%d" % p)] == []
     assert os.listdir(work) == []
+
+
+def test_fuzz_harness_short(src_dir, build_dir):
+    """tests/fuzz/fuzz_mcp.py (make fuzz runs it longer) for a few
+    seconds, seed fixed: it runs, and finds nothing."""
+    p = subprocess.run([PYTHON, str(src_dir / "tests" / "fuzz" /
+                                    "fuzz_mcp.py"),
+                        "--build", str(build_dir), "--seconds", "8",
+                        "--seed", "1"], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert ": ok" in p.stdout, p.stdout
