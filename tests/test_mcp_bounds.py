@@ -91,6 +91,37 @@ def test_ids_and_params_of_every_type(raw):
     assert s.close() == 0
 
 
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-03-26",
+                                     "2024-11-05"])
+def test_batches_by_revision(raw, version):
+    """2025-06-18 removed JSON-RPC batches: one -32600.  The revisions
+    before it have them: one array of the answers due (a notification's
+    none, a bad item's an error with id null, initialize refused), a
+    call's among them; an empty batch is one -32600."""
+    s = raw("--tool", "code_gen")
+    s.init(version)
+    s.send(b'[{"jsonrpc":"2.0","id":1,"method":"ping"},'
+           b'{"jsonrpc":"2.0","method":"notifications/x"},7,'
+           b'{"jsonrpc":"2.0","id":3,"method":"initialize"},' +
+           call_line(2, "code_gen", "print(3)") + b"]")
+    r = s.read()
+    if version == "2025-06-18":
+        assert r["id"] is None and err_code(r) == -32600, r
+        assert "2025-06-18" in r["error"]["message"]
+    else:
+        assert isinstance(r, list) and len(r) == 4, r
+        by_id = {a["id"]: a for a in r}
+        assert by_id[1]["result"] == {}
+        assert err_code(by_id[None]) == -32600
+        assert err_code(by_id[3]) == -32600
+        assert "3\n" in by_id[2]["result"]["content"][0]["text"]
+    s.send(b'[{"jsonrpc":"2.0","method":"notifications/x"}]')
+    s.send(b"[]")
+    r = s.read()                            # none for the notification
+    assert r["id"] is None and err_code(r) == -32600, r
+    assert s.close() == 0
+
+
 def peak_kib(pid):
     with open("/proc/%d/status" % pid) as f:
         for ln in f:

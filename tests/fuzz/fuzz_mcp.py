@@ -68,6 +68,11 @@ def seeds() -> list[Any]:
         {"jsonrpc": "2.0", "id": 0, "result": {}},
         {"jsonrpc": "2.0", "id": 0, "error": {"code": 1, "message": "m"}},
         [{"jsonrpc": "2.0", "id": 0, "method": "ping"}],
+        [{"jsonrpc": "2.0", "id": 0, "method": "tools/list"},
+         {"jsonrpc": "2.0", "method": "notifications/initialized"},
+         call("list_policies", {})],
+        dict(init, params=dict(init["params"], protocolVersion="2025-03-26")),
+        dict(init, params=dict(init["params"], protocolVersion="2024-11-05")),
     ]
 
 
@@ -172,6 +177,7 @@ class Server:
             stderr=subprocess.PIPE)
         self.lock = threading.Condition()
         self.answers: Counter = Counter()
+        self.batches = 0                # answers that were arrays
         self.bad: list[str] = []
         self.stderr = b""
         threading.Thread(target=self.read, daemon=True).start()
@@ -184,14 +190,21 @@ class Server:
                 msg = json.loads(line)
             except ValueError:
                 msg = None
+            # A batch's answers come as one array (never an empty one).
+            msgs = msg if isinstance(msg, list) and msg else [msg]
             with self.lock:
-                if not isinstance(msg, dict):
-                    self.bad.append("not a JSON object: %r" % line[:200])
-                elif "id" in msg:
-                    self.answers[json.dumps(msg["id"])] += 1
-                    if (msg.get("error") or {}).get("code") == -32603:
-                        self.bad.append("internal error: %r" % line[:300])
+                self.batches += msgs is msg
+                for m in msgs:
+                    self.count(m, line)
                 self.lock.notify_all()
+
+    def count(self, msg: Any, line: bytes) -> None:
+        if not isinstance(msg, dict):
+            self.bad.append("not a JSON object: %r" % line[:200])
+        elif "id" in msg:
+            self.answers[json.dumps(msg["id"])] += 1
+            if (msg.get("error") or {}).get("code") == -32603:
+                self.bad.append("internal error: %r" % line[:300])
 
     def read_err(self) -> None:
         self.stderr = self.p.stderr.read()
@@ -264,9 +277,10 @@ def run(build: str, seconds: float, seed: int) -> int:
         print(srv.stderr[-3000:].decode("utf-8", "replace"))
         return 1
     print("fuzz_mcp: seed %d: %d lines (%d pings), %d answers with an id, "
-          "%d with id null, %.0f s: ok"
+          "%d with id null, %d batches answered, %.0f s: ok"
           % (seed, lines, pings, sum(srv.answers.values()) -
-             srv.answers["null"], srv.answers["null"], seconds))
+             srv.answers["null"], srv.answers["null"], srv.batches,
+             seconds))
     return 0
 
 

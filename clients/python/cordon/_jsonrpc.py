@@ -14,7 +14,7 @@ import os
 import queue
 import re
 import threading
-from typing import Any
+from typing import Any, Callable
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -33,6 +33,9 @@ MAX_QUEUED_LINES = 4
 MAX_VALUES = 10_000
 # A JSON string: what the count of values skips.
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+
+# How an answer is said: a message, or None when none is due.
+Reply = Callable[[dict[str, Any] | None], None]
 
 # What the reader hands the loop: a line, a line over the bound, or EOF.
 LINE, TOO_LONG, EOF = "line", "too_long", "eof"
@@ -123,13 +126,14 @@ class Channel:
         self._room.release()
         return item
 
-    def send(self, msg: dict[str, Any]) -> None:
+    def send(self, msg: dict[str, Any] | list[dict[str, Any]]) -> None:
         # ASCII: a name that is not UTF-8 (a lone surrogate) is escaped,
         # never a failure to encode the answer.
         try:
             line = json.dumps(msg, separators=(",", ":"), allow_nan=False)
         except (ValueError, TypeError, RecursionError) as e:
-            line = json.dumps(error(msg.get("id"), RpcError(
+            line = json.dumps(error(msg.get("id") if isinstance(
+                msg, dict) else None, RpcError(
                 INTERNAL_ERROR, f"internal error: answer not sent: {e}")))
         self._out.put(line.encode("ascii") + b"\n")
 
@@ -166,15 +170,45 @@ def notification(method: str, params: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "method": method, "params": params}
 
 
-def parse(line: bytes) -> tuple[Any, dict[str, Any] | None]:
-    """A line as (id, message): a request or notification with a method,
-    or None for a client's response (ignored: this server asks nothing).
-    Raises BadMessage for what must be answered with an error, or dropped
-    (a notification's: BadMessage.answer False)."""
-    msg = _load(line)
-    if isinstance(msg, list):
-        raise _Bad(None, RpcError(INVALID_REQUEST,
-                                  "batches are not supported"))
+class Batch:
+    """The answers to one batch's messages, sent together as one array
+    once each message has said (its answer, or None: none is due)."""
+
+    def __init__(self, send: Callable[[Any], None]) -> None:
+        self._send = send
+        self._left = 1                  # the batch's own, until close()
+        self._out: list[dict[str, Any]] = []
+
+    def add(self) -> Reply:
+        """A reply for one more message, said once (later ones ignored)."""
+        self._left += 1
+        said = False
+
+        def reply(msg: dict[str, Any] | None) -> None:
+            nonlocal said
+            if not said:
+                said = True
+                if msg is not None:
+                    self._out.append(msg)
+                self._done()
+        return reply
+
+    def close(self) -> None:
+        """Every message was added."""
+        self._done()
+
+    def _done(self) -> None:
+        self._left -= 1
+        if self._left == 0 and self._out:
+            self._send(self._out)
+
+
+def check(msg: Any) -> tuple[Any, dict[str, Any] | None]:
+    """A message (one line's, or a batch's item) as (id, message): a
+    request or notification with a method, or None for a client's
+    response (ignored: this server asks nothing).  Raises BadMessage for
+    what must be answered with an error, or dropped (a notification's:
+    BadMessage.answer False)."""
     if not isinstance(msg, dict):
         raise _Bad(None, RpcError(INVALID_REQUEST,
                                   "a message must be a JSON object"))
@@ -199,7 +233,7 @@ def parse(line: bytes) -> tuple[Any, dict[str, Any] | None]:
     return req_id, msg
 
 
-def _load(line: bytes) -> Any:
+def load(line: bytes) -> Any:
     """A line's JSON: strict UTF-8, no NaN or Infinity, at most
     MAX_VALUES values, nesting within Python's recursion limit."""
     try:

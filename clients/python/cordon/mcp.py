@@ -33,6 +33,7 @@ from .outputs import OutputLimits
 
 LATEST = "2025-06-18"
 SUPPORTED = (LATEST, "2025-03-26", "2024-11-05")
+BATCHES = ("2025-03-26", "2024-11-05")  # JSON-RPC batches: 2025-06-18 cut
 PROGRESS_EVERY = 5.0        # seconds between progress notifications
 log = logging.getLogger("cordon.mcp")
 
@@ -179,23 +180,57 @@ class Server:
         if not line.strip():
             return
         try:
-            req_id, msg = rpc.parse(line)
+            value = rpc.load(line)
         except rpc.BadMessage as e:
-            if e.answer:
-                self.send(rpc.error(e.req_id, e.err))
-            else:
-                log.info("notification dropped: %s", e.err.message)
+            self.send(rpc.error(None, e.err))
             return
-        if msg is None:
-            return                      # a client's response: none asked
-        if "id" not in msg:
-            self.notified(msg["method"], msg.get("params") or {})
+        if isinstance(value, list):
+            self.batch(value, len(line))
+        else:
+            self.handle(value, len(line), self.reply)
+
+    def reply(self, msg: dict[str, Any] | None) -> None:
+        if msg is not None:
+            self.send(msg)
+
+    def batch(self, items: list[Any], size: int) -> None:
+        """A batch: its answers in one array, where the revision served
+        has batches (2025-06-18 removed them); one error otherwise."""
+        if self.version not in BATCHES or not items:
+            why = ("an empty batch" if self.version in BATCHES else
+                   f"batches are not supported in {self.version or LATEST}"
+                   " (2025-03-26 and 2024-11-05 have them)")
+            self.send(rpc.error(None, rpc.RpcError(rpc.INVALID_REQUEST,
+                                                   why)))
+            return
+        b = rpc.Batch(self.send)
+        for item in items:
+            self.handle(item, size // len(items) + 1, b.add(), True)
+        b.close()
+
+    def handle(self, value: Any, size: int, reply: rpc.Reply,
+               batched: bool = False) -> None:
+        """One message: reply is said once, with its answer or None."""
+        try:
+            req_id, msg = rpc.check(value)
+        except rpc.BadMessage as e:
+            if not e.answer:
+                log.info("notification dropped: %s", e.err.message)
+            reply(rpc.error(e.req_id, e.err) if e.answer else None)
+            return
+        if msg is None or "id" not in msg:
+            if msg is not None:
+                self.notified(msg["method"], msg.get("params") or {})
+            reply(None)
             return
         try:
+            if batched and msg["method"] == "initialize":
+                raise rpc.RpcError(rpc.INVALID_REQUEST,
+                                   "initialize cannot be in a batch")
             self.request(req_id, msg["method"], msg.get("params") or {},
-                         len(line))
+                         size, reply)
         except rpc.RpcError as e:
-            self.send(rpc.error(req_id, e))
+            reply(rpc.error(req_id, e))
 
     def notified(self, method: str, params: dict[str, Any]) -> None:
         rid = params.get("requestId")
@@ -207,18 +242,18 @@ class Server:
         # notifications/initialized and others: nothing to do.
 
     def request(self, req_id: Any, method: str, params: dict[str, Any],
-                size: int) -> None:
+                size: int, reply: rpc.Reply) -> None:
         if method == "initialize":
-            self.send(rpc.response(req_id, self.initialize(params)))
+            reply(rpc.response(req_id, self.initialize(params)))
             return
         if method == "ping":
-            self.send(rpc.response(req_id, {}))
+            reply(rpc.response(req_id, {}))
             return
         if self.version is None:
             raise rpc.RpcError(rpc.INVALID_REQUEST,
                                "not initialized: send initialize first")
         if method == "tools/list":
-            self.send(rpc.response(req_id, {"tools": tools.tool_list(
+            reply(rpc.response(req_id, {"tools": tools.tool_list(
                 self.infos, self.cfg.max_timeout, self.version)}))
             return
         if method != "tools/call":
@@ -228,7 +263,7 @@ class Server:
             raise rpc.RpcError(rpc.INVALID_REQUEST,
                                f"request id {req_id!r} is already in use")
         self.admit(size)
-        task = asyncio.ensure_future(self.answer(req_id, params))
+        task = asyncio.ensure_future(self.answer(req_id, params, reply))
         self.calls[req_id] = task
         self.pending_bytes += size
 
@@ -264,8 +299,9 @@ class Server:
                 "session's interpreter (state kept between calls with the "
                 "same id until end_session)."}
 
-    async def answer(self, req_id: Any, params: dict[str, Any]) -> None:
-        """Run one tools/call and send its answer (none if cancelled)."""
+    async def answer(self, req_id: Any, params: dict[str, Any],
+                     reply: rpc.Reply) -> None:
+        """Run one tools/call and say its answer (none if cancelled)."""
         token = (params.get("_meta") or {}).get("progressToken") \
             if isinstance(params.get("_meta"), dict) else None
         beat = None
@@ -274,19 +310,20 @@ class Server:
         try:
             result = await self.call(params)
         except asyncio.CancelledError:
-            return                      # no response to a cancelled request
+            reply(None)                 # no response to a cancelled request
+            return
         except rpc.RpcError as e:
-            self.send(rpc.error(req_id, e))
+            reply(rpc.error(req_id, e))
             return
         except Exception as e:          # a bug: said, and the server goes on
             log.exception("tools/call %r failed", req_id)
-            self.send(rpc.error(req_id, rpc.RpcError(
+            reply(rpc.error(req_id, rpc.RpcError(
                 rpc.INTERNAL_ERROR, f"internal error: {e}")))
             return
         finally:
             if beat is not None:
                 beat.cancel()
-        self.send(rpc.response(req_id, result))
+        reply(rpc.response(req_id, result))
 
     async def progress(self, token: str | int) -> None:
         t0 = time.monotonic()
