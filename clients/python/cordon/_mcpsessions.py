@@ -52,9 +52,10 @@ class Sessions:
     def _start(self, sid: str, tool: str) -> _Live:
         if self._taken() >= self.cfg.max_sessions:
             raise SessionRefused(f"session {sid!r} not started: "
-                                 f"{self._taken()} sessions live or starting"
-                                 f" (max_sessions {self.cfg.max_sessions};"
-                                 " end_session one first)")
+                                 f"{self._taken()} sessions live or "
+                                 "starting: the maximum is "
+                                 f"{self.cfg.max_sessions} (max_sessions; "
+                                 "end_session one first)")
         if len(self.live) >= 2 * self.cfg.max_sessions:
             for k, e in list(self.live.items()):
                 if e.ready.done() and e.session.end_reason:
