@@ -255,3 +255,29 @@ def test_fuzz_harness_short(src_dir, build_dir):
                        timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     assert ": ok" in p.stdout, p.stdout
+
+
+def test_unread_answers_stop_reading(raw):
+    """A client that writes and never reads: past about 1 MiB of unsent
+    answers the server stops taking lines (its input fills: 20,000
+    tools/list would be 50 MB of answers), then answers every one once
+    the client reads."""
+    import threading
+    s = raw("--tool", "code_gen", "--max-line", "4096")
+    s.init()
+    n = 20000
+    lines = b"".join(b'{"jsonrpc":"2.0","id":%d,"method":"tools/list"}\n'
+                     % i for i in range(n))
+    done = threading.Event()
+
+    def write():
+        s.p.stdin.write(lines)
+        s.p.stdin.flush()
+        done.set()
+    threading.Thread(target=write, daemon=True).start()
+    assert not done.wait(10), "the server took every line unread"
+    for i in range(n):
+        r = s.read()
+        assert r["id"] == i and "tools" in r["result"], r
+    assert done.wait(60)
+    assert s.close() == 0

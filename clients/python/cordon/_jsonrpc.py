@@ -31,6 +31,10 @@ MAX_QUEUED_LINES = 4
 # so a line of max_line bytes could otherwise grow 30-fold in memory; a
 # real request has tens.
 MAX_VALUES = 10_000
+# Answers queued but not yet written (a client that does not read its
+# answers): past max(this, 2 * max_line) bytes no more lines are taken
+# until the client has read some, so what it sends cannot pile up answers.
+MIN_UNSENT = 1 << 20
 # A JSON string: what the count of values skips.
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 
@@ -112,7 +116,11 @@ class Channel:
         self._in: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
         self._out: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._room = threading.Semaphore(MAX_QUEUED_LINES)
-        loop = asyncio.get_running_loop()
+        self._unsent, self._lock = 0, threading.Lock()
+        self._max_unsent = max(MIN_UNSENT, 2 * max_line)
+        self._drained = asyncio.Event()
+        self._drained.set()
+        self._loop = loop = asyncio.get_running_loop()
         threading.Thread(target=_read_lines, name="mcp-read", daemon=True,
                          args=(rfd, max_line, loop, self._in,
                                self._room)).start()
@@ -122,6 +130,7 @@ class Channel:
         self.broken = False
 
     async def next(self) -> tuple[str, bytes]:
+        await self._drained.wait()
         item = await self._in.get()
         self._room.release()
         return item
@@ -135,7 +144,25 @@ class Channel:
             line = json.dumps(error(msg.get("id") if isinstance(
                 msg, dict) else None, RpcError(
                 INTERNAL_ERROR, f"internal error: answer not sent: {e}")))
-        self._out.put(line.encode("ascii") + b"\n")
+        data = line.encode("ascii") + b"\n"
+        self._queued(len(data))
+        self._out.put(data)
+
+    def _queued(self, n: int) -> None:
+        """Count n bytes more (less, when negative) of answers unsent, and
+        have the loop take lines or not."""
+        with self._lock:
+            self._unsent += n
+        try:
+            self._loop.call_soon_threadsafe(self._pace)
+        except RuntimeError:
+            pass                        # the loop is gone: the server ends
+
+    def _pace(self) -> None:
+        if self._unsent > self._max_unsent:
+            self._drained.clear()
+        else:
+            self._drained.set()
 
     def close(self, timeout: float = 10.0) -> None:
         """Flush what is queued, then stop the writer."""
@@ -147,15 +174,14 @@ class Channel:
             data = self._out.get()
             if data is None:
                 return
-            if self.broken:
-                continue
             view = memoryview(data)
             try:
-                while view:
+                while view and not self.broken:
                     n = os.write(self._wfd, view)
                     view = view[n:]
             except OSError:
                 self.broken = True      # the client went away
+            self._queued(-len(data))
 
 
 def response(req_id: Any, result: dict[str, Any]) -> dict[str, Any]:
