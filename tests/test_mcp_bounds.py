@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from test_mcp import (PYTHON, children_of, cmdline, err_code,  # noqa: F401
-                      raw, tree_of)
+from test_mcp import (PYTHON, Raw, children_of, cmdline,  # noqa: F401
+                      err_code, raw, server_argv, server_env, tree_of)
 
 HUGE = str(10 ** 400)
 
@@ -218,15 +218,51 @@ def started(s, work):
         time.sleep(0.05)
 
 
-@pytest.mark.parametrize("end", ["eof", "sigterm", "sigint"])
-def test_server_end_leaves_nothing(raw, tmp_path, monkeypatch, end):
+# The server with a failure of its own on the line CRASH (its reading
+# raises): what a bug in the server would do.
+CRASHING = """import sys
+from cordon import _jsonrpc as rpc, mcp
+take = rpc.Channel.next
+async def next_(self):
+    item = await take(self)
+    if item[1] == b"CRASH":
+        raise RuntimeError("injected")
+    return item
+rpc.Channel.next = next_
+sys.exit(mcp.main(sys.argv[1:]))
+"""
+
+
+def crashing(src_dir, build_dir):
+    s = Raw.__new__(Raw)
+    argv = server_argv(build_dir, "--tool", "code_gen")
+    s.p = subprocess.Popen([PYTHON, "-c", CRASHING] + argv[3:],
+                           env=server_env(src_dir, build_dir),
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+    return s
+
+
+@pytest.mark.parametrize("end", ["eof", "sigterm", "sigint", "crash"])
+def test_server_end_leaves_nothing(raw, tmp_path, monkeypatch, src_dir,
+                                   build_dir, end):
     """A session and a long call in flight, the issue's line, then the
-    server ends (EOF: the call times out at 3 s; a signal): no process
-    of it and no run folder remain."""
+    server ends (EOF: the call times out at 3 s; a signal; a failure of
+    its own): no process of it and no run folder remain."""
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.setenv("TMPDIR", str(work))
-    s = raw("--tool", "code_gen")
+    s = crashing(src_dir, build_dir) if end == "crash" else \
+        raw("--tool", "code_gen")
+    try:
+        ends_leaving_nothing(s, work, end)
+    finally:
+        if s.p.poll() is None:
+            s.p.kill()
+            s.p.wait()
+
+
+def ends_leaving_nothing(s, work, end):
     s.init()
     r = s.call(json.loads(call_line(1, "code_gen", "y = 1", session="s")))
     assert r["result"]["isError"] is False, r
@@ -237,10 +273,12 @@ def test_server_end_leaves_nothing(raw, tmp_path, monkeypatch, end):
     s.ping(3)
     if end == "eof":
         s.p.stdin.close()
+    elif end == "crash":
+        s.send("CRASH")
     else:
         s.p.send_signal(signal.SIGTERM if end == "sigterm"
                         else signal.SIGINT)
-    assert s.p.wait(120) == 0
+    assert s.p.wait(120) == (1 if end == "crash" else 0)
     assert [p for p in tree if os.path.exists("/proc/%d" % p)] == []
     assert os.listdir(work) == []
 
