@@ -258,8 +258,8 @@ def test_server_end_leaves_nothing(raw, tmp_path, monkeypatch, src_dir,
         ends_leaving_nothing(s, work, end)
     finally:
         if s.p.poll() is None:
-            s.p.kill()
-            s.p.wait()
+            s.p.terminate()
+            s.p.wait(60)
 
 
 def ends_leaving_nothing(s, work, end):

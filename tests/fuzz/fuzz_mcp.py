@@ -237,6 +237,18 @@ def check(srv: Server, sent: Counter) -> None:
                            % (key[:80], n, sent[key]))
 
 
+def stop(p: subprocess.Popen) -> None:
+    """SIGTERM first, so that the server ends its runs and removes their
+    folders (SIGKILL would leave them); SIGKILL if it does not end."""
+    if p.poll() is None:
+        p.terminate()
+        try:
+            p.wait(60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+    p.wait()
+
+
 def run(build: str, seconds: float, seed: int) -> int:
     rng = random.Random(seed)
     maker, srv = Maker(rng), Server(build)
@@ -267,9 +279,7 @@ def run(build: str, seconds: float, seed: int) -> int:
         if rc != 0 or b"Traceback" in srv.stderr:
             raise Fail("exit %d at EOF: %s" % (rc, srv.stderr[-2000:]))
     except Fail as e:
-        if srv.p.poll() is None:
-            srv.p.kill()
-        srv.p.wait()
+        stop(srv.p)
         srv.err_reader.join(10)
         print("fuzz_mcp: seed %d: %s\nlast lines:" % (seed, e))
         for ln in last:
