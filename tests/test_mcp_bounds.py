@@ -115,6 +115,13 @@ def test_batches_by_revision(raw, version):
         assert err_code(by_id[None]) == -32600
         assert err_code(by_id[3]) == -32600
         assert "3\n" in by_id[2]["result"]["content"][0]["text"]
+        # A call cancelled in its own batch, before it ran: the batch is
+        # answered all the same, without it.
+        s.send(b'[' + call_line(4, "code_gen", "print(4)") +
+               b',{"jsonrpc":"2.0","method":"notifications/cancelled",'
+               b'"params":{"requestId":4}},'
+               b'{"jsonrpc":"2.0","id":5,"method":"ping"}]')
+        assert s.read() == [{"jsonrpc": "2.0", "id": 5, "result": {}}]
     s.send(b'[{"jsonrpc":"2.0","method":"notifications/x"}]')
     s.send(b"[]")
     r = s.read()                            # none for the notification

@@ -124,8 +124,8 @@ def parse_config(argv: Sequence[str]) -> Config:
         if val is not None:
             setattr(cfg, key, val)
     for key in ("concurrency", "max_calls", "max_pending_bytes", "max_line",
-                "max_input_bytes",
-                "max_output_bytes", "max_output_files", "max_sessions"):
+                "max_input_bytes", "max_output_bytes", "max_output_files",
+                "max_sessions"):
         if getattr(cfg, key) < 1:
             raise ConfigFail(f"{key} must be >= 1")
     for key in ("max_timeout", "session_idle"):
@@ -270,6 +270,7 @@ class Server:
         def done(_t: "asyncio.Task[None]") -> None:
             self.calls.pop(req_id, None)
             self.pending_bytes -= size
+            reply(None)     # said already, unless cancelled before it ran
         task.add_done_callback(done)
 
     def admit(self, size: int) -> None:
