@@ -326,3 +326,29 @@ def test_unread_answers_stop_reading(raw):
         assert r["id"] == i and "tools" in r["result"], r
     assert done.wait(60)
     assert s.close() == 0
+
+
+def test_session_ended_as_a_cell_starts(src_dir, build_dir, tmp_path):
+    """A session's end (its idle timer having fired, end_session) taken
+    while a cell is being sent: the cell says the session ended and why,
+    never fails inside (an AssertionError that cordon-mcp answered with
+    -32603; found by fuzz_mcp.py, seed 77)."""
+    import asyncio
+    from client_support import import_client
+    cpkg = import_client(src_dir)
+
+    async def go():
+        c = cpkg.Client(str(build_dir / "policies"),
+                        cordon=str(build_dir / "cordon"), work_root=tmp_path)
+        try:
+            s = c.session("code_gen")
+            await s.start()
+            ending = asyncio.ensure_future(s._finish("idle timeout"))
+            # A cell longer than a pipe's buffer: its sending yields.
+            cell = await s.run("x = 1  # " + "y" * 300000)
+            await ending
+            return cell
+        finally:
+            c.close()
+    cell = asyncio.run(go())
+    assert cell.session_ended and "idle timeout" in cell.end_reason, cell
