@@ -155,6 +155,27 @@ def test_line_of_many_values_held_small(raw):
     assert s.close() == 0
 
 
+def test_huge_line_dropped_unheld(raw):
+    """A 64 MiB line past --max-line 1 MiB: answered -32600 and dropped
+    as it is read; the server's peak grows by about the bound, not the
+    line."""
+    s = raw("--max-line", str(1 << 20))
+    s.init()
+    s.ping(1)
+    before = peak_kib(s.p.pid)
+    chunk = b"x" * (1 << 20)
+    for _ in range(64):
+        s.p.stdin.write(chunk)
+    s.send(b"")
+    r = s.read()
+    assert r["id"] is None and err_code(r) == -32600, r
+    assert "longer than" in r["error"]["message"]
+    s.ping(2)
+    grown = peak_kib(s.p.pid) - before
+    assert grown < 8 * 1024, "peak grew by %d KiB" % grown
+    assert s.close() == 0
+
+
 def call_line(i, tool, code, **args):
     return json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
                        "params": {"name": "run_code", "arguments": dict(
