@@ -130,10 +130,14 @@ def raw(src_dir, build_dir):
         servers.append(s)
         return s
     yield start
-    for s in servers:
-        if s.p.poll() is None:
-            s.p.kill()
-            s.p.wait()
+    for s in servers:       # SIGTERM: the server ends its runs (SIGKILL
+        if s.p.poll() is None:      # would leave them and their folders)
+            s.p.terminate()
+            try:
+                s.p.wait(60)
+            except subprocess.TimeoutExpired:
+                s.p.kill()
+                s.p.wait()
 
 
 def err_code(resp):

@@ -177,6 +177,8 @@ sanitize:
 # from the shipped policies, the blobs `make` compiles and the golden
 # tests; crashes land in build-fuzz/artifacts/<harness>/ and fail the run.
 # Each crash must become a file in tests/fuzz/regressions/<harness>/.
+# Then tests/fuzz/fuzz_mcp.py drives cordon-mcp's JSON-RPC layer with
+# mutated lines for as long (a failure prints the seed that reproduces it).
 
 FUZZ_RUN_FLAGS := -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 
@@ -199,6 +201,9 @@ fuzz: all
 		grep -E '^stat::(number_of_executed_units|average_exec_per_sec)' \
 			build-fuzz/fuzz_$$h.log; \
 	done
+	@echo "== fuzz mcp (cordon-mcp's JSON-RPC, Python) for $(FUZZ_SECONDS)s"
+	$(PYTHON) tests/fuzz/fuzz_mcp.py --build $(BUILD) \
+		--seconds $(FUZZ_SECONDS)
 
 # ---------------------------------------------------------------------
 # make lint: cppcheck (suppressions, each justified, in

@@ -25,6 +25,7 @@ from . import __version__, _discover
 from . import _jsonrpc as rpc
 from . import _mcptools as tools
 from . import session as sess
+from ._mcpsessions import SessionRefused, Sessions
 from .blob import BlobInfo
 from .client import Client
 from .errors import CordonError, InputError
@@ -32,6 +33,7 @@ from .outputs import OutputLimits
 
 LATEST = "2025-06-18"
 SUPPORTED = (LATEST, "2025-03-26", "2024-11-05")
+BATCHES = ("2025-03-26", "2024-11-05")  # JSON-RPC batches: 2025-06-18 cut
 PROGRESS_EVERY = 5.0        # seconds between progress notifications
 log = logging.getLogger("cordon.mcp")
 
@@ -43,6 +45,8 @@ class Config:
     tools: list[str] | None = None      # None: every policy in policy_dir
     warm: list[str] = dataclasses.field(default_factory=list)
     concurrency: int = 4                # runs at once per policy
+    max_calls: int = 32                 # tools/call in flight, queued too
+    max_pending_bytes: int = 64 << 20   # their request lines, together
     max_timeout: float = 300.0          # seconds a call may ask for
     max_line: int = 16 << 20            # bytes of one JSON-RPC message
     max_input_bytes: int = 8 << 20      # input files of one call, decoded
@@ -96,7 +100,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="expose this policy (repeat; default: all)")
     p.add_argument("--warm", action="append", metavar="NAME",
                    help="run this policy's calls in a warm pool (repeat)")
-    for name, kind in (("concurrency", int), ("max-timeout", float),
+    for name, kind in (("concurrency", int), ("max-calls", int),
+                       ("max-pending-bytes", int), ("max-timeout", float),
                        ("max-line", int), ("max-input-bytes", int),
                        ("max-output-bytes", int), ("max-output-files", int),
                        ("max-sessions", int), ("session-idle", float),
@@ -118,8 +123,9 @@ def parse_config(argv: Sequence[str]) -> Config:
         val = getattr(a, key, None)
         if val is not None:
             setattr(cfg, key, val)
-    for key in ("concurrency", "max_line", "max_input_bytes",
-                "max_output_bytes", "max_output_files", "max_sessions"):
+    for key in ("concurrency", "max_calls", "max_pending_bytes", "max_line",
+                "max_input_bytes", "max_output_bytes", "max_output_files",
+                "max_sessions"):
         if getattr(cfg, key) < 1:
             raise ConfigFail(f"{key} must be >= 1")
     for key in ("max_timeout", "session_idle"):
@@ -129,124 +135,6 @@ def parse_config(argv: Sequence[str]) -> Config:
         raise ConfigFail("session_max_age must be >= 0 (0: the policy's "
                          "timeout)")
     return cfg
-
-
-class SessionRefused(Exception):
-    """A session cannot take the cell (the limit, ended, did not start):
-    a tool error (isError), said to the model."""
-
-
-@dataclasses.dataclass
-class _Live:
-    tool: str
-    session: sess.Session
-    ready: "asyncio.Future[None]"       # its start
-
-
-class Sessions:
-    """run_code's sessions by id: each one client.session(tool), started
-    on first use and ended by end_session, its own idle timeout or maximum
-    age, a cancelled cell, or the server's end.  An ended one's id is
-    kept, so the next call with it hears why, until room is needed."""
-
-    def __init__(self, client: Client, warm: Client | None,
-                 cfg: Config) -> None:
-        client.max_sessions = cfg.max_sessions      # session.py's own cap
-        if warm is not None:
-            warm.max_sessions = cfg.max_sessions
-        self.client, self.warm, self.cfg = client, warm, cfg
-        self.live: dict[str, _Live] = {}
-        self.ending: set["asyncio.Future[Any]"] = set()
-
-    def _start(self, sid: str, tool: str) -> _Live:
-        if len(self.live) >= 2 * self.cfg.max_sessions:
-            for k, e in list(self.live.items()):
-                if e.ready.done() and e.session.end_reason:
-                    del self.live[k]
-        client = self.warm if self.warm is not None and \
-            tool in self.cfg.warm else self.client
-        other = self.warm if client is self.client else self.client
-        # One cap over both clients: the other's live ones take room.
-        client.max_sessions = self.cfg.max_sessions - (
-            other.live_sessions() if other else 0)
-        s = client.session(
-            tool, timeout=self.cfg.session_max_age or None,
-            idle_timeout=self.cfg.session_idle,
-            cell_timeout=min(sess.DEFAULT_CELL_TIMEOUT, self.cfg.max_timeout))
-        e = _Live(tool, s, asyncio.ensure_future(s.start()))
-        self.live[sid] = e
-        return e
-
-    def _forget(self, sid: str, e: _Live) -> None:
-        if self.live.get(sid) is e:
-            del self.live[sid]
-
-    async def get(self, sid: str, tool: str) -> _Live:
-        e = self.live.get(sid) or self._start(sid, tool)
-        if e.tool != tool:
-            raise tools.bad(f"session: {sid!r} runs under {e.tool!r}, not "
-                            f"{tool!r} (end_session it, or use another id)")
-        try:
-            await asyncio.shield(e.ready)
-        except Exception as ex:         # the id is free again, whatever
-            self._forget(sid, e)
-            if isinstance(ex, sess.SessionLimit):
-                raise SessionRefused(f"session {sid!r} not started: {ex} "
-                                     "(max_sessions; end_session one "
-                                     "first)") from None
-            if isinstance(ex, CordonError):
-                raise SessionRefused(f"session {sid!r} did not start: "
-                                     f"{ex}") from None
-            raise
-        if e.session.end_reason or self.live.get(sid) is not e:
-            self._forget(sid, e)
-            raise SessionRefused(f"session {sid!r} has ended "
-                                 f"({e.session.end_reason or 'ended'}): its "
-                                 "state is gone; call again to start a new "
-                                 "one")
-        return e
-
-    async def run(self, sid: str, tool: str, code: str,
-                  timeout: float | None,
-                  files: dict[str, bytes]) -> sess.CellResult:
-        e = await self.get(sid, tool)
-        try:
-            cell = await e.session.run(code, timeout=timeout, inputs=files)
-        except asyncio.CancelledError:
-            # The cell cannot be stopped alone: its session ends.
-            if self.live.get(sid) is e:
-                self.end(sid)
-            raise
-        except sess.SessionEnded as ex:
-            self._forget(sid, e)
-            raise SessionRefused(f"session {sid!r} has ended ({ex.reason})"
-                                 ": its state is gone; call again to start "
-                                 "a new one") from None
-        if cell.session_ended:
-            self._forget(sid, e)
-        return cell
-
-    def end(self, sid: str) -> "asyncio.Future[Any]":
-        """Forget the session and close it (in a task of its own, which
-        close_all waits for)."""
-        e = self.live.pop(sid)
-        t = asyncio.ensure_future(self._close(e))
-        self.ending.add(t)
-        t.add_done_callback(self.ending.discard)
-        return t
-
-    @staticmethod
-    async def _close(e: _Live) -> Any:
-        try:
-            await e.ready
-        except Exception:
-            return None                 # it did not start: nothing to end
-        return await e.session.close()
-
-    async def close_all(self) -> None:
-        for sid in list(self.live):
-            self.end(sid)
-        await asyncio.gather(*list(self.ending), return_exceptions=True)
 
 
 class Server:
@@ -260,6 +148,7 @@ class Server:
         self.sessions = Sessions(cold, warm, cfg)
         self.version: str | None = None
         self.calls: dict[Any, asyncio.Task[None]] = {}
+        self.pending_bytes = 0              # the calls' request lines
         self.chan: rpc.Channel | None = None
         self.stopping: "asyncio.Future[None] | None" = None
 
@@ -273,50 +162,98 @@ class Server:
             kind, line = await chan.next()
             if kind == rpc.EOF:
                 return
-            if kind == rpc.TOO_LONG:
+            try:
+                self.take(kind, line)
+            except Exception:           # a bug: said, and the server goes on
+                log.exception("a message could not be handled")
                 self.send(rpc.error(None, rpc.RpcError(
-                    rpc.INVALID_REQUEST,
-                    f"message longer than {chan.max_line} bytes: dropped")))
-                continue
-            if not line.strip():
-                continue
-            try:
-                req_id, msg = rpc.parse(line)
-            except rpc.BadMessage as e:
-                self.send(rpc.error(e.req_id, e.err))
-                continue
-            if msg is None:
-                continue                # a client's response: none asked
-            if "id" not in msg:
+                    rpc.INTERNAL_ERROR, "internal error (the server's log "
+                    "says more)")))
+
+    def take(self, kind: str, line: bytes) -> None:
+        """One line: answered, or dropped (a notification, a response)."""
+        if kind == rpc.TOO_LONG:
+            self.send(rpc.error(None, rpc.RpcError(
+                rpc.INVALID_REQUEST,
+                f"message longer than {self.cfg.max_line} bytes: dropped")))
+            return
+        if not line.strip():
+            return
+        try:
+            value = rpc.load(line)
+        except rpc.BadMessage as e:
+            self.send(rpc.error(None, e.err))
+            return
+        if isinstance(value, list):
+            self.batch(value, len(line))
+        else:
+            self.handle(value, len(line), self.reply)
+
+    def reply(self, msg: dict[str, Any] | None) -> None:
+        if msg is not None:
+            self.send(msg)
+
+    def batch(self, items: list[Any], size: int) -> None:
+        """A batch: its answers in one array, where the revision served
+        has batches (2025-06-18 removed them); one error otherwise."""
+        if self.version not in BATCHES or not items:
+            why = ("an empty batch" if self.version in BATCHES else
+                   f"batches are not supported in {self.version or LATEST}"
+                   " (2025-03-26 and 2024-11-05 have them)")
+            self.send(rpc.error(None, rpc.RpcError(rpc.INVALID_REQUEST,
+                                                   why)))
+            return
+        b = rpc.Batch(self.send)
+        for item in items:
+            self.handle(item, size // len(items) + 1, b.add(), True)
+        b.close()
+
+    def handle(self, value: Any, size: int, reply: rpc.Reply,
+               batched: bool = False) -> None:
+        """One message: reply is said once, with its answer or None."""
+        try:
+            req_id, msg = rpc.check(value)
+        except rpc.BadMessage as e:
+            if not e.answer:
+                log.info("notification dropped: %s", e.err.message)
+            reply(rpc.error(e.req_id, e.err) if e.answer else None)
+            return
+        if msg is None or "id" not in msg:
+            if msg is not None:
                 self.notified(msg["method"], msg.get("params") or {})
-                continue
-            try:
-                self.request(req_id, msg["method"], msg.get("params") or {})
-            except rpc.RpcError as e:
-                self.send(rpc.error(req_id, e))
+            reply(None)
+            return
+        try:
+            if batched and msg["method"] == "initialize":
+                raise rpc.RpcError(rpc.INVALID_REQUEST,
+                                   "initialize cannot be in a batch")
+            self.request(req_id, msg["method"], msg.get("params") or {},
+                         size, reply)
+        except rpc.RpcError as e:
+            reply(rpc.error(req_id, e))
 
     def notified(self, method: str, params: dict[str, Any]) -> None:
-        if method == "notifications/cancelled":
-            task = self.calls.get(params.get("requestId"))
+        rid = params.get("requestId")
+        if method == "notifications/cancelled" and rpc.valid_id(rid):
+            task = self.calls.get(rid)
             if task is not None:
-                log.info("request %r cancelled: %s", params.get("requestId"),
-                         params.get("reason", ""))
+                log.info("request %r cancelled", rid)
                 task.cancel()
         # notifications/initialized and others: nothing to do.
 
-    def request(self, req_id: Any, method: str,
-                params: dict[str, Any]) -> None:
+    def request(self, req_id: Any, method: str, params: dict[str, Any],
+                size: int, reply: rpc.Reply) -> None:
         if method == "initialize":
-            self.send(rpc.response(req_id, self.initialize(params)))
+            reply(rpc.response(req_id, self.initialize(params)))
             return
         if method == "ping":
-            self.send(rpc.response(req_id, {}))
+            reply(rpc.response(req_id, {}))
             return
         if self.version is None:
             raise rpc.RpcError(rpc.INVALID_REQUEST,
                                "not initialized: send initialize first")
         if method == "tools/list":
-            self.send(rpc.response(req_id, {"tools": tools.tool_list(
+            reply(rpc.response(req_id, {"tools": tools.tool_list(
                 self.infos, self.cfg.max_timeout, self.version)}))
             return
         if method != "tools/call":
@@ -325,9 +262,30 @@ class Server:
         if req_id in self.calls:
             raise rpc.RpcError(rpc.INVALID_REQUEST,
                                f"request id {req_id!r} is already in use")
-        task = asyncio.ensure_future(self.answer(req_id, params))
+        self.admit(size)
+        task = asyncio.ensure_future(self.answer(req_id, params, reply))
         self.calls[req_id] = task
-        task.add_done_callback(lambda _t: self.calls.pop(req_id, None))
+        self.pending_bytes += size
+
+        def done(_t: "asyncio.Task[None]") -> None:
+            self.calls.pop(req_id, None)
+            self.pending_bytes -= size
+            reply(None)     # said already, unless cancelled before it ran
+        task.add_done_callback(done)
+
+    def admit(self, size: int) -> None:
+        """Refuse a call past max_calls, or one whose request would pass
+        max_pending_bytes with others in flight."""
+        if len(self.calls) >= self.cfg.max_calls:
+            raise rpc.RpcError(rpc.SERVER_BUSY, f"busy: {len(self.calls)} "
+                               "calls in flight (max_calls); call again "
+                               "when one has been answered")
+        if self.calls and \
+                self.pending_bytes + size > self.cfg.max_pending_bytes:
+            raise rpc.RpcError(rpc.SERVER_BUSY, "busy: the calls in flight "
+                               f"hold {self.pending_bytes} bytes of requests"
+                               " (max_pending_bytes); call again when one "
+                               "has been answered")
 
     def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
         asked = params.get("protocolVersion")
@@ -342,8 +300,9 @@ class Server:
                 "session's interpreter (state kept between calls with the "
                 "same id until end_session)."}
 
-    async def answer(self, req_id: Any, params: dict[str, Any]) -> None:
-        """Run one tools/call and send its answer (none if cancelled)."""
+    async def answer(self, req_id: Any, params: dict[str, Any],
+                     reply: rpc.Reply) -> None:
+        """Run one tools/call and say its answer (none if cancelled)."""
         token = (params.get("_meta") or {}).get("progressToken") \
             if isinstance(params.get("_meta"), dict) else None
         beat = None
@@ -352,19 +311,20 @@ class Server:
         try:
             result = await self.call(params)
         except asyncio.CancelledError:
-            return                      # no response to a cancelled request
+            reply(None)                 # no response to a cancelled request
+            return
         except rpc.RpcError as e:
-            self.send(rpc.error(req_id, e))
+            reply(rpc.error(req_id, e))
             return
         except Exception as e:          # a bug: said, and the server goes on
             log.exception("tools/call %r failed", req_id)
-            self.send(rpc.error(req_id, rpc.RpcError(
+            reply(rpc.error(req_id, rpc.RpcError(
                 rpc.INTERNAL_ERROR, f"internal error: {e}")))
             return
         finally:
             if beat is not None:
                 beat.cancel()
-        self.send(rpc.response(req_id, result))
+        reply(rpc.response(req_id, result))
 
     async def progress(self, token: str | int) -> None:
         t0 = time.monotonic()
@@ -379,6 +339,8 @@ class Server:
     async def call(self, params: dict[str, Any]) -> dict[str, Any]:
         name = params.get("name")
         args = params.get("arguments", {})
+        if not isinstance(name, str):
+            raise tools.bad("name: a tool's name (a string) is required")
         if not isinstance(args, dict):
             raise tools.bad("arguments must be an object")
         assert self.version is not None
@@ -403,7 +365,7 @@ class Server:
             return tools.explain_result(view, self.version)
         if name == "end_session":
             return await self.end_session(args)
-        raise tools.bad(f"unknown tool: {name!r}")
+        raise tools.bad(f"unknown tool: {name[:100]!r}")
 
     async def run_code(self, args: dict[str, Any]) -> dict[str, Any]:
         assert self.version is not None
@@ -411,6 +373,9 @@ class Server:
             args, self.infos, self.cfg.max_timeout, self.cfg.max_input_bytes)
         if sid is not None:
             return await self.run_cell(sid, tool, code, timeout, files)
+        if timeout is None and \
+                self.infos[tool].timeout_ms > self.cfg.max_timeout * 1000:
+            timeout = self.cfg.max_timeout      # it bounds every call
         client = self.warm if self.warm is not None and \
             tool in self.cfg.warm else self.cold
         try:
@@ -504,6 +469,7 @@ async def _main(cfg: Config, in_fd: int, out_fd: int) -> int:
                 server.stopping.set_result(None)
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             loop.add_signal_handler(sig, on_signal)
+        rc = 0
         try:
             await main_task
             # EOF: the calls in flight are answered, then the server ends
@@ -511,6 +477,9 @@ async def _main(cfg: Config, in_fd: int, out_fd: int) -> int:
             await server.drain()
         except asyncio.CancelledError:
             pass
+        except Exception:       # a bug: what it started ends all the same
+            log.exception("the server failed")
+            rc = 1
         await server.stop()
         await server.sessions.close_all()
         chan.close()
@@ -519,7 +488,7 @@ async def _main(cfg: Config, in_fd: int, out_fd: int) -> int:
         if warm is not None:
             await asyncio.get_running_loop().run_in_executor(None,
                                                              warm.close)
-    return 0
+    return rc
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -232,7 +232,8 @@ class Session:
         self._err_task = asyncio.ensure_future(
             self._proc.stderr.read(c.stream_cap))
         try:
-            ready = await asyncio.wait_for(self._frame(), READY_TIMEOUT)
+            ready = await asyncio.wait_for(self._frame(self._proc),
+                                           READY_TIMEOUT)
         except (asyncio.TimeoutError, _Bad):
             ready = None
         if ready != {"ready": True}:
@@ -248,10 +249,12 @@ class Session:
             self.idle_timeout, lambda: asyncio.ensure_future(
                 self._finish("idle timeout")))
 
-    async def _frame(self) -> dict[str, Any]:
-        """The next frame, parsed strictly; _Bad otherwise."""
-        assert self._proc is not None and self._proc.stdout is not None
-        rd = self._proc.stdout
+    @staticmethod
+    async def _frame(proc: asyncio.subprocess.Process) -> dict[str, Any]:
+        """proc's next frame, parsed strictly; _Bad otherwise.  (proc, not
+        self._proc: the session may end while a cell waits.)"""
+        assert proc.stdout is not None
+        rd = proc.stdout
         try:
             head = await rd.readexactly(len(FRAME) + 9)
         except asyncio.IncompleteReadError:
@@ -288,7 +291,8 @@ class Session:
             raise InputError(f"the cell's code and inputs are {size} bytes "
                              f"as sent, over the request's {REQUEST_MAX}")
         async with self._lock:
-            if self._proc is None:
+            proc = self._proc
+            if proc is None:
                 raise SessionEnded(self.end_reason or "not started",
                                    self.result)
             if self._idle is not None:
@@ -301,11 +305,13 @@ class Session:
             body = json.dumps({"seq": seq, "code": code, "timeout": t,
                                "files": files}).encode()
 
-            assert self._proc.stdin is not None
+            assert proc.stdin is not None
             try:
-                self._proc.stdin.write(b"C%08x\n" % len(body) + body)
-                await self._proc.stdin.drain()
-                d = await asyncio.wait_for(self._frame(), t + CELL_GRACE)
+                proc.stdin.write(b"C%08x\n" % len(body) + body)
+                await proc.stdin.drain()
+                if self._proc is not proc:      # ended while it was sent
+                    raise _Bad("the session ended")
+                d = await asyncio.wait_for(self._frame(proc), t + CELL_GRACE)
                 cell = _cell(d, seq)
             except asyncio.TimeoutError:
                 why = (f"cell {seq} did not stop within its {t:g}s "
@@ -369,7 +375,10 @@ class Session:
     async def _collect(self, proc: asyncio.subprocess.Process) -> None:
         from .client import _parse_status
         err = await self._err_task if self._err_task else b""
-        rest = await proc.stdout.read() if proc.stdout else b""
+        try:
+            rest = await proc.stdout.read() if proc.stdout else b""
+        except RuntimeError:    # a cell is reading it: the frames are its
+            rest = b""
         raw = await self.client._in_io(_read_status, self._status_r)
         status = _parse_status(raw)
         if status is None or status.get("outcome") == "error":
