@@ -302,8 +302,8 @@ def node(src_dir):
     exe = shutil.which("node")
     if exe is None:
         pytest.skip("no node (Node 20: make deps' npm needs it)")
-    if not (src_dir / "tests" / "mcp" / "node_modules" / "@modelcontextprotocol"
-            / "sdk" / "package.json").exists():
+    sdk = src_dir / "tests" / "mcp" / "node_modules" / "@modelcontextprotocol"
+    if not (sdk / "sdk" / "package.json").exists():
         pytest.skip("the MCP TypeScript SDK is not installed in tests/mcp "
                     "(make deps runs npm ci there)")
     return exe
