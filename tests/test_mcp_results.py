@@ -309,10 +309,10 @@ def node(src_dir):
     return exe
 
 
-@pytest.mark.parametrize("step", ["big_print", "show_figure",
+@pytest.mark.parametrize("step", ["big_print", "big_image", "show_figure",
                                   "session_figure"])
 def test_sdk_client_results(node, src_dir, build_dir, step):
-    if step != "big_print" and not has_matplotlib():
+    if step.endswith("figure") and not has_matplotlib():
         pytest.skip("python3-matplotlib is not installed (make deps)")
     spec = {"command": PYTHON, "args": server_argv(build_dir)[1:],
             "env": server_env(src_dir, build_dir)}

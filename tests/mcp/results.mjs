@@ -51,6 +51,20 @@ const steps = {
     assert.ok(res.structuredContent.summary.length > 0);
   },
 
+  // The 8.8 MB PNG (an 11.8 MB line the SDK's client dropped the
+  // connection on): listed as too large, the connection kept.
+  async big_image(client) {
+    const res = await run(client, "import os\n" +
+      "open('big.png', 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n' + " +
+      "os.urandom(8_800_000))\nprint('wrote')");
+    assert.equal(pngs(res).length, 0);
+    assert.match(text(res), /not returned: big\.png: too large \(8\.8 MB/);
+    const f = res.structuredContent.files.find((x) => x.name === "big.png");
+    assert.equal(f.returned, null);
+    const again = await run(client, "print('still here')");
+    assert.equal(again.structuredContent.stdout, "still here\n");
+  },
+
   // plt.show() under Agg draws nothing: the open figure comes back as a
   // PNG image, and the text (in both shapes) names it.
   async show_figure(client) {
