@@ -201,8 +201,7 @@ def network_words(info: BlobInfo, cordonc: str | None) -> str:
         return "network as the policy says (explain_policy)"
     return ("HTTPS only to " + ", ".join(
         h["host"] + ("" if h.get("port") == 443 else f":{h.get('port')}")
-        for h in hosts) + " (through cordon's proxy; any other host is "
-        "refused, and the result says so)")
+        for h in hosts))
 
 
 def run_description(infos: Mapping[str, BlobInfo],
@@ -228,7 +227,9 @@ def run_description(infos: Mapping[str, BlobInfo],
         "saved with plt.savefig, or still open at the end (plt.show()), "
         "come back as images. stdout and stderr are shown up to "
         f"{lim.text_bytes:,} bytes (head and tail; what is left out is "
-        "said). Policies: " + pols)
+        "said). A host the policy does not name is refused by cordon's "
+        "proxy; the result's 'network refused:' line says which and why. "
+        "Policies: " + pols)
 
 
 def tool_list(infos: Mapping[str, BlobInfo], max_timeout: float,
