@@ -146,7 +146,7 @@ const steps = {
     assert.equal(ex.isError, false, text(ex));
     assert.ok(ex.structuredContent.paths.some((p) => p.path === "$WORKDIR"));
     assert.equal(ex.structuredContent.network.network, "off");
-    assert.ok(ex.structuredContent.syscalls.rules.allow.includes("read"));
+    assert.ok(ex.structuredContent.syscalls.rules.allow > 100);
     assert.match(text(ex), /\$WORKDIR rw/);
   },
 

@@ -1,18 +1,24 @@
-"""cordon-mcp's tools: their schemas, the checks of their arguments, and
-a run's result as MCP content (see cordon-mcp(1))."""
+"""cordon-mcp's tools: their schemas and descriptions, the checks of their
+arguments, and the answers of list_policies and explain_policy (a run's
+result: _mcpresult.py; see cordon-mcp(1))."""
 from __future__ import annotations
 
 import base64
 import binascii
+import functools
+import importlib.util
 import json
 import re
 import subprocess
 from typing import Any, Mapping, NamedTuple
 
+from . import _mcpsize as size
 from ._jsonrpc import INVALID_PARAMS, RpcError
+# The results, for mcp.py (tools.run_result ...): _mcpresult.py.
+from ._mcpresult import (STRUCTURED_FROM, cell_outcome,  # noqa: F401
+                         cell_result, ended_result, outcome_name,
+                         run_result, structured)
 from .blob import BlobInfo
-from .result import Outcome, RunResult
-from .session import CellResult
 
 MAX_CODE = 1 << 20          # bytes of one snippet
 MAX_FILES = 64              # input files of one call
@@ -22,18 +28,45 @@ EXPLAIN_TIMEOUT = 30.0      # seconds for cordonc explain --json
 MAX_SESSION_ID = 64
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,%d}"
                         % (MAX_SESSION_ID - 1))
-IMAGE_TYPES = ((".png", "image/png", (b"\x89PNG\r\n\x1a\n",)),
-               (".jpg", "image/jpeg", (b"\xff\xd8\xff",)),
-               (".jpeg", "image/jpeg", (b"\xff\xd8\xff",)),
-               (".svg", "image/svg+xml", ()))
-# The protocol revision from which tools declare an output schema and
-# results carry structuredContent.
-STRUCTURED_FROM = "2025-06-18"
+# Common packages a model reaches for: the tool description says which
+# of them the server's Python has (the policies' python3, by default),
+# so that a model does not write `import seaborn` on a host without it.
+COMMON_PACKAGES = ("numpy", "pandas", "scipy", "matplotlib", "PIL",
+                   "requests", "pydicom", "nibabel", "SimpleITK", "sklearn",
+                   "seaborn", "skimage", "statsmodels", "torch", "monai",
+                   "radiomics")
+# Saves the figures still open when a snippet ends, as a notebook shows
+# them (plt.show() under the Agg backend a headless run has draws
+# nothing): appended to run_code's snippet, after the model's last line,
+# so its line numbers stay; pyplot imported by the snippet only.
+FIGURES_EPILOGUE = """
+
+def _cordon_mcp_figures():  # cordon-mcp(1): open figures come back
+    import os, sys
+    plt = sys.modules.get("matplotlib.pyplot")
+    for n in plt.get_fignums() if plt is not None else ():
+        name = "figure-%d.png" % n
+        try:
+            if not os.path.exists(name):
+                plt.figure(n).savefig(name)
+        except Exception as e:
+            print("cordon-mcp: figure %d not saved: %s" % (n, e),
+                  file=sys.stderr)
+    if plt is not None:
+        plt.close("all")
+_cordon_mcp_figures()
+"""
 
 _DENIAL = {"type": "object", "properties": {
     "syscall": {"type": "string"}, "call": {"type": "string"},
     "action": {"type": "string"}, "rule": {"type": "string"},
-    "count": {"type": "integer"}}}
+    "count": {"type": "integer"}, "expected": {"type": "boolean"}}}
+_FILE = {"type": "object", "properties": {
+    "name": {"type": "string"}, "bytes": {"type": "integer"},
+    "kind": {"type": "string"},
+    "returned": {"type": ["string", "null"]},   # image, text, resource
+    "mimeType": {"type": "string"}, "text": {"type": "string"},
+    "reason": {"type": "string"}}, "required": ["name", "bytes"]}
 RUN_OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -51,12 +84,19 @@ RUN_OUTPUT_SCHEMA: dict[str, Any] = {
         "denials_dropped": {"type": "integer"},
         "wall_ms": {"type": "integer"},
         "warm": {"type": "boolean"},
-        "files": {"type": "array", "items": {"type": "object", "properties": {
-            "name": {"type": "string"}, "bytes": {"type": "integer"},
-            "kind": {"type": "string"}}, "required": ["name", "bytes"]}},
+        "stdout_bytes": {"type": "integer"},
+        "stderr_bytes": {"type": "integer"},
+        # The report's lines (outcome, refusals, files), as in content.
+        "summary": {"type": "array", "items": {"type": "string"}},
+        "network_refused": {"type": "array", "items": {
+            "type": "object", "properties": {
+                "dest": {"type": "string"}, "method": {"type": "string"},
+                "path": {"type": "string"}, "why": {"type": "string"}}}},
+        "files": {"type": "array", "items": _FILE},
         "refused": {"type": "array", "items": {"type": "object",
                     "properties": {"name": {"type": "string"},
-                                   "reason": {"type": "string"}}}},
+                                   "reason": {"type": "string"},
+                                   "expected": {"type": "boolean"}}}},
         "policy": {"type": "string"},
         "blob": {"type": "string"},
         "error": {"type": "string"},
@@ -88,19 +128,113 @@ EXPLAIN_OUTPUT_SCHEMA: dict[str, Any] = {
         "network": {"type": "object"}, "paths": {"type": "array"},
         "limits": {"type": "array"}, "timeout_ms": {"type": "integer"},
         "output_cap": {"type": "integer"}, "env": {"type": "array"},
-        "command": {"type": "array"}, "preload": {"type": "array"},
+        "command": {"type": "array"},
         "syscalls": {"type": "object"},
     },
     "required": ["name", "paths", "syscalls"],
 }
 
 
-def structured(version: str) -> bool:
-    return version >= STRUCTURED_FROM
+def limits(text_bytes: int) -> size.Limits:
+    return size.Limits(text_bytes=text_bytes)
+
+
+_FIND = ("import importlib.util as u\nfor m in %r:\n"
+         "    print(m if u.find_spec(m) else '')" % (COMMON_PACKAGES,))
+
+
+@functools.lru_cache(maxsize=8)
+def installed(python: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """COMMON_PACKAGES the policy's interpreter has (found, not imported;
+    -E -s as the policies run it), and those it has not; this Python's
+    when the interpreter is not known or cannot say."""
+    names: set[str] | None = None
+    if python:
+        try:
+            p = subprocess.run([python, "-E", "-s", "-c", _FIND],
+                               capture_output=True, timeout=EXPLAIN_TIMEOUT,
+                               stdin=subprocess.DEVNULL)
+            if p.returncode == 0:
+                names = set(p.stdout.decode("utf-8", "replace").split())
+        except (OSError, subprocess.SubprocessError):
+            names = None
+    if names is None:
+        names = {m for m in COMMON_PACKAGES
+                 if importlib.util.find_spec(m) is not None}
+    have = tuple(m for m in COMMON_PACKAGES if m in names)
+    return have, tuple(m for m in COMMON_PACKAGES if m not in names)
+
+
+@functools.lru_cache(maxsize=64)
+def _explained(cordonc: str, blob: str, digest: str) -> dict[str, Any]:
+    return explain(cordonc, blob)
+
+
+def _view(info: BlobInfo, cordonc: str | None) -> dict[str, Any] | None:
+    if not cordonc:
+        return None
+    try:
+        return _explained(cordonc, info.path, info.blob_digest)
+    except (OSError, RuntimeError, ValueError, KeyError,
+            subprocess.SubprocessError):
+        return None
+
+
+def _python(infos: Mapping[str, BlobInfo], cordonc: str | None) -> str | None:
+    """The interpreter the policies run (the first one's command)."""
+    for n in sorted(infos):
+        view = _view(infos[n], cordonc)
+        cmd = view["command"] if view else []
+        if cmd and "python" in cmd[0].rsplit("/", 1)[-1]:
+            return str(cmd[0])
+    return None
+
+
+def network_words(info: BlobInfo, cordonc: str | None) -> str:
+    """What a policy's network reaches, in words: its named hosts when
+    cordonc can say them."""
+    if info.network == "off":
+        return "no network"
+    view = _view(info, cordonc)
+    hosts = view["network"].get("hosts") if view else None
+    if not hosts:
+        return "network as the policy says (explain_policy)"
+    return ("HTTPS only to " + ", ".join(
+        h["host"] + ("" if h.get("port") == 443 else f":{h.get('port')}")
+        for h in hosts))
+
+
+def run_description(infos: Mapping[str, BlobInfo],
+                    cordonc: str | None, lim: size.Limits) -> str:
+    have, lack = installed(_python(infos, cordonc))
+    pols = "; ".join(
+        f"{n}: {i.description} ({network_words(i, cordonc)}, "
+        f"timeout {i.timeout_ms / 1000:g} s)"
+        for n, i in sorted(infos.items()))
+    return (
+        "Run a Python 3 snippet in a cordon sandbox (seccomp, Landlock, "
+        "namespaces, limits). Each call without `session` starts fresh: "
+        "no variable, import or file of an earlier call is there; with "
+        "`session` the code is a cell of one interpreter that keeps them. "
+        "Imports: the standard library and the packages installed here"
+        + (f" ({', '.join(have)})" if have else "")
+        + (f"; not installed: {', '.join(lack)}" if lack else "")
+        + ". Files the snippet writes in its working folder come back: "
+        f"PNG, JPEG and SVG as images (up to {size.megabytes(lim.image_bytes)}"
+        f" and {lim.image_side} pixels a side), UTF-8 text as text, others "
+        f"as embedded resources up to {size.megabytes(lim.resource_bytes)}; "
+        "what does not fit is listed with the reason. Matplotlib figures "
+        "saved with plt.savefig, or still open at the end (plt.show()), "
+        "come back as images. stdout and stderr are shown up to "
+        f"{lim.text_bytes:,} bytes (head and tail; what is left out is "
+        "said). A host the policy does not name is refused by cordon's "
+        "proxy; the result's 'network refused:' line says which and why. "
+        "Policies: " + pols)
 
 
 def tool_list(infos: Mapping[str, BlobInfo], max_timeout: float,
-              version: str) -> list[dict[str, Any]]:
+              version: str, cordonc: str | None = None,
+              lim: size.Limits = size.Limits()) -> list[dict[str, Any]]:
     """tools/list's tools for the exposed policies."""
     names = sorted(infos)
     which = "; ".join(f"{n}: {infos[n].description}" for n in names)
@@ -121,10 +255,7 @@ def tool_list(infos: Mapping[str, BlobInfo], max_timeout: float,
     tools = [
         {"name": "run_code",
          "title": "Run Python in a cordon sandbox",
-         "description": "Run a Python snippet under a named cordon policy "
-                        "(seccomp, Landlock, namespaces, limits). Files it "
-                        "writes in its working folder come back; PNG, "
-                        "JPEG and SVG ones as images. Policies: " + which,
+         "description": run_description(infos, cordonc, lim),
          "inputSchema": {
              "type": "object",
              "properties": {
@@ -155,8 +286,10 @@ def tool_list(infos: Mapping[str, BlobInfo], max_timeout: float,
          "annotations": {"readOnlyHint": True}},
         {"name": "explain_policy",
          "title": "What a cordon policy may touch",
-         "description": "The paths and rights, network, limits, environment "
-                        "and system calls of one policy (cordonc explain).",
+         "description": "A short summary of what one policy lets a "
+                        "snippet do: the network (its hosts), the paths and "
+                        "rights, the limits and timeout, the system calls "
+                        "counted (cordonc explain lists them).",
          "inputSchema": {"type": "object", "properties": {"tool": tool_prop},
                          "required": ["tool"],
                          "additionalProperties": False},
@@ -236,6 +369,8 @@ def run_args(args: Mapping[str, Any], exposed: Mapping[str, Any],
             raise bad(f"timeout: must be > 0 and <= {max_timeout:g} s")
         timeout = float(timeout)
     sid = session_id(args) if "session" in args else None
+    if sid is None:         # a session's driver saves a cell's figures
+        code += FIGURES_EPILOGUE
     return RunArgs(tool, code, timeout, _files(args.get("files"), max_input),
                    sid)
 
@@ -279,147 +414,6 @@ def _files(raw: Any, max_input: int) -> dict[str, bytes]:
     return out
 
 
-def _image_type(name: str, data: bytes) -> str | None:
-    low = name.lower()
-    for suffix, mime, magics in IMAGE_TYPES:
-        if not low.endswith(suffix):
-            continue
-        if magics and not any(data.startswith(m) for m in magics):
-            return None
-        if not magics and b"<svg" not in data[:4096]:
-            return None
-        return mime
-    return None
-
-
-def outcome_name(r: RunResult) -> str:
-    o = r.outcome
-    return o.value if isinstance(o, Outcome) else str(o)
-
-
-def _report(r: RunResult) -> str:
-    lines = [f"outcome: {outcome_name(r)} (exit {r.exit_code}"
-             + (f", signal {r.signal}" if r.signal else "") + ")"]
-    if r.reason:
-        lines.append(f"reason: {r.reason}")
-    for name, cut in (("stdout", r.stdout_truncated),
-                      ("stderr", r.stderr_truncated)):
-        if cut:
-            lines.append(f"{name} was truncated (the output cap)")
-    if r.denials is None:
-        lines.append("denials: not observed")
-    elif r.denials:
-        lines.append("denied:")
-        lines += [f"  {d.call} -> {d.action} ({d.rule}) x{d.count}"
-                  for d in r.denials]
-        if r.denials_dropped:
-            lines.append(f"  and {r.denials_dropped} more")
-    if r.outputs:
-        lines.append("files: " + ", ".join(
-            f"{n} ({f.size} bytes)" for n, f in sorted(r.outputs.items())))
-    for ref in r.refused:
-        lines.append(f"not returned: {ref.name}: {ref.reason}")
-    out = "\n".join(lines)
-    if r.stdout:
-        out += "\n--- stdout ---\n" + r.stdout_text()
-    if r.stderr:
-        out += "\n--- stderr ---\n" + r.stderr_text()
-    return out
-
-
-def run_result(r: RunResult, version: str) -> dict[str, Any]:
-    """A run as a tools/call result; isError when it did not exit 0."""
-    content: list[dict[str, Any]] = [{"type": "text", "text": _report(r)}]
-    files = []
-    for name, f in sorted(r.outputs.items()):
-        files.append({"name": name, "bytes": f.size, "kind": f.kind})
-        data = f.data
-        mime = _image_type(name, data) if data is not None else None
-        if mime and data is not None:
-            content.append({"type": "image", "mimeType": mime,
-                            "data": base64.b64encode(data).decode()})
-    res: dict[str, Any] = {"content": content, "isError": not r.ok}
-    if structured(version):
-        res["structuredContent"] = {
-            "tool": r.tool, "ok": r.ok, "outcome": outcome_name(r),
-            "reason": r.reason, "exit_code": r.exit_code,
-            "signal": r.signal, "stdout": r.stdout_text(),
-            "stderr": r.stderr_text(),
-            "stdout_truncated": r.stdout_truncated,
-            "stderr_truncated": r.stderr_truncated,
-            "denials": None if r.denials is None else [
-                {"syscall": d.syscall, "call": d.call, "action": d.action,
-                 "rule": d.rule, "count": d.count} for d in r.denials],
-            "denials_dropped": r.denials_dropped,
-            "wall_ms": r.timings.wall_ms, "warm": r.status.get("warm") is True,
-            "files": files,
-            "refused": [{"name": x.name, "reason": x.reason}
-                        for x in r.refused],
-            "policy": r.policy, "blob": r.blob}
-    return res
-
-
-def cell_outcome(c: CellResult) -> str:
-    return ("session_ended" if c.session_ended else "timeout"
-            if c.timed_out else "exception" if c.error is not None
-            else "completed")
-
-
-def _cell_report(c: CellResult, sid: str) -> str:
-    lines = [f"session {sid}, cell {c.seq}: {cell_outcome(c)}"]
-    if c.session_ended:
-        lines.append(f"the session ended: {c.end_reason} (its state is "
-                     "gone; the next call with this id starts a new one)")
-        if c.run is not None:
-            lines.append(f"the session's run: {outcome_name(c.run)} "
-                         f"({c.run.reason})")
-    if c.files:
-        lines.append("files: " + ", ".join(f"{f.name} ({f.size} bytes)"
-                                           for f in c.files))
-    out = "\n".join(lines)
-    for name, body in (("stdout", c.stdout), ("stderr", c.stderr),
-                       ("value", c.value), ("error", c.error)):
-        if body:
-            out += f"\n--- {name} ---\n" + body
-    return out
-
-
-def cell_result(c: CellResult, tool: str, sid: str,
-                version: str) -> dict[str, Any]:
-    """A session's cell as a tools/call result; isError when it raised,
-    timed out or ended the session."""
-    content: list[dict[str, Any]] = [{"type": "text",
-                                      "text": _cell_report(c, sid)}]
-    for f in c.files:
-        mime = None if f.truncated else _image_type(f.name, f.data)
-        if mime:
-            content.append({"type": "image", "mimeType": mime,
-                            "data": base64.b64encode(f.data).decode()})
-    ok = c.ok and not c.timed_out
-    res: dict[str, Any] = {"content": content, "isError": not ok}
-    if structured(version):
-        sc: dict[str, Any] = {
-            "tool": tool, "ok": ok, "outcome": cell_outcome(c),
-            "session": sid, "seq": c.seq, "stdout": c.stdout,
-            "stderr": c.stderr, "value": c.value, "timed_out": c.timed_out,
-            "session_ended": c.session_ended, "end_reason": c.end_reason,
-            "reason": c.run.reason if c.run is not None else "",
-            "files": [{"name": f.name, "bytes": f.size} for f in c.files]}
-        if c.error is not None:
-            sc["error"] = c.error
-        res["structuredContent"] = sc
-    return res
-
-
-def ended_result(sid: str, reason: str, run: RunResult | None
-                 ) -> dict[str, Any]:
-    """end_session's answer: what the session's run came to."""
-    text = f"session {sid} ended ({reason})"
-    if run is not None:
-        text += "\n" + _report(run)
-    return {"content": [{"type": "text", "text": text}], "isError": False}
-
-
 def failure(tool: str, msg: str, version: str) -> dict[str, Any]:
     """A run that could not be made (the launcher failed): isError."""
     res: dict[str, Any] = {"content": [{"type": "text", "text": msg}],
@@ -455,40 +449,61 @@ def explain(cordonc: str, blob: str) -> dict[str, Any]:
         raise RuntimeError("cordonc explain failed: "
                            + p.stderr.decode("utf-8", "replace")[-1000:])
     d = json.loads(p.stdout)
-    sysc: dict[str, list[str]] = {}
+    sysc: dict[str, int] = {}
     for rule in d["seccomp"]["rules"]:
-        sysc.setdefault(rule["action"], []).append(rule["text"])
+        sysc[rule["action"]] = sysc.get(rule["action"], 0) + 1
     lay = d["layers"]
+    net = {k: lay[k] for k in ("network", "connect", "bind", "hosts")
+           if k in lay}
     return {"name": d["policy"]["name"],
             "description": d["policy"]["description"],
-            "network": {k: lay[k] for k in ("network", "connect", "bind")
-                        if k in lay},
+            "network": net,
             "paths": [{"path": x["path"], "rights": x["text"],
                        "optional": x["optional"]} for x in d["paths"]],
             "private_tmp": lay.get("private_tmp"),
             "limits": [{"resource": x["resource"], "value": x["text"]}
                        for x in d["limits"]],
             "timeout_ms": d["timeout_ms"], "output_cap": d["output_cap"],
-            "env": d["env"], "command": d["argv"],
-            "preload": d.get("preload", []),
+            "command": d["argv"],
+            # Counted, not listed: the lists are thousands of characters
+            # a model has no use for (cordonc explain prints them).
             "syscalls": {"default": d["seccomp"]["default"],
                          "rules": sysc}}
 
 
 def explain_result(view: dict[str, Any], version: str) -> dict[str, Any]:
+    """A policy in a few lines a model can act on."""
+    net = view["network"]
+    hosts = net.get("hosts") or []
+    if net.get("network") == "off":
+        words = "none"
+    elif hosts:
+        words = ("HTTPS only to " + ", ".join(
+            f"{h['host']}:{h['port']}" for h in hosts)
+            + " (through cordon's proxy)")
+    else:
+        words = "TCP: connect " + json.dumps(net.get("connect")) + \
+            ", bind " + json.dumps(net.get("bind"))
+    rw = [p["path"] for p in view["paths"] if "w" in p["rights"]
+          or "write" in p["rights"] or "make" in p["rights"]]
+    ro = [p["path"] for p in view["paths"] if p["path"] not in rw]
     lines = [f"policy {view['name']}: {view['description']}",
-             "network: " + json.dumps(view["network"]), "paths:"]
-    lines += [f"  {p['path']} {p['rights']}"
-              + (" (optional)" if p["optional"] else "")
-              for p in view["paths"]]
-    lines.append("limits: " + ", ".join(f"{x['resource']} {x['value']}"
-                                        for x in view["limits"]))
-    lines.append(f"timeout: {view['timeout_ms']} ms, output cap: "
-                 f"{view['output_cap']} bytes")
-    lines.append("command: " + " ".join(view["command"]))
-    lines.append(f"system calls not named: {view['syscalls']['default']}")
-    for action, calls in view["syscalls"]["rules"].items():
-        lines.append(f"  {action}: {', '.join(calls)}")
+             f"network: {words}",
+             "writable: " + ", ".join(
+                 f"{p['path']} {p['rights']}" for p in view["paths"]
+                 if p["path"] in rw)
+             + (", /tmp (private)" if view.get("private_tmp") else ""),
+             f"readable: {len(ro)} paths (" + ", ".join(ro[:12])
+             + (", ..." if len(ro) > 12 else "") + ")",
+             "limits: " + ", ".join(f"{x['resource']} {x['value']}"
+                                    for x in view["limits"]),
+             f"timeout: {view['timeout_ms'] / 1000:g} s, output cap: "
+             f"{view['output_cap']:,} bytes",
+             "command: " + " ".join(view["command"]),
+             "system calls: " + ", ".join(
+                 f"{n} {a}" for a, n in view["syscalls"]["rules"].items())
+             + f"; any other: {view['syscalls']['default']} "
+             "(cordonc explain lists them)"]
     res: dict[str, Any] = {"content": [{"type": "text",
                                         "text": "\n".join(lines)}],
                            "isError": False}

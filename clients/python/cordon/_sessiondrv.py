@@ -220,6 +220,30 @@ def _run_cell(req, env, filename):
             "value": value, "error": error, "timed_out": timed_out}
 
 
+def _figures(root, seq):
+    """Saves the matplotlib figures a cell left open as PNG files in the
+    workdir (figure-SEQ-N.png) and closes them, as a notebook shows a
+    cell's figures: plt.show() under the Agg backend a headless run has
+    draws nothing.  Nothing when the cell's code never imported pyplot.
+    What could not be saved is said on the cell's stderr."""
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is None:
+        return ""
+    said = ""
+    try:
+        nums = plt.get_fignums()
+        for n in nums:
+            try:
+                plt.figure(n).savefig(os.path.join(
+                    root, "figure-%d-%d.png" % (seq, n)))
+            except Exception as e:
+                said += "cordon: figure %d not saved: %s\n" % (n, e)
+        plt.close("all")
+    except Exception as e:
+        said += "cordon: open figures not saved: %s\n" % e
+    return said
+
+
 def main():
     # Requests on a private descriptor; the cell's fd 0 reads nothing.
     req_fd = os.dup(0)
@@ -248,6 +272,7 @@ def main():
         res = _run_cell(req, env, "<cell %d>" % int(req["seq"])) \
             if error is None else {"stdout": "", "stderr": "", "value": None,
                                    "error": error, "timed_out": False}
+        res["stderr"] += _figures(root, int(req["seq"]))
         files, before = _changed(root, before, skip)
         res["files"] = files
         res["seq"] = req["seq"]

@@ -24,6 +24,7 @@ from typing import Any, Sequence
 from . import __version__, _discover
 from . import _jsonrpc as rpc
 from . import _mcptools as tools
+from ._mcpsize import TEXT_BUDGET
 from . import session as sess
 from ._mcpsessions import SessionRefused, Sessions
 from .blob import BlobInfo
@@ -52,6 +53,7 @@ class Config:
     max_input_bytes: int = 8 << 20      # input files of one call, decoded
     max_output_bytes: int = 16 << 20    # output files of one call
     max_output_files: int = 32
+    max_text_bytes: int = TEXT_BUDGET   # a result's text shown
     max_sessions: int = sess.DEFAULT_MAX_SESSIONS   # live at once
     session_idle: float = sess.DEFAULT_IDLE_TIMEOUT  # seconds between cells
     session_max_age: float = 0.0        # seconds; 0: the policy's timeout
@@ -104,6 +106,7 @@ def _parser() -> argparse.ArgumentParser:
                        ("max-pending-bytes", int), ("max-timeout", float),
                        ("max-line", int), ("max-input-bytes", int),
                        ("max-output-bytes", int), ("max-output-files", int),
+                       ("max-text-bytes", int),
                        ("max-sessions", int), ("session-idle", float),
                        ("session-max-age", float)):
         p.add_argument("--" + name, type=kind, metavar="N")
@@ -125,7 +128,7 @@ def parse_config(argv: Sequence[str]) -> Config:
             setattr(cfg, key, val)
     for key in ("concurrency", "max_calls", "max_pending_bytes", "max_line",
                 "max_input_bytes", "max_output_bytes", "max_output_files",
-                "max_sessions"):
+                "max_text_bytes", "max_sessions"):
         if getattr(cfg, key) < 1:
             raise ConfigFail(f"{key} must be >= 1")
     for key in ("max_timeout", "session_idle"):
@@ -254,7 +257,8 @@ class Server:
                                "not initialized: send initialize first")
         if method == "tools/list":
             reply(rpc.response(req_id, {"tools": tools.tool_list(
-                self.infos, self.cfg.max_timeout, self.version)}))
+                self.infos, self.cfg.max_timeout, self.version,
+                self.cordonc)}))
             return
         if method != "tools/call":
             raise rpc.RpcError(rpc.METHOD_NOT_FOUND,
@@ -384,7 +388,8 @@ class Server:
             raise tools.bad(f"files: {e}") from None
         except CordonError as e:
             return tools.failure(tool, str(e), self.version)
-        return tools.run_result(r, self.version)
+        return tools.run_result(r, self.version,
+                                tools.limits(self.cfg.max_text_bytes))
 
     async def run_cell(self, sid: str, tool: str, code: str,
                        timeout: float | None,
@@ -396,7 +401,8 @@ class Server:
             return tools.failure(tool, str(e), self.version)
         except InputError as e:
             raise tools.bad(f"files: {e}") from None
-        return tools.cell_result(cell, tool, sid, self.version)
+        return tools.cell_result(cell, tool, sid, self.version,
+                                 tools.limits(self.cfg.max_text_bytes))
 
     async def end_session(self, args: dict[str, Any]) -> dict[str, Any]:
         tools.no_extra(args, ("session",))

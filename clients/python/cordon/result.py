@@ -111,6 +111,46 @@ def denials_from_status(status: Mapping[str, Any]
                  if x is not None)
 
 
+# The refusals that are the policy working as meant, never the snippet's
+# failure: the one table, read by RunResult.summary() and cordon-mcp.
+# Key: the kind of refusal; value: why it is expected, said to a model.
+# Which refusals are of each kind is decided where the facts are:
+# "denial" by cordon (a rule that names the call and answers it ENOSYS:
+# the status's "expected"), "output" by outputs.py (a folder the
+# policy's environment gives a library, BlobInfo.workdir_state).
+EXPECTED_REFUSALS = {
+    "denial": "a call the policy answers ENOSYS on purpose; the caller "
+              "falls back (glibc's clone3 -> clone)",
+    "output": "a library's state folder the policy's environment names "
+              "(matplotlib's MPLCONFIGDIR .config): not an output",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class NetworkRefusal:
+    """One connection or request the egress proxy refused (the status
+    report's ``network_refused``): ``dest`` is "host:port" (or "?",
+    "(plain http)"), ``method`` and ``path`` the HTTP request it read
+    ("" when none), ``why`` the proxy's reason ("not a host the policy
+    names", "no address", "not a method and path the policy allows")."""
+    dest: str
+    why: str
+    method: str = ""
+    path: str = ""
+
+    @classmethod
+    def from_status(cls, d: Any) -> "NetworkRefusal | None":
+        if not isinstance(d, Mapping):
+            return None
+        return cls(dest=str(d.get("dest", "?")), why=str(d.get("why", "?")),
+                   method=str(d.get("method", "")),
+                   path=str(d.get("path", "")))
+
+    def __str__(self) -> str:
+        req = f" ({self.method} {self.path})" if self.method else ""
+        return f"{self.dest}{req}: {self.why}"
+
+
 @dataclasses.dataclass(frozen=True)
 class Timings:
     wall_ms: int = 0        # cordon's wall clock for the snippet
@@ -152,6 +192,52 @@ class RunResult:
             "seccomp", "landlock")
 
     @property
+    def network_refused(self) -> tuple[NetworkRefusal, ...]:
+        """What the egress proxy refused, in order (a policy with named
+        hosts; empty otherwise).  network_refused_dropped: past the
+        list."""
+        v = self.status.get("network_refused")
+        return tuple(x for x in (NetworkRefusal.from_status(d)
+                                 for d in (v if isinstance(v, list) else ()))
+                     if x is not None)
+
+    @property
+    def network_refused_dropped(self) -> int:
+        v = self.status.get("network_refused_dropped")
+        return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+    def summary(self) -> list[str]:
+        """The refusals, one line each, as cordon-mcp and SnippetFailed
+        say them: denials to fix, the proxy's refusals, the outputs not
+        returned; the expected ones (EXPECTED_REFUSALS) on a line of
+        their own that says why, never under "denied:"."""
+        lines: list[str] = []
+        fix = [d for d in self.denials or () if not d.expected]
+        if fix:
+            lines.append("denied: " + "; ".join(
+                f"{d.call} -> {d.action} ({d.rule}) x{d.count}"
+                for d in fix) + (f"; and {self.denials_dropped} more"
+                                 if self.denials_dropped else ""))
+        for n in self.network_refused:
+            lines.append(f"network refused: {n}")
+        if self.network_refused_dropped:
+            lines.append(f"network refused: and {self.network_refused_dropped}"
+                         " more")
+        for ref in self.refused:
+            if not ref.expected:
+                lines.append(f"not returned: {ref.name}: {ref.reason}")
+        exp = [f"{d.call} x{d.count}" for d in self.denials or ()
+               if d.expected]
+        if exp:
+            lines.append(f"expected, not a failure: {', '.join(exp)} ("
+                         f"{EXPECTED_REFUSALS['denial']})")
+        exp = [ref.name for ref in self.refused if ref.expected]
+        if exp:
+            lines.append(f"expected, not a failure: {', '.join(exp)} ("
+                         f"{EXPECTED_REFUSALS['output']})")
+        return lines
+
+    @property
     def ok(self) -> bool:
         """The snippet exited 0 within every limit."""
         return self.outcome == Outcome.EXITED and self.exit_code == 0
@@ -178,6 +264,8 @@ class SnippetFailed(CordonError):
 
     def __init__(self, result: RunResult) -> None:
         tail = result.stderr_text()[-2000:]
+        said = "".join(f"\n{x}" for x in result.summary()
+                       if not x.startswith("expected"))
         super().__init__(f"{result.tool}: {result.outcome}: {result.reason}"
-                         + (f"\n{tail}" if tail else ""))
+                         + said + (f"\n{tail}" if tail else ""))
         self.result = result
