@@ -333,6 +333,23 @@ def test_input_folder_links_refused(cpkg, tmp_path):
     assert (work / "one").read_text() == "a"
 
 
+def test_cell_input_file_not_a_link(cpkg, tmp_path):
+    """A session cell's file input (encode_inputs) is read only from a
+    regular file that is not a link."""
+    from cordon.inputs import encode_inputs
+    f = tmp_path / "f.txt"
+    f.write_text("mine")
+    assert encode_inputs({"f": f}) == {"f": b"mine"}
+    os.symlink("/etc/passwd", tmp_path / "lnk")
+    os.mkfifo(tmp_path / "fifo")
+    for bad in ("lnk", "fifo"):
+        with pytest.raises(cpkg.InputError) as e:
+            encode_inputs({"f": tmp_path / bad})
+        assert str(tmp_path / bad) in str(e.value)
+    with pytest.raises(cpkg.InputError, match="only a regular file"):
+        encode_inputs({"f": tmp_path})
+
+
 def test_input_swapped_for_a_link_not_followed(cpkg, tmp_path, monkeypatch):
     """An entry swapped for a link between the listing and its copy is
     refused, not followed (every part opened O_NOFOLLOW below its

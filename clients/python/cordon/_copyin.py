@@ -48,6 +48,32 @@ def _reopen(pin: int, flags: int) -> int:
     return os.open(f"/proc/self/fd/{pin}", flags | os.O_CLOEXEC)
 
 
+def _pin(src: str, name: str) -> int:
+    try:
+        return os.open(src, _PIN)
+    except OSError as e:
+        raise InputError(f"input {name!r}: cannot read {src}: "
+                         f"{e.strerror}") from e
+
+
+def read_input(src: str, name: str) -> bytes:
+    """The content of src, a regular file and not a link (a session's
+    cell takes files only)."""
+    pin = _pin(src, name)
+    try:
+        mode = os.fstat(pin).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError(f"input {name!r}: only a regular file is "
+                             "taken here (a folder: pass its files)")
+        if not stat.S_ISREG(mode):
+            raise _refuse(name, src, _kind_of(mode))
+        fd = _reopen(pin, os.O_RDONLY)
+    finally:
+        os.close(pin)
+    with os.fdopen(fd, "rb") as f:
+        return f.read()
+
+
 def _copy_file(pin: int, dst_fd: int, base: str) -> None:
     fin = _reopen(pin, os.O_RDONLY)
     try:
@@ -106,11 +132,7 @@ def _copy_child(src: int, entry: str, dst: int, name: str,
 def copy_input(src: str, dst_fd: int, base: str, name: str) -> None:
     """src (a file or folder, not a link) copied as base in dst_fd;
     InputError naming the first entry that is refused."""
-    try:
-        pin = os.open(src, _PIN)
-    except OSError as e:
-        raise InputError(f"input {name!r}: cannot read {src}: "
-                         f"{e.strerror}") from e
+    pin = _pin(src, name)
     try:
         _copy_entry(pin, dst_fd, base, name, src)
     except RecursionError as e:

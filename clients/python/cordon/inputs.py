@@ -32,11 +32,10 @@ from __future__ import annotations
 import io
 import json
 import os
-import stat
 from typing import Any, Mapping
 
 from . import _fs
-from ._copyin import copy_input
+from ._copyin import copy_input, read_input
 from .errors import InputError
 
 MAX_NAME = _fs.MAX_PART
@@ -127,7 +126,7 @@ def _encode(kind: str, value: Any) -> bytes:
 def encode_inputs(inputs: Mapping[str, Any]) -> dict[str, bytes]:
     """{file name: bytes} for inputs that travel as bytes (a session's
     cell: written inside the sandbox by its driver).  A path is read if it
-    is a regular file; a folder is refused."""
+    is a regular file, not a link; a folder is refused."""
     out: dict[str, bytes] = {}
     for name, value in inputs.items():
         kind = _kind(value)
@@ -137,16 +136,7 @@ def encode_inputs(inputs: Mapping[str, Any]) -> dict[str, bytes]:
         if kind != "path":
             out[fname] = _encode(kind, value)
             continue
-        try:
-            fd = os.open(os.fspath(value), os.O_RDONLY | os.O_CLOEXEC |
-                         os.O_NONBLOCK | os.O_NOCTTY)
-        except OSError as e:
-            raise InputError(f"input {name!r}: {e}") from e
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                raise InputError(f"input {name!r}: only a regular file "
-                                 "is taken here (a folder: pass its files)")
-            out[fname] = f.read()
+        out[fname] = read_input(os.fspath(value), name)
     return out
 
 
