@@ -52,6 +52,11 @@
 #define RUNFS_HELD_MAX (1u << 20)
 #define RUNFS_HELD_DEPTH 64
 #define CGROUP_PATH_MAX 512      /* a caller's group, and the run's name */
+/* A stale group (cgstale.c) whose tasks are still going: how long the
+ * next run waits for the kernel to let them go, and how often it looks.
+ * Paid only after a killed cordon. */
+#define CGROUP_SWEEP_WAIT_MS 2000
+#define CGROUP_SWEEP_STEP_MS 10
 
 struct held_run;
 struct report;

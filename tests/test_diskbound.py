@@ -419,6 +419,69 @@ def test_next_run_removes_what_a_killed_cordon_left(small, var_tmp, opts):
     assert list(tmpdir.iterdir()) == [], list(tmpdir.iterdir())
 
 
+ORPHAN = """
+import os, time
+if os.fork() == 0:
+    if os.fork() == 0:
+        print("orphan", os.getpid(), flush=True)
+        time.sleep(120)
+    os._exit(0)
+time.sleep(120)
+"""
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def killed_groups(pid):
+    import glob
+    return glob.glob("/sys/fs/cgroup/**/cordon-*-%d-*" % pid, recursive=True)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="run cgroups are root's")
+def test_next_run_removes_a_killed_cordons_busy_cgroup(small, tmp_path):
+    # Issue 38 (the soak): a SIGKILLed cordon's group still had tasks
+    # when the next run swept it (its run dying, or, without namespaces,
+    # a grandchild that outlived it), the rmdir failed and nothing came
+    # back for it.  The next run kills them and removes the group.
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    p = subprocess.Popen([CORDON, "--no-namespaces", str(small), "-"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env)
+    p.stdin.write(ORPHAN.encode())
+    p.stdin.close()
+    line = p.stdout.readline().split()
+    assert line[:1] == [b"orphan"], line
+    orphan = int(line[1])
+    groups = killed_groups(p.pid)
+    if not groups:
+        p.kill()
+        p.wait()
+        os.kill(orphan, signal.SIGKILL)
+        pytest.skip("no run cgroup here")
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    try:
+        time.sleep(0.3)
+        assert alive(orphan)                       # outlived its cordon
+        r = subprocess.run([CORDON, str(small), "-"], input="print(1)\n",
+                           capture_output=True, text=True, env=env)
+        assert r.returncode == 0, r
+        assert killed_groups(p.pid) == [], groups
+        time.sleep(0.2)
+        assert not alive(orphan)
+    finally:
+        try:
+            os.kill(orphan, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def test_sweep_spares_live_kept_and_foreign(small, tmp_path):
     tmpdir = tmp_path / "t"
     tmpdir.mkdir()
