@@ -82,32 +82,36 @@ static uint64_t fs_rights(int abi)
 #define FILE_RIGHTS (CORDON_LL_FS_EXECUTE | CORDON_LL_FS_WRITE_FILE | \
 	CORDON_LL_FS_READ_FILE | CORDON_LL_FS_TRUNCATE | CORDON_LL_FS_IOCTL_DEV)
 
-static int add_path(int ruleset, const char *path, uint64_t access,
-    int optional)
+static int add_fd(int ruleset, int fd, uint64_t access)
 {
 	struct cordon_ll_path_beneath_attr pb;
 	struct stat st;
-	int fd = open(path, O_PATH | O_CLOEXEC);
 
-	if (fd < 0)
-		return optional && errno == ENOENT ? 0 : -1;
-	if (fstat(fd, &st) < 0) {
-		close(fd);
+	if (fstat(fd, &st) < 0)
 		return -1;
-	}
 	if (!S_ISDIR(st.st_mode))
 		access &= FILE_RIGHTS;
 	pb.allowed_access = access;
 	pb.parent_fd = fd;
-	if (syscall(__NR_landlock_add_rule, ruleset,
-	    CORDON_LL_RULE_PATH_BENEATH, &pb, 0) < 0) {
+	return (int)syscall(__NR_landlock_add_rule, ruleset,
+	    CORDON_LL_RULE_PATH_BENEATH, &pb, 0) < 0 ? -1 : 0;
+}
+
+static int add_path(int ruleset, const char *path, uint64_t access,
+    int optional)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+
+	if (fd < 0)
+		return optional && errno == ENOENT ? 0 : -1;
+	if (add_fd(ruleset, fd, access) < 0) {
 		close(fd);
 		return -1;
 	}
 	return close(fd);
 }
 
-static int landlock(const struct cpol *p, const char *snippet)
+static int landlock(const struct cpol *p, int snippet_fd)
 {
 	struct cordon_ll_ruleset_attr attr = { 0 };
 	uint64_t all;
@@ -139,7 +143,8 @@ static int landlock(const struct cpol *p, const char *snippet)
 		    f->flags & CPOL_FS_OPTIONAL) < 0)
 			goto close_rs;
 	}
-	if (snippet && add_path(rs, snippet, CORDON_LL_FS_READ_FILE, 0) < 0)
+	if (snippet_fd >= 0 &&
+	    add_fd(rs, snippet_fd, CORDON_LL_FS_READ_FILE) < 0)
 		goto close_rs;
 	if (syscall(__NR_landlock_restrict_self, rs, 0) < 0)
 		goto close_rs;
@@ -149,14 +154,40 @@ close_rs:
 	return -1;
 }
 
+/* Where --kernel-work's run tmpfs hides the snippet (a build folder
+ * under /tmp, as on a fresh machine), COMMAND names it by the file
+ * opened before: /proc/self/fd/N, left open across the exec.  cordon
+ * itself runs its copy in the run folder. */
+static int snippet_rename(int fd, const char *snippet, char **argv,
+    char *name, size_t len)
+{
+	if (access(snippet, F_OK) == 0)
+		return 0;
+	if (errno != ENOENT || fcntl(fd, F_SETFD, 0) < 0)
+		return -1;
+	snprintf(name, len, "/proc/self/fd/%d", fd);
+	for (; *argv; argv++)
+		if (strcmp(*argv, snippet) == 0)
+			*argv = name;
+	return 0;
+}
+
 static void child(const struct cpol *p, const struct sock_fprog *prog,
     const char *snippet, int kernel_work, char **argv)
 {
-	char *envp[] = { NULL };
+	char *envp[] = { NULL }, name[32];
+	int fd = -1;
 
-	if ((kernel_work && kwork_child() < 0) || setsid() < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
+	if (snippet && (fd = open(snippet, O_RDONLY | O_CLOEXEC)) < 0) {
+		fprintf(stderr, "floor: %s: %s\n", snippet, strerror(errno));
+		_exit(FLOOR_EXIT_FAIL);
+	}
+	if ((kernel_work && kwork_child() < 0) ||
+	    (fd >= 0 && snippet_rename(fd, snippet, argv, name,
+	    sizeof(name)) < 0) || setsid() < 0 ||
+	    prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
 	    set_limits(p) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    landlock(p, snippet) < 0 || filter_install(prog) < 0) {
+	    landlock(p, fd) < 0 || filter_install(prog) < 0) {
 		perror("floor: child set-up");
 		_exit(FLOOR_EXIT_FAIL);
 	}

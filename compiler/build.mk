@@ -35,13 +35,20 @@ COMPILER_LIBS := -lseccomp
 PROGRAMS += $(BUILD)/cordonc
 
 # The installed bases, searched after the -I directories: PREFIX is
-# compiled in (a stamp rebuilds incsearch.o when PREFIX changes).
+# compiled in (a stamp rebuilds incsearch.o when PREFIX changes). The
+# stamp is out of date only when the folder it holds differs, decided
+# when make reads this file, so a second make (or make -q) finds
+# nothing to do.
 POLICY_DIR ?= $(PREFIX)/share/cordon/policies
+POLICY_DIR_STAMP := $(BUILD)/policy-dir.stamp
 $(BUILD)/compiler/front/incsearch.o: CPPFLAGS += -DCORDON_POLICY_DIR='"$(POLICY_DIR)"'
-$(BUILD)/compiler/front/incsearch.o: $(BUILD)/policy-dir.stamp
-$(BUILD)/policy-dir.stamp: FORCE
+$(BUILD)/compiler/front/incsearch.o: $(POLICY_DIR_STAMP)
+ifneq ($(file <$(POLICY_DIR_STAMP)),$(POLICY_DIR))
+$(POLICY_DIR_STAMP): FORCE
+endif
+$(POLICY_DIR_STAMP):
 	@mkdir -p $(@D)
-	@echo '$(POLICY_DIR)' | cmp -s - $@ || echo '$(POLICY_DIR)' > $@
+	@printf '%s\n' '$(POLICY_DIR)' > $@
 FORCE:
 .PHONY: FORCE
 

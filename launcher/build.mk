@@ -3,7 +3,7 @@ LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.
 	launcher/landlock.c launcher/supervise.c launcher/relay.c \
 	launcher/status.c launcher/workdir.c launcher/command.c launcher/sink.c \
 	launcher/bounds.c launcher/cgroup.c launcher/runfs.c launcher/watch.c \
-	launcher/cgown.c launcher/cgstale.c launcher/clock.c launcher/ctlfile.c \
+	launcher/watchpace.c launcher/cgown.c launcher/cgstale.c launcher/clock.c launcher/ctlfile.c \
 	launcher/fdpass.c launcher/egress.c launcher/netns.c \
 	launcher/denials.c launcher/audit.c launcher/auditrec.c \
 	launcher/auditsay.c launcher/notes.c launcher/feed.c \

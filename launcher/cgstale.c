@@ -12,9 +12,12 @@
  * group: a group is removed when its name parses completely, its PIDNS
  * is this cordon's (another namespace's PIDs cannot be looked up here),
  * and no process PID with that START exists.  rmdir removes only an
- * empty group (the kernel refuses one with tasks or children), so a run
- * that outlives its cordon keeps its group until it ends.  Anything else
- * in the directory is never touched.
+ * empty group (the kernel refuses one with tasks or children): the tasks
+ * still in a stale group (a killed cordon's run, still dying or outliving
+ * it) are killed and the group removed once they are gone
+ * (remove_stale), so that the next run leaves nothing of a killed one;
+ * a group with child groups stays.  Anything else in the directory is
+ * never touched.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,7 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cordon.h"
@@ -131,6 +136,59 @@ static int stale(const char *name, unsigned long own_ns)
 	return now != start;
 }
 
+/* The tasks of the stale group name in parent, sent SIGKILL: each
+ * pinned by a pidfd and checked to be in the group still (its
+ * /proc/PID/cgroup names it), so that a PID reused meanwhile is never
+ * signalled.  How many it listed. */
+static int kill_tasks(int dfd, const char *name)
+{
+	char path[CGROUP_PATH_MAX + 32], line[32], own[4096];
+	FILE *f;
+	int fd, pidfd, n = 0;
+	long pid;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", name);
+	if ((fd = openat(dfd, path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	if (!(f = fdopen(fd, "r"))) {
+		close(fd);
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		pid = strtol(line, NULL, 10);
+		if (pid <= 0 || (pidfd = (int)syscall(SYS_pidfd_open, pid,
+		    0)) < 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/cgroup", pid);
+		if (file_get(path, own, sizeof(own)) == 0 &&
+		    strstr(own, name) != NULL)
+			(void)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL,
+			    NULL, 0);
+		close(pidfd);
+	}
+	fclose(f);
+	return n;
+}
+
+/* A stale group removed.  One that still has tasks (its run's
+ * processes still dying after their cordon was killed, or ones that
+ * outlived it: a run must not) has them killed, and is removed once the
+ * kernel has let them go, waited for at most CGROUP_SWEEP_WAIT_MS: the
+ * next run removes what a killed one left, not the one after.  One with
+ * no task left but child groups stays, not waited for. */
+static void remove_stale(int dfd, const char *name)
+{
+	int waited;
+
+	for (waited = 0; ; waited += CGROUP_SWEEP_STEP_MS) {
+		if (unlinkat(dfd, name, AT_REMOVEDIR) == 0 || errno != EBUSY ||
+		    waited >= CGROUP_SWEEP_WAIT_MS || kill_tasks(dfd, name) == 0)
+			return;
+		(void)usleep(CGROUP_SWEEP_STEP_MS * 1000);
+	}
+}
+
 void cgroup_sweep(const char *parent)
 {
 	unsigned long ns;
@@ -144,6 +202,6 @@ void cgroup_sweep(const char *parent)
 		return;
 	while ((e = readdir(d)) != NULL)
 		if (e->d_type == DT_DIR && stale(e->d_name, ns))
-			(void)unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+			remove_stale(dirfd(d), e->d_name);
 	closedir(d);
 }

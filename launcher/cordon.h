@@ -39,11 +39,24 @@
  * (its CPU time: cordon's own, outside the run's cgroup and --idle), so
  * a large tree is looked at less often. */
 #define RUNFS_WATCH_SHARE 20
+/* Between looks, how often the supervisor asks the workdir's file
+ * system what it has in use (one fstatvfs: watchpace.c), to look at
+ * once when the run may have passed a bound. */
+#define RUNFS_WATCH_TICK_MS 1
+/* The watch ends a run that grows on a file system left with less than
+ * 1/RUNFS_WATCH_RESERVE_DIV of its inodes or blocks free: the caller's
+ * file system is never filled. */
+#define RUNFS_WATCH_RESERVE_DIV 32
 /* Open files past this many, or processes nested deeper, are more than
  * the watch counts: over the bound. */
 #define RUNFS_HELD_MAX (1u << 20)
 #define RUNFS_HELD_DEPTH 64
 #define CGROUP_PATH_MAX 512      /* a caller's group, and the run's name */
+/* A stale group (cgstale.c) whose tasks are still going: how long the
+ * next run waits for the kernel to let them go, and how often it looks.
+ * Paid only after a killed cordon. */
+#define CGROUP_SWEEP_WAIT_MS 2000
+#define CGROUP_SWEEP_STEP_MS 10
 
 struct held_run;
 struct report;
@@ -399,6 +412,28 @@ uint64_t runfs_own_inodes(const char *workdir, int private_tmp,
 int runfs_usage(int dirfd, uint64_t *bytes, uint64_t *inodes);
 /* watch.c: the tree and the files the run holds outside it */
 int watch_measure(int dirfd, uint64_t *bytes, uint64_t *inodes);
+int watch_count(int dirfd, uint64_t max, uint64_t *n);
+/* watchpace.c: when the watch looks */
+/* watch_due's answers: wait; walk by the schedule; walk early: the file
+ * system gained past the disk bound (DISK), the files bound (COUNT: a
+ * quick count first), or runs low (LOW) */
+enum { WATCH_WAIT, WATCH_WALK, WATCH_DISK, WATCH_COUNT, WATCH_LOW };
+struct watch_pace {
+	uint64_t max_bytes, max_files;   /* the bounds */
+	uint64_t bytes, files;           /* the run's, at the last walk */
+	uint64_t start_bytes, start_files;   /* and at the first */
+	uint64_t fs_bytes, fs_files;     /* its file system's in use, then */
+	uint64_t snap_bytes, snap_files; /* and before the walk under way */
+	int walked, fs_ok, snap_ok;      /* fs_ok: fstatvfs answers */
+	uint64_t walk_at, soonest;       /* ms: scheduled, earliest walk */
+};
+void watch_pace_init(struct watch_pace *w, uint64_t max_bytes,
+    uint64_t max_files);
+int watch_due(struct watch_pace *w, int fd, uint64_t now);
+void watch_before(struct watch_pace *w, int fd);
+int watch_walked(struct watch_pace *w, uint64_t now,
+    const uint64_t found[2], uint64_t cost_us, uint64_t next, int due);
+uint64_t watch_wait(const struct watch_pace *w, uint64_t now);
 
 /* command.c: argv and environment of the child, its rlimits, its bounds */
 uint64_t command_limit(const struct cpol *p, const uint64_t *cli,

@@ -45,7 +45,8 @@ struct end {
 	enum end_kind kind;
 	int signo;                    /* END_SIGNAL: what cordon received */
 	int err;                      /* END_FAILED: errno of poll(); */
-	                              /* END_DISK: 1 if the watch was blind */
+	                              /* END_DISK: 1 if the watch was blind,
+	                               * 2 if the file system ran low */
 	int nr;                       /* END_SECCOMP: the call the filter */
 	uint32_t arch;                /*   stopped, and its architecture */
 };
@@ -284,23 +285,54 @@ static uint64_t cpu_us(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
-/* A watched workdir (no run tmpfs): 0 past its bound (*blind: because
- * the watch could not see all of it), else the ms to the next look
- * (sooner once past half of a bound, later when a look costs more than
- * 1/RUNFS_WATCH_SHARE of that: a large tree or many open files). */
-static uint64_t look_at(const struct sup *sp, int *blind)
+/* Before an early walk, a count of the tree's entries (watch_count: no
+ * stat, stops once past): 1 when it shows the run past its files bound
+ * (WATCH_COUNT), or holding more than at its start on a file system
+ * running low (WATCH_LOW); *why as look_at's. */
+static int quick_count(const struct sup *sp, const struct watch_pace *wp,
+    int due, int *why)
 {
-	uint64_t bytes, inodes, next, t0 = cpu_us(), cost;
+	uint64_t max = due == WATCH_COUNT ? sp->watch_files :
+	    wp->start_files, n;
 
-	if (watch_measure(sp->watch_fd, &bytes, &inodes) < 0)
-		return RUNFS_WATCH_MS;   /* read again at the next look */
-	*blind = bytes == UINT64_MAX && inodes == UINT64_MAX;
-	if (bytes > sp->watch_bytes || inodes > sp->watch_files)
+	if ((due != WATCH_COUNT && due != WATCH_LOW) ||
+	    watch_count(sp->watch_fd, max, &n) < 0 || n <= max)
 		return 0;
-	next = bytes > sp->watch_bytes / 2 || inodes > sp->watch_files / 2 ?
-	    RUNFS_WATCH_NEAR_MS : RUNFS_WATCH_MS;
-	cost = (cpu_us() - t0) * RUNFS_WATCH_SHARE / 1000;   /* ms */
-	return cost > next ? cost : next;
+	*why = n == UINT64_MAX ? 1 : due == WATCH_LOW ? 2 : 0;
+	return 1;
+}
+
+/* A watched workdir (no run tmpfs): 0 past its bound (*why: 1 when the
+ * watch could not see all of it, 2 when the file system ran low), else
+ * the ms to the next look (watchpace.c: a walk sooner once past half of
+ * a bound, or at once when the file system gained enough; later when a
+ * walk costs more than 1/RUNFS_WATCH_SHARE of the time between). */
+static uint64_t look_at(const struct sup *sp, struct watch_pace *wp,
+    uint64_t now, int *why)
+{
+	uint64_t found[2], next, t0;
+	int due = watch_due(wp, sp->watch_fd, now), past;
+
+	if (due == WATCH_WAIT)
+		return watch_wait(wp, now);
+	if (quick_count(sp, wp, due, why))
+		return 0;
+	watch_before(wp, sp->watch_fd);
+	t0 = cpu_us();
+	if (watch_measure(sp->watch_fd, &found[0], &found[1]) < 0)
+		return RUNFS_WATCH_MS;   /* read again at the next look */
+	*why = found[0] == UINT64_MAX && found[1] == UINT64_MAX;
+	next = found[0] > sp->watch_bytes / 2 ||
+	    found[1] > sp->watch_files / 2 ? RUNFS_WATCH_NEAR_MS :
+	    RUNFS_WATCH_MS;
+	past = watch_walked(wp, now, found, cpu_us() - t0,
+	    next, due);
+	if (past) {
+		if (!*why && past == 2)
+			*why = 2;
+		return 0;
+	}
+	return watch_wait(wp, now);
 }
 
 static struct end wait_loop(struct relay *rl, const struct sup *sp,
@@ -310,6 +342,9 @@ static struct end wait_loop(struct relay *rl, const struct sup *sp,
 	struct signalfd_siginfo si;
 	struct end e;
 	uint64_t now, until, look = 0, next;
+	struct watch_pace wp;
+
+	watch_pace_init(&wp, sp->watch_bytes, sp->watch_files);
 
 	for (;;) {
 		now = clock_now_ms();
@@ -318,7 +353,8 @@ static struct end wait_loop(struct relay *rl, const struct sup *sp,
 		if (now >= sp->deadline)
 			return (struct end){ .kind = END_TIMEOUT };
 		if (sp->watch_fd >= 0 && now >= look) {
-			if ((next = look_at(sp, &e.err)) == 0)
+			e.err = 0;
+			if ((next = look_at(sp, &wp, now, &e.err)) == 0)
 				return (struct end){ .kind = END_DISK,
 				    .err = e.err };
 			look = now + next;
@@ -501,10 +537,13 @@ static void classify(struct report *r, struct end e, const struct fate *f,
 	case END_DISK:
 		r->outcome = OUT_DISK;
 		r->exit_code = 128 + SIGKILL;
-		snprintf(r->reason, sizeof(r->reason), e.err ? "the watch "
-		    "could not look into a process of the run (non-dumpable, "
-		    "or nested too deep), which counts as past limit disk and "
-		    "limit files: cordon ended the run" : "the workdir passed "
+		snprintf(r->reason, sizeof(r->reason), "%s", e.err == 1 ?
+		    "the watch could not look into a process of the run "
+		    "(non-dumpable, or nested too deep), which counts as past "
+		    "limit disk and limit files: cordon ended the run" :
+		    e.err == 2 ? "the workdir's file system ran low on free "
+		    "inodes or blocks while the run grew: cordon ended the run "
+		    "before it filled the file system" : "the workdir passed "
 		    "limit disk or limit files: cordon ended the run");
 		return;
 	case END_FAILED:

@@ -272,6 +272,109 @@ def test_inputs_refused(cpkg, tmp_path):
     assert not (tmp_path / "x").exists()
 
 
+def test_input_folder_links_refused(cpkg, tmp_path):
+    """Issue 38: a pathlib.Path folder holding a link to a host file
+    copied the file in ("content copied, never linked"). A link, FIFO
+    or socket anywhere in an input tree, or as the input itself, is
+    refused with its name; nothing of the link's target reaches the
+    workdir."""
+    import socket
+    from cordon.inputs import place_inputs
+    secret = tmp_path / "secret"
+    secret.write_text("TOP SECRET\n")
+    plain = tmp_path / "plain"
+    (plain / "sub").mkdir(parents=True)
+    (plain / "sub" / "a.txt").write_text("a")
+    cases = []
+    for kind in ("file", "dir", "dangling", "fifo", "socket", "top",
+                 "top-file"):
+        tree = tmp_path / kind
+        (tree / "sub").mkdir(parents=True)
+        (tree / "ok.txt").write_text("ok")
+        bad = tree / "sub" / "bad"
+        if kind == "file":
+            os.symlink("/etc/passwd", bad)
+        elif kind == "dir":
+            os.symlink(tmp_path, bad)
+        elif kind == "dangling":
+            os.symlink(tmp_path / "nowhere", bad)
+        elif kind == "fifo":
+            os.mkfifo(bad)
+        elif kind == "socket":
+            s = socket.socket(socket.AF_UNIX)
+            s.bind(str(bad))
+            s.close()
+        elif kind == "top":
+            bad = tmp_path / "top-link"
+            os.symlink(plain, bad)
+            tree = bad
+        else:
+            bad = tmp_path / "top-file-link"
+            os.symlink(secret, bad)
+            tree = bad
+        cases.append((kind, tree, bad))
+    for kind, tree, bad in cases:
+        work = tmp_path / ("w-" + kind)
+        work.mkdir()
+        with pytest.raises(cpkg.InputError) as e:
+            place_inputs(str(work), {"data": tree})
+        shown = str(bad) if kind.startswith("top") else \
+            f"{tree}/sub/bad"
+        assert shown in str(e.value), (kind, str(e.value))
+        assert "never linked" in str(e.value), (kind, str(e.value))
+        for f in work.rglob("*"):
+            assert not f.is_symlink(), (kind, f)
+            if f.is_file():
+                assert f.read_text() in ("ok", "a"), (kind, f)
+    work = tmp_path / "w-plain"
+    work.mkdir()
+    place_inputs(str(work), {"data": plain, "one": plain / "sub" / "a.txt"})
+    assert (work / "data" / "sub" / "a.txt").read_text() == "a"
+    assert (work / "one").read_text() == "a"
+
+
+def test_cell_input_file_not_a_link(cpkg, tmp_path):
+    """A session cell's file input (encode_inputs) is read only from a
+    regular file that is not a link."""
+    from cordon.inputs import encode_inputs
+    f = tmp_path / "f.txt"
+    f.write_text("mine")
+    assert encode_inputs({"f": f}) == {"f": b"mine"}
+    os.symlink("/etc/passwd", tmp_path / "lnk")
+    os.mkfifo(tmp_path / "fifo")
+    for bad in ("lnk", "fifo"):
+        with pytest.raises(cpkg.InputError) as e:
+            encode_inputs({"f": tmp_path / bad})
+        assert str(tmp_path / bad) in str(e.value)
+    with pytest.raises(cpkg.InputError, match="only a regular file"):
+        encode_inputs({"f": tmp_path})
+
+
+def test_input_swapped_for_a_link_not_followed(cpkg, tmp_path, monkeypatch):
+    """An entry swapped for a link between the listing and its copy is
+    refused, not followed (every part opened O_NOFOLLOW below its
+    folder's descriptor)."""
+    from cordon import _copyin
+    from cordon.inputs import place_inputs
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "f").write_text("mine")
+    real_listdir = os.listdir
+
+    def swapping_listdir(fd):
+        names = real_listdir(fd)
+        os.unlink(tree / "f")
+        os.symlink("/etc/passwd", tree / "f")
+        return names
+    monkeypatch.setattr(_copyin.os, "listdir", swapping_listdir)
+    work = tmp_path / "w"
+    work.mkdir()
+    with pytest.raises(cpkg.InputError) as e:
+        place_inputs(str(work), {"data": tree})
+    assert "symbolic link" in str(e.value)
+    assert not (work / "data" / "f").exists()
+
+
 def test_pandas_numpy_imported_lazily(src_dir, tmp_path):
     code = ("import sys, cordon\n"
             "from cordon.inputs import place_inputs\n"

@@ -13,7 +13,9 @@ bytes, bytearray, memoryview  the bytes
 str                         UTF-8 text (a path must be a        (none)
                             ``pathlib.Path``)
 os.PathLike (pathlib.Path)  a copy of that file or folder
-                            (content copied, never linked)
+                            (content copied, never linked: a
+                            link, FIFO, socket or device in it,
+                            or as it, is refused)
 pandas DataFrame / Series   CSV (``to_csv``; the index only if  .csv
                             it is not the default RangeIndex)
 numpy ndarray               .npy, ``allow_pickle=False``        .npy
@@ -30,11 +32,10 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
-import stat
 from typing import Any, Mapping
 
 from . import _fs
+from ._copyin import copy_input, read_input
 from .errors import InputError
 
 MAX_NAME = _fs.MAX_PART
@@ -125,7 +126,7 @@ def _encode(kind: str, value: Any) -> bytes:
 def encode_inputs(inputs: Mapping[str, Any]) -> dict[str, bytes]:
     """{file name: bytes} for inputs that travel as bytes (a session's
     cell: written inside the sandbox by its driver).  A path is read if it
-    is a regular file; a folder is refused."""
+    is a regular file, not a link; a folder is refused."""
     out: dict[str, bytes] = {}
     for name, value in inputs.items():
         kind = _kind(value)
@@ -135,16 +136,7 @@ def encode_inputs(inputs: Mapping[str, Any]) -> dict[str, bytes]:
         if kind != "path":
             out[fname] = _encode(kind, value)
             continue
-        try:
-            fd = os.open(os.fspath(value), os.O_RDONLY | os.O_CLOEXEC |
-                         os.O_NONBLOCK | os.O_NOCTTY)
-        except OSError as e:
-            raise InputError(f"input {name!r}: {e}") from e
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                raise InputError(f"input {name!r}: only a regular file "
-                                 "is taken here (a folder: pass its files)")
-            out[fname] = f.read()
+        out[fname] = read_input(os.fspath(value), name)
     return out
 
 
@@ -194,34 +186,6 @@ def make_folder(workdir: str, name: str) -> None:
         os.close(dir_fd)
 
 
-def _copy_path(src: str, dir_fd: int, base: str, workdir: str,
-               name: str) -> None:
-    """src (a file or folder) copied to name, base in dir_fd."""
-    try:
-        st = os.stat(src)
-    except OSError as e:
-        raise InputError(f"input {name!r}: cannot read {src}: {e}") from e
-    if stat.S_ISDIR(st.st_mode):
-        dst = os.path.join(workdir, name)
-        try:
-            shutil.copytree(src, dst, symlinks=False,
-                            copy_function=shutil.copyfile)
-        except (OSError, shutil.Error) as e:
-            raise InputError(f"input {name!r}: cannot copy {src}: {e}") \
-                from e
-        return
-    if not stat.S_ISREG(st.st_mode):
-        raise InputError(f"input {name!r}: {src} is not a regular file or "
-                         "folder")
-    try:
-        with open(src, "rb") as fin:
-            fd = os.open(base, _FILE_FLAGS, 0o644, dir_fd=dir_fd)
-            with open(fd, "wb") as fout:
-                shutil.copyfileobj(fin, fout, 1 << 20)
-    except OSError as e:
-        raise InputError(f"input {name!r}: cannot copy {src}: {e}") from e
-
-
 def place_inputs(workdir: str, inputs: Mapping[str, Any]) -> dict[str, str]:
     """Write every input into workdir (blocking; run it in a thread from
     async code).  Returns {input name: file name written}."""
@@ -239,7 +203,7 @@ def place_inputs(workdir: str, inputs: Mapping[str, Any]) -> dict[str, str]:
             pfd, base = _parent(dir_fd, fname)
             try:
                 if kind == "path":
-                    _copy_path(os.fspath(value), pfd, base, workdir, fname)
+                    copy_input(os.fspath(value), pfd, base, fname)
                 else:
                     _write_new(pfd, base, _encode(kind, value))
             except (FileExistsError, IsADirectoryError) as e:
