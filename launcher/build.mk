@@ -13,7 +13,7 @@ LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.
 # watch a run's calls.  Each has one header the rest of the launcher
 # includes (egress.h, warm.h, learnmode.h); every folder is on the include
 # path, so an #include names a header by its base name.
-LAUNCHER_SRCS += $(addprefix launcher/egress/,proxy.c proxyreq.c \
+LAUNCHER_SRCS += $(addprefix launcher/egress/,proxy.c addrs.c proxyreq.c \
 	refused.c dns.c httpreq.c around.c sni.c)
 LAUNCHER_SRCS += $(addprefix launcher/warm/,serve.c warmdir.c submit.c \
 	warmhuge.c warmhold.c warmreq.c)

@@ -196,17 +196,21 @@ int egress_first_flight(int fd, int out, const struct egress_conf *c,
     struct egress_shared *sh, const char *dest, const char *pre,
     size_t npre);
 
-/* proxy.c */
+/* addrs.c */
 /* The addresses to try for rq (a literal, a --resolve mapping, or what
  * DNS says less every address that is not public): how many; 0 with
  * *why when none. */
 int egress_addresses(const struct egress_conf *c, const struct proxyreq *rq,
     struct egress_shared *sh, struct sockaddr_storage *out,
     enum egress_why *why);
-/* Record a refusal (method and path: an HTTP request's, or NULL). */
+int egress_addr_public(const struct sockaddr_storage *a);
+
+/* refused.c: record a refusal (method and path: an HTTP request's, or
+ * NULL). */
 void egress_refuse(struct egress_shared *sh, const char *dest,
     enum egress_why why, const char *method, const char *path);
-int egress_addr_public(const struct sockaddr_storage *a);
+
+/* proxy.c */
 int egress_map_parse(const char *arg, struct egress_map *m);
 int egress_conf_load(struct egress_conf *c, char *err, size_t errlen);
 pid_t egress_start(int listener, const struct egress_conf *c,
