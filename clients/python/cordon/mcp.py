@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 from . import __version__, _discover
 from . import _jsonrpc as rpc
+from . import _mcpera as era
 from . import _mcptools as tools
 from ._mcpsize import TEXT_BUDGET
 from . import session as sess
@@ -32,8 +33,8 @@ from .client import Client
 from .errors import CordonError, InputError
 from .outputs import OutputLimits
 
-LATEST = "2025-06-18"
-SUPPORTED = (LATEST, "2025-03-26", "2024-11-05")
+LATEST = era.LEGACY[0]       # what initialize answers an unknown version
+SUPPORTED = era.LEGACY
 BATCHES = ("2025-03-26", "2024-11-05")  # JSON-RPC batches: 2025-06-18 cut
 PROGRESS_EVERY = 5.0        # seconds between progress notifications
 log = logging.getLogger("cordon.mcp")
@@ -226,12 +227,20 @@ class Server:
                 self.notified(msg["method"], msg.get("params") or {})
             reply(None)
             return
+        method, params = msg["method"], msg.get("params") or {}
+        modern = isinstance(params.get("_meta"), dict) and \
+            era.META_VERSION in params["_meta"]
+        if modern:
+            reply = _modern_reply(reply)
         try:
-            if batched and msg["method"] == "initialize":
+            if batched and method == "initialize":
                 raise rpc.RpcError(rpc.INVALID_REQUEST,
                                    "initialize cannot be in a batch")
-            self.request(req_id, msg["method"], msg.get("params") or {},
-                         size, reply)
+            version = era.modern_version(method, params)
+            if version is not None:
+                self.request(req_id, method, params, size, reply, version)
+            else:
+                self.legacy(req_id, method, params, size, reply)
         except rpc.RpcError as e:
             reply(rpc.error(req_id, e))
 
@@ -244,8 +253,9 @@ class Server:
                 task.cancel()
         # notifications/initialized and others: nothing to do.
 
-    def request(self, req_id: Any, method: str, params: dict[str, Any],
-                size: int, reply: rpc.Reply) -> None:
+    def legacy(self, req_id: Any, method: str, params: dict[str, Any],
+               size: int, reply: rpc.Reply) -> None:
+        """A request of the initialize era (its _meta names no version)."""
         if method == "initialize":
             reply(rpc.response(req_id, self.initialize(params)))
             return
@@ -253,12 +263,23 @@ class Server:
             reply(rpc.response(req_id, {}))
             return
         if self.version is None:
-            raise rpc.RpcError(rpc.INVALID_REQUEST,
-                               "not initialized: send initialize first")
+            raise rpc.RpcError(rpc.INVALID_REQUEST, "not initialized: send "
+                               "initialize first (or, in 2026-07-28, name "
+                               f"the version in _meta {era.META_VERSION})")
+        self.request(req_id, method, params, size, reply, self.version)
+
+    def request(self, req_id: Any, method: str, params: dict[str, Any],
+                size: int, reply: rpc.Reply, version: str) -> None:
+        """A request served under version (either era's)."""
+        if method == "server/discover":
+            reply(rpc.response(req_id, era.discover()))
+            return
         if method == "tools/list":
-            reply(rpc.response(req_id, {"tools": tools.tool_list(
-                self.infos, self.cfg.max_timeout, self.version,
-                self.cordonc)}))
+            listed = {"tools": tools.tool_list(
+                self.infos, self.cfg.max_timeout, version, self.cordonc)}
+            if version in era.MODERN:
+                listed = era.complete(listed, cacheable=True)
+            reply(rpc.response(req_id, listed))
             return
         if method != "tools/call":
             raise rpc.RpcError(rpc.METHOD_NOT_FOUND,
@@ -267,7 +288,8 @@ class Server:
             raise rpc.RpcError(rpc.INVALID_REQUEST,
                                f"request id {req_id!r} is already in use")
         self.admit(size)
-        task = asyncio.ensure_future(self.answer(req_id, params, reply))
+        task = asyncio.ensure_future(self.answer(req_id, params, reply,
+                                                 version))
         self.calls[req_id] = task
         self.pending_bytes += size
 
@@ -295,17 +317,12 @@ class Server:
         asked = params.get("protocolVersion")
         self.version = asked if asked in SUPPORTED else LATEST
         return {"protocolVersion": self.version,
-                "capabilities": {"tools": {"listChanged": False}},
-                "serverInfo": {"name": "cordon-mcp", "version": __version__},
-                "instructions": "run_code runs Python under one of the "
-                "policies list_policies names; explain_policy says what a "
-                "policy may touch.  Each call is a fresh sandboxed run, "
-                "unless it names a session: then it runs as a cell of that "
-                "session's interpreter (state kept between calls with the "
-                "same id until end_session)."}
+                "capabilities": era.CAPABILITIES,
+                "serverInfo": era.SERVER_INFO,
+                "instructions": era.INSTRUCTIONS}
 
     async def answer(self, req_id: Any, params: dict[str, Any],
-                     reply: rpc.Reply) -> None:
+                     reply: rpc.Reply, version: str) -> None:
         """Run one tools/call and say its answer (none if cancelled)."""
         token = (params.get("_meta") or {}).get("progressToken") \
             if isinstance(params.get("_meta"), dict) else None
@@ -313,7 +330,7 @@ class Server:
         if isinstance(token, (str, int)) and not isinstance(token, bool):
             beat = asyncio.ensure_future(self.progress(token))
         try:
-            result = await self.call(params)
+            result = await self.call(params, version)
         except asyncio.CancelledError:
             reply(None)                 # no response to a cancelled request
             return
@@ -340,43 +357,44 @@ class Server:
             await asyncio.sleep(PROGRESS_EVERY)
             n = max(n + 1, time.monotonic() - t0)
 
-    async def call(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def call(self, params: dict[str, Any],
+                   version: str) -> dict[str, Any]:
         name = params.get("name")
         args = params.get("arguments", {})
         if not isinstance(name, str):
             raise tools.bad("name: a tool's name (a string) is required")
         if not isinstance(args, dict):
             raise tools.bad("arguments must be an object")
-        assert self.version is not None
         if name == "run_code":
-            return await self.run_code(args)
+            return await self.run_code(args, version)
         if name == "list_policies":
             tools.no_extra(args, ())
-            return tools.policies_result(self.infos, self.version)
+            return tools.policies_result(self.infos, version)
         if name == "explain_policy":
             tools.no_extra(args, ("tool",))
             tool = tools.pick_tool(args, self.infos)
             if self.cordonc is None:
                 return tools.failure(tool, "no cordonc found: explain_policy "
-                                     "needs it (--cordonc)", self.version)
+                                     "needs it (--cordonc)", version)
             try:
                 view = await asyncio.get_running_loop().run_in_executor(
                     None, tools.explain, self.cordonc, self.infos[tool].path)
             except (OSError, RuntimeError, ValueError, KeyError,
                     subprocess.TimeoutExpired) as e:
                 return tools.failure(tool, f"explain_policy: {e}",
-                                     self.version)
-            return tools.explain_result(view, self.version)
+                                     version)
+            return tools.explain_result(view, version)
         if name == "end_session":
             return await self.end_session(args)
         raise tools.bad(f"unknown tool: {name[:100]!r}")
 
-    async def run_code(self, args: dict[str, Any]) -> dict[str, Any]:
-        assert self.version is not None
+    async def run_code(self, args: dict[str, Any],
+                       version: str) -> dict[str, Any]:
         tool, code, timeout, files, sid = tools.run_args(
             args, self.infos, self.cfg.max_timeout, self.cfg.max_input_bytes)
         if sid is not None:
-            return await self.run_cell(sid, tool, code, timeout, files)
+            return await self.run_cell(sid, tool, code, timeout, files,
+                                       version)
         if timeout is None and \
                 self.infos[tool].timeout_ms > self.cfg.max_timeout * 1000:
             timeout = self.cfg.max_timeout      # it bounds every call
@@ -387,21 +405,21 @@ class Server:
         except InputError as e:
             raise tools.bad(f"files: {e}") from None
         except CordonError as e:
-            return tools.failure(tool, str(e), self.version)
-        return tools.run_result(r, self.version,
+            return tools.failure(tool, str(e), version)
+        return tools.run_result(r, version,
                                 tools.limits(self.cfg.max_text_bytes))
 
     async def run_cell(self, sid: str, tool: str, code: str,
                        timeout: float | None,
-                       files: dict[str, bytes]) -> dict[str, Any]:
-        assert self.version is not None
+                       files: dict[str, bytes],
+                       version: str) -> dict[str, Any]:
         try:
             cell = await self.sessions.run(sid, tool, code, timeout, files)
         except SessionRefused as e:
-            return tools.failure(tool, str(e), self.version)
+            return tools.failure(tool, str(e), version)
         except InputError as e:
             raise tools.bad(f"files: {e}") from None
-        return tools.cell_result(cell, tool, sid, self.version,
+        return tools.cell_result(cell, tool, sid, version,
                                  tools.limits(self.cfg.max_text_bytes))
 
     async def end_session(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -429,6 +447,22 @@ class Server:
         for t in pending:
             t.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
+
+
+def _modern_reply(reply: rpc.Reply) -> rpc.Reply:
+    """reply, with a result made a 2026-07-28 one (resultType, serverInfo,
+    caching hints on lists) and errors in its codes."""
+    def modern(msg: dict[str, Any] | None) -> None:
+        if msg is not None and isinstance(msg.get("result"), dict):
+            res = msg["result"]
+            msg = rpc.response(msg["id"], era.complete(res))
+        elif msg is not None and isinstance(msg.get("error"), dict):
+            e = era.modern_error(rpc.RpcError(msg["error"]["code"],
+                                              msg["error"]["message"],
+                                              msg["error"].get("data")))
+            msg = rpc.error(msg["id"], e)
+        reply(msg)
+    return modern
 
 
 def _clients(cfg: Config) -> tuple[Client, Client | None]:
