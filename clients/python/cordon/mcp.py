@@ -93,28 +93,60 @@ def _load_file(path: str, cfg: Config) -> None:
         setattr(cfg, key, val)
 
 
+# Each numeric option: its type and what it bounds (cordon-mcp(1)).
+_NUMERIC = (
+    ("concurrency", int, "runs at once per policy (default 4)"),
+    ("max-calls", int, "tools/call requests in flight, queued ones too; "
+     "past it a call is refused as busy (default 32)"),
+    ("max-pending-bytes", int, "bytes of the request lines of the calls "
+     "in flight, together (default 64 MiB)"),
+    ("max-timeout", float, "seconds a call may run: it bounds every "
+     "call's timeout, asked or the policy's (default 300)"),
+    ("max-line", int, "bytes of one JSON-RPC message; a longer line is "
+     "answered with an error and dropped (default 16 MiB)"),
+    ("max-input-bytes", int, "bytes of one call's input files, decoded "
+     "(default 8 MiB)"),
+    ("max-output-bytes", int, "bytes of output files one run may leave "
+     "(default 16 MiB)"),
+    ("max-output-files", int, "output files one run may leave "
+     "(default 32)"),
+    ("max-text-bytes", int, "bytes of stdout and stderr shown in a "
+     "result, head and tail (default %d)" % TEXT_BUDGET),
+    ("max-sessions", int, "sessions live at once (default %d)"
+     % sess.DEFAULT_MAX_SESSIONS),
+    ("session-idle", float, "seconds a session may wait between cells "
+     "before it ends (default %g)" % sess.DEFAULT_IDLE_TIMEOUT),
+    ("session-max-age", float, "seconds a session may live in all; 0: "
+     "the policy's timeout (default 0)"),
+)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="cordon-mcp", description="MCP server (stdio) running Python "
-        "under cordon policies; see cordon-mcp(1).")
-    p.add_argument("--config", metavar="FILE")
-    p.add_argument("--policy-dir", metavar="DIR")
+        "under cordon policies; it serves MCP 2026-07-28 (stateless) and "
+        "2025-11-25 back to 2024-11-05 (initialize).  See cordon-mcp(1).")
+    p.add_argument("--config", metavar="FILE",
+                   help="read settings from this JSON file (keys as the "
+                   "long options, with _ for -); options given here win")
+    p.add_argument("--policy-dir", metavar="DIR",
+                   help="the compiled policies (.cpol) to serve (default: "
+                   "the folder beside cordon)")
     p.add_argument("--tool", action="append", dest="tools", metavar="NAME",
                    help="expose this policy (repeat; default: all)")
     p.add_argument("--warm", action="append", metavar="NAME",
                    help="run this policy's calls in a warm pool (repeat)")
-    for name, kind in (("concurrency", int), ("max-calls", int),
-                       ("max-pending-bytes", int), ("max-timeout", float),
-                       ("max-line", int), ("max-input-bytes", int),
-                       ("max-output-bytes", int), ("max-output-files", int),
-                       ("max-text-bytes", int),
-                       ("max-sessions", int), ("session-idle", float),
-                       ("session-max-age", float)):
-        p.add_argument("--" + name, type=kind, metavar="N")
-    p.add_argument("--cordon", metavar="PATH")
-    p.add_argument("--cordonc", metavar="PATH")
+    for name, kind, what in _NUMERIC:
+        p.add_argument("--" + name, type=kind, metavar="N", help=what)
+    p.add_argument("--cordon", metavar="PATH",
+                   help="the cordon launcher (default: $CORDON_BIN, else "
+                   "cordon on PATH)")
+    p.add_argument("--cordonc", metavar="PATH",
+                   help="the policy compiler explain_policy uses (default: "
+                   "$CORDONC_BIN, else cordonc on PATH)")
     p.add_argument("--version", action="version",
-                   version=f"cordon-mcp {__version__}")
+                   version=f"cordon-mcp {__version__}",
+                   help="print the version and exit")
     return p
 
 
@@ -465,6 +497,16 @@ def _modern_reply(reply: rpc.Reply) -> rpc.Reply:
     return modern
 
 
+def _banner(cfg: Config, infos: dict[str, BlobInfo], cold: Client,
+            cordonc: str | None) -> str:
+    """The start-up line on stderr: what is served, how, from where."""
+    warm = f"; warm: {', '.join(cfg.warm)}" if cfg.warm else ""
+    return (f"cordon-mcp {__version__}: serving {', '.join(sorted(infos))}"
+            f" from {cold.policies.blob_dir}{warm}; stdio; MCP "
+            f"{', '.join(era.ALL)}; explain_policy: "
+            f"{cordonc or 'off (no cordonc)'}")
+
+
 def _clients(cfg: Config) -> tuple[Client, Client | None]:
     kw: dict[str, Any] = dict(
         cordon=cfg.cordon, cordonc=cfg.cordonc,
@@ -500,6 +542,8 @@ async def _main(cfg: Config, in_fd: int, out_fd: int) -> int:
         cordonc = _discover.binary("cordonc", "CORDONC_BIN", cfg.cordonc,
                                    "cordonc compiler", required=False)
         server = Server(cfg, cold, warm, infos, cordonc)
+        print(_banner(cfg, infos, cold, cordonc), file=sys.stderr,
+              flush=True)
         chan = rpc.Channel(in_fd, out_fd, cfg.max_line)
         loop = asyncio.get_running_loop()
         main_task = asyncio.ensure_future(server.serve(chan))
