@@ -149,3 +149,23 @@ def test_both_eras_on_one_channel(raw):
     assert r["resultType"] == "complete"
     assert r["tools"] == legacy["tools"]
     assert s.close() == 0
+
+
+def test_busy_in_each_era(raw):
+    """Past --max-calls: -32000 in the initialize era, -31000 (outside
+    the range 2026-07-28 keeps for earlier implementations) in the
+    modern one."""
+    s = raw("--max-calls", "1")
+    s.init("2025-11-25")
+    slow = {"tool": "code_gen", "code": "import time; time.sleep(30)"}
+    s.send(json.dumps(modern(1, "tools/call", name="run_code",
+                             arguments=slow)))
+    r = s.call(modern(2, "tools/call", name="run_code", arguments=slow))
+    assert err_code(r) == -31000 and "max_calls" in r["error"]["message"]
+    r = s.call({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "run_code", "arguments": slow}})
+    assert err_code(r) == -32000
+    s.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                       "params": {"requestId": 1}}))
+    s.ping(4)
+    assert s.close() == 0
