@@ -148,10 +148,21 @@ install-python:
 	# cordon-mcp on PATH (pip --target leaves console scripts in its bin/).
 	rm -f $(DESTDIR)$(PYTHON_SITE)/bin/cordon-mcp
 	rmdir $(DESTDIR)$(PYTHON_SITE)/bin 2>/dev/null || true
+	# It names the client's folder and PREFIX's cordon and cordonc (when
+	# installed) itself, so it works whatever PREFIX and PATH are.
 	install -d $(DESTDIR)$(PREFIX)/bin
-	printf '#!/bin/sh\nexec %s -m cordon.mcp "$$@"\n' '$(PYTHON)' \
+	printf '%s\n' '#!/bin/sh' \
+		'PYTHONPATH=$(PYTHON_SITE)$${PYTHONPATH:+:$$PYTHONPATH}' \
+		'[ -x $(PREFIX)/bin/cordon ] && : "$${CORDON_BIN:=$(PREFIX)/bin/cordon}"' \
+		'[ -x $(PREFIX)/bin/cordonc ] && : "$${CORDONC_BIN:=$(PREFIX)/bin/cordonc}"' \
+		'export PYTHONPATH CORDON_BIN CORDONC_BIN' \
+		'exec $(PYTHON) -m cordon.mcp "$$@"' \
 		>$(DESTDIR)$(PREFIX)/bin/cordon-mcp
 	chmod 0755 $(DESTDIR)$(PREFIX)/bin/cordon-mcp
+	@$(PYTHON) -c 'import sys; sys.exit("$(PYTHON_SITE)" in sys.path)' && \
+		echo "install-python: $(PYTHON) does not search" \
+		"$(PYTHON_SITE): cordon-mcp finds the client by itself; for" \
+		"import cordon, set PYTHONPATH=$(PYTHON_SITE)" || true
 
 # Debian packages (debian/): cordon and python3-cordon, built in a copy of
 # the tree (no .git, no build folders) so they land in $(DEB_DIR), not ../

@@ -20,10 +20,10 @@ if [ "$(id -u)" = 0 ] && [ "${CORDON_NO_UNPRIV:-0}" != 1 ]; then
 	trap 'rm -rf "$tmp"' EXIT INT TERM
 	mkdir -p "$tmp/src"
 	cp -r "$BUILD" "$tmp/build"
-	mkdir -p "$tmp/src/common" && cp common/cpol.h "$tmp/src/common/"
+	mkdir -p "$tmp/src/common" && cp common/cpol.h common/build.mk "$tmp/src/common/"
 	# test_warm checks that the warm protocol is defined in warm.h only
 	mkdir -p "$tmp/src/launcher" && cp -r launcher/warm "$tmp/src/launcher/"
-	cp -r tests tools policies clients deploy man README.md VERSION "$tmp/src/"
+	cp -r tests tools policies clients deploy man README.md VERSION Makefile "$tmp/src/"
 	mkdir -p "$tmp/src/debian" && cp debian/changelog "$tmp/src/debian/"
 	chmod -R a+rX "$tmp"
 	chmod 0755 "$tmp"

@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 from . import __version__, _discover
 from . import _jsonrpc as rpc
+from . import _mcpera as era
 from . import _mcptools as tools
 from ._mcpsize import TEXT_BUDGET
 from . import session as sess
@@ -32,8 +33,8 @@ from .client import Client
 from .errors import CordonError, InputError
 from .outputs import OutputLimits
 
-LATEST = "2025-06-18"
-SUPPORTED = (LATEST, "2025-03-26", "2024-11-05")
+LATEST = era.LEGACY[0]       # what initialize answers an unknown version
+SUPPORTED = era.LEGACY
 BATCHES = ("2025-03-26", "2024-11-05")  # JSON-RPC batches: 2025-06-18 cut
 PROGRESS_EVERY = 5.0        # seconds between progress notifications
 log = logging.getLogger("cordon.mcp")
@@ -92,28 +93,60 @@ def _load_file(path: str, cfg: Config) -> None:
         setattr(cfg, key, val)
 
 
+# Each numeric option: its type and what it bounds (cordon-mcp(1)).
+_NUMERIC = (
+    ("concurrency", int, "runs at once per policy (default 4)"),
+    ("max-calls", int, "tools/call requests in flight, queued ones too; "
+     "past it a call is refused as busy (default 32)"),
+    ("max-pending-bytes", int, "bytes of the request lines of the calls "
+     "in flight, together (default 64 MiB)"),
+    ("max-timeout", float, "seconds a call may run: it bounds every "
+     "call's timeout, asked or the policy's (default 300)"),
+    ("max-line", int, "bytes of one JSON-RPC message; a longer line is "
+     "answered with an error and dropped (default 16 MiB)"),
+    ("max-input-bytes", int, "bytes of one call's input files, decoded "
+     "(default 8 MiB)"),
+    ("max-output-bytes", int, "bytes of output files one run may leave "
+     "(default 16 MiB)"),
+    ("max-output-files", int, "output files one run may leave "
+     "(default 32)"),
+    ("max-text-bytes", int, "bytes of stdout and stderr shown in a "
+     "result, head and tail (default %d)" % TEXT_BUDGET),
+    ("max-sessions", int, "sessions live at once (default %d)"
+     % sess.DEFAULT_MAX_SESSIONS),
+    ("session-idle", float, "seconds a session may wait between cells "
+     "before it ends (default %g)" % sess.DEFAULT_IDLE_TIMEOUT),
+    ("session-max-age", float, "seconds a session may live in all; 0: "
+     "the policy's timeout (default 0)"),
+)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="cordon-mcp", description="MCP server (stdio) running Python "
-        "under cordon policies; see cordon-mcp(1).")
-    p.add_argument("--config", metavar="FILE")
-    p.add_argument("--policy-dir", metavar="DIR")
+        "under cordon policies; it serves MCP 2026-07-28 (stateless) and "
+        "2025-11-25 back to 2024-11-05 (initialize).  See cordon-mcp(1).")
+    p.add_argument("--config", metavar="FILE",
+                   help="read settings from this JSON file (keys as the "
+                   "long options, with _ for -); options given here win")
+    p.add_argument("--policy-dir", metavar="DIR",
+                   help="the compiled policies (.cpol) to serve (default: "
+                   "the folder beside cordon)")
     p.add_argument("--tool", action="append", dest="tools", metavar="NAME",
                    help="expose this policy (repeat; default: all)")
     p.add_argument("--warm", action="append", metavar="NAME",
                    help="run this policy's calls in a warm pool (repeat)")
-    for name, kind in (("concurrency", int), ("max-calls", int),
-                       ("max-pending-bytes", int), ("max-timeout", float),
-                       ("max-line", int), ("max-input-bytes", int),
-                       ("max-output-bytes", int), ("max-output-files", int),
-                       ("max-text-bytes", int),
-                       ("max-sessions", int), ("session-idle", float),
-                       ("session-max-age", float)):
-        p.add_argument("--" + name, type=kind, metavar="N")
-    p.add_argument("--cordon", metavar="PATH")
-    p.add_argument("--cordonc", metavar="PATH")
+    for name, kind, what in _NUMERIC:
+        p.add_argument("--" + name, type=kind, metavar="N", help=what)
+    p.add_argument("--cordon", metavar="PATH",
+                   help="the cordon launcher (default: $CORDON_BIN, else "
+                   "cordon on PATH)")
+    p.add_argument("--cordonc", metavar="PATH",
+                   help="the policy compiler explain_policy uses (default: "
+                   "$CORDONC_BIN, else cordonc on PATH)")
     p.add_argument("--version", action="version",
-                   version=f"cordon-mcp {__version__}")
+                   version=f"cordon-mcp {__version__}",
+                   help="print the version and exit")
     return p
 
 
@@ -226,12 +259,20 @@ class Server:
                 self.notified(msg["method"], msg.get("params") or {})
             reply(None)
             return
+        method, params = msg["method"], msg.get("params") or {}
+        modern = isinstance(params.get("_meta"), dict) and \
+            era.META_VERSION in params["_meta"]
+        if modern:
+            reply = _modern_reply(reply)
         try:
-            if batched and msg["method"] == "initialize":
+            if batched and method == "initialize":
                 raise rpc.RpcError(rpc.INVALID_REQUEST,
                                    "initialize cannot be in a batch")
-            self.request(req_id, msg["method"], msg.get("params") or {},
-                         size, reply)
+            version = era.modern_version(method, params)
+            if version is not None:
+                self.request(req_id, method, params, size, reply, version)
+            else:
+                self.legacy(req_id, method, params, size, reply)
         except rpc.RpcError as e:
             reply(rpc.error(req_id, e))
 
@@ -244,8 +285,9 @@ class Server:
                 task.cancel()
         # notifications/initialized and others: nothing to do.
 
-    def request(self, req_id: Any, method: str, params: dict[str, Any],
-                size: int, reply: rpc.Reply) -> None:
+    def legacy(self, req_id: Any, method: str, params: dict[str, Any],
+               size: int, reply: rpc.Reply) -> None:
+        """A request of the initialize era (its _meta names no version)."""
         if method == "initialize":
             reply(rpc.response(req_id, self.initialize(params)))
             return
@@ -253,12 +295,23 @@ class Server:
             reply(rpc.response(req_id, {}))
             return
         if self.version is None:
-            raise rpc.RpcError(rpc.INVALID_REQUEST,
-                               "not initialized: send initialize first")
+            raise rpc.RpcError(rpc.INVALID_REQUEST, "not initialized: send "
+                               "initialize first (or, in 2026-07-28, name "
+                               f"the version in _meta {era.META_VERSION})")
+        self.request(req_id, method, params, size, reply, self.version)
+
+    def request(self, req_id: Any, method: str, params: dict[str, Any],
+                size: int, reply: rpc.Reply, version: str) -> None:
+        """A request served under version (either era's)."""
+        if method == "server/discover":
+            reply(rpc.response(req_id, era.discover()))
+            return
         if method == "tools/list":
-            reply(rpc.response(req_id, {"tools": tools.tool_list(
-                self.infos, self.cfg.max_timeout, self.version,
-                self.cordonc)}))
+            listed = {"tools": tools.tool_list(
+                self.infos, self.cfg.max_timeout, version, self.cordonc)}
+            if version in era.MODERN:
+                listed = era.complete(listed, cacheable=True)
+            reply(rpc.response(req_id, listed))
             return
         if method != "tools/call":
             raise rpc.RpcError(rpc.METHOD_NOT_FOUND,
@@ -267,7 +320,8 @@ class Server:
             raise rpc.RpcError(rpc.INVALID_REQUEST,
                                f"request id {req_id!r} is already in use")
         self.admit(size)
-        task = asyncio.ensure_future(self.answer(req_id, params, reply))
+        task = asyncio.ensure_future(self.answer(req_id, params, reply,
+                                                 version))
         self.calls[req_id] = task
         self.pending_bytes += size
 
@@ -295,17 +349,12 @@ class Server:
         asked = params.get("protocolVersion")
         self.version = asked if asked in SUPPORTED else LATEST
         return {"protocolVersion": self.version,
-                "capabilities": {"tools": {"listChanged": False}},
-                "serverInfo": {"name": "cordon-mcp", "version": __version__},
-                "instructions": "run_code runs Python under one of the "
-                "policies list_policies names; explain_policy says what a "
-                "policy may touch.  Each call is a fresh sandboxed run, "
-                "unless it names a session: then it runs as a cell of that "
-                "session's interpreter (state kept between calls with the "
-                "same id until end_session)."}
+                "capabilities": era.CAPABILITIES,
+                "serverInfo": era.SERVER_INFO,
+                "instructions": era.INSTRUCTIONS}
 
     async def answer(self, req_id: Any, params: dict[str, Any],
-                     reply: rpc.Reply) -> None:
+                     reply: rpc.Reply, version: str) -> None:
         """Run one tools/call and say its answer (none if cancelled)."""
         token = (params.get("_meta") or {}).get("progressToken") \
             if isinstance(params.get("_meta"), dict) else None
@@ -313,7 +362,7 @@ class Server:
         if isinstance(token, (str, int)) and not isinstance(token, bool):
             beat = asyncio.ensure_future(self.progress(token))
         try:
-            result = await self.call(params)
+            result = await self.call(params, version)
         except asyncio.CancelledError:
             reply(None)                 # no response to a cancelled request
             return
@@ -340,43 +389,44 @@ class Server:
             await asyncio.sleep(PROGRESS_EVERY)
             n = max(n + 1, time.monotonic() - t0)
 
-    async def call(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def call(self, params: dict[str, Any],
+                   version: str) -> dict[str, Any]:
         name = params.get("name")
         args = params.get("arguments", {})
         if not isinstance(name, str):
             raise tools.bad("name: a tool's name (a string) is required")
         if not isinstance(args, dict):
             raise tools.bad("arguments must be an object")
-        assert self.version is not None
         if name == "run_code":
-            return await self.run_code(args)
+            return await self.run_code(args, version)
         if name == "list_policies":
             tools.no_extra(args, ())
-            return tools.policies_result(self.infos, self.version)
+            return tools.policies_result(self.infos, version)
         if name == "explain_policy":
             tools.no_extra(args, ("tool",))
             tool = tools.pick_tool(args, self.infos)
             if self.cordonc is None:
                 return tools.failure(tool, "no cordonc found: explain_policy "
-                                     "needs it (--cordonc)", self.version)
+                                     "needs it (--cordonc)", version)
             try:
                 view = await asyncio.get_running_loop().run_in_executor(
                     None, tools.explain, self.cordonc, self.infos[tool].path)
             except (OSError, RuntimeError, ValueError, KeyError,
                     subprocess.TimeoutExpired) as e:
                 return tools.failure(tool, f"explain_policy: {e}",
-                                     self.version)
-            return tools.explain_result(view, self.version)
+                                     version)
+            return tools.explain_result(view, version)
         if name == "end_session":
             return await self.end_session(args)
         raise tools.bad(f"unknown tool: {name[:100]!r}")
 
-    async def run_code(self, args: dict[str, Any]) -> dict[str, Any]:
-        assert self.version is not None
+    async def run_code(self, args: dict[str, Any],
+                       version: str) -> dict[str, Any]:
         tool, code, timeout, files, sid = tools.run_args(
             args, self.infos, self.cfg.max_timeout, self.cfg.max_input_bytes)
         if sid is not None:
-            return await self.run_cell(sid, tool, code, timeout, files)
+            return await self.run_cell(sid, tool, code, timeout, files,
+                                       version)
         if timeout is None and \
                 self.infos[tool].timeout_ms > self.cfg.max_timeout * 1000:
             timeout = self.cfg.max_timeout      # it bounds every call
@@ -387,21 +437,21 @@ class Server:
         except InputError as e:
             raise tools.bad(f"files: {e}") from None
         except CordonError as e:
-            return tools.failure(tool, str(e), self.version)
-        return tools.run_result(r, self.version,
+            return tools.failure(tool, str(e), version)
+        return tools.run_result(r, version,
                                 tools.limits(self.cfg.max_text_bytes))
 
     async def run_cell(self, sid: str, tool: str, code: str,
                        timeout: float | None,
-                       files: dict[str, bytes]) -> dict[str, Any]:
-        assert self.version is not None
+                       files: dict[str, bytes],
+                       version: str) -> dict[str, Any]:
         try:
             cell = await self.sessions.run(sid, tool, code, timeout, files)
         except SessionRefused as e:
-            return tools.failure(tool, str(e), self.version)
+            return tools.failure(tool, str(e), version)
         except InputError as e:
             raise tools.bad(f"files: {e}") from None
-        return tools.cell_result(cell, tool, sid, self.version,
+        return tools.cell_result(cell, tool, sid, version,
                                  tools.limits(self.cfg.max_text_bytes))
 
     async def end_session(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -429,6 +479,32 @@ class Server:
         for t in pending:
             t.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
+
+
+def _modern_reply(reply: rpc.Reply) -> rpc.Reply:
+    """reply, with a result made a 2026-07-28 one (resultType, serverInfo,
+    caching hints on lists) and errors in its codes."""
+    def modern(msg: dict[str, Any] | None) -> None:
+        if msg is not None and isinstance(msg.get("result"), dict):
+            res = msg["result"]
+            msg = rpc.response(msg["id"], era.complete(res))
+        elif msg is not None and isinstance(msg.get("error"), dict):
+            e = era.modern_error(rpc.RpcError(msg["error"]["code"],
+                                              msg["error"]["message"],
+                                              msg["error"].get("data")))
+            msg = rpc.error(msg["id"], e)
+        reply(msg)
+    return modern
+
+
+def _banner(cfg: Config, infos: dict[str, BlobInfo], cold: Client,
+            cordonc: str | None) -> str:
+    """The start-up line on stderr: what is served, how, from where."""
+    warm = f"; warm: {', '.join(cfg.warm)}" if cfg.warm else ""
+    return (f"cordon-mcp {__version__}: serving {', '.join(sorted(infos))}"
+            f" from {cold.policies.blob_dir}{warm}; stdio; MCP "
+            f"{', '.join(era.ALL)}; explain_policy: "
+            f"{cordonc or 'off (no cordonc)'}")
 
 
 def _clients(cfg: Config) -> tuple[Client, Client | None]:
@@ -466,6 +542,8 @@ async def _main(cfg: Config, in_fd: int, out_fd: int) -> int:
         cordonc = _discover.binary("cordonc", "CORDONC_BIN", cfg.cordonc,
                                    "cordonc compiler", required=False)
         server = Server(cfg, cold, warm, infos, cordonc)
+        print(_banner(cfg, infos, cold, cordonc), file=sys.stderr,
+              flush=True)
         chan = rpc.Channel(in_fd, out_fd, cfg.max_line)
         loop = asyncio.get_running_loop()
         main_task = asyncio.ensure_future(server.serve(chan))
