@@ -1,4 +1,4 @@
-"""cordon-mcp: an MCP server (Model Context Protocol, over stdio) whose
+"""cordon-mcp: an MCP server (Model Context Protocol, over stdio or Streamable HTTP) whose
 tools run Python under cordon policies.  See cordon-mcp(1).
 
     python3 -m cordon.mcp [--config FILE] [--policy-dir DIR] [--tool NAME]...
@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 from . import __version__, _discover
 from . import _jsonrpc as rpc
+from . import _mcphttp
 from . import _mcptools as tools
 from ._mcpsize import TEXT_BUDGET
 from . import session as sess
@@ -59,6 +60,12 @@ class Config:
     session_max_age: float = 0.0        # seconds; 0: the policy's timeout
     cordon: str | None = None
     cordonc: str | None = None
+    http: str | None = None             # HOST:PORT: Streamable HTTP
+    http_token_file: str | None = None  # bearer tokens, one a line
+    http_allow_origin: list[str] = dataclasses.field(default_factory=list)
+    http_max_connections: int = 32      # open at once
+    http_max_clients: int = 16          # MCP sessions open at once
+    http_session_idle: float = 3600.0   # seconds before one is ended
 
 
 _KEYS = {f.name: f.type for f in dataclasses.fields(Config)}
@@ -82,9 +89,10 @@ def _load_file(path: str, cfg: Config) -> None:
                              f"{', '.join(sorted(_KEYS))})")
         want = type(getattr(Config(), key))
         ok = (isinstance(val, list) and all(isinstance(x, str) for x in val)
-              if key in ("tools", "warm") else
+              if key in ("tools", "warm", "http_allow_origin") else
               isinstance(val, str) if key in ("policy_dir", "cordon",
-                                               "cordonc") else
+                                               "cordonc", "http",
+                                               "http_token_file") else
               isinstance(val, (int, float)) and not isinstance(val, bool)
               and (want is float or isinstance(val, int)))
         if not ok:
@@ -94,7 +102,7 @@ def _load_file(path: str, cfg: Config) -> None:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="cordon-mcp", description="MCP server (stdio) running Python "
+        prog="cordon-mcp", description="MCP server (stdio or HTTP) running Python "
         "under cordon policies; see cordon-mcp(1).")
     p.add_argument("--config", metavar="FILE")
     p.add_argument("--policy-dir", metavar="DIR")
@@ -108,8 +116,18 @@ def _parser() -> argparse.ArgumentParser:
                        ("max-output-bytes", int), ("max-output-files", int),
                        ("max-text-bytes", int),
                        ("max-sessions", int), ("session-idle", float),
-                       ("session-max-age", float)):
+                       ("session-max-age", float),
+                       ("http-max-connections", int),
+                       ("http-max-clients", int),
+                       ("http-session-idle", float)):
         p.add_argument("--" + name, type=kind, metavar="N")
+    p.add_argument("--http", metavar="HOST:PORT",
+                   help="serve Streamable HTTP at http://HOST:PORT/mcp "
+                   "instead of stdio (off loopback: --http-token-file)")
+    p.add_argument("--http-token-file", metavar="FILE",
+                   help="bearer tokens, one a line (a client each)")
+    p.add_argument("--http-allow-origin", action="append", metavar="ORIGIN",
+                   help="a browser Origin allowed (repeat)")
     p.add_argument("--cordon", metavar="PATH")
     p.add_argument("--cordonc", metavar="PATH")
     p.add_argument("--version", action="version",
@@ -128,15 +146,22 @@ def parse_config(argv: Sequence[str]) -> Config:
             setattr(cfg, key, val)
     for key in ("concurrency", "max_calls", "max_pending_bytes", "max_line",
                 "max_input_bytes", "max_output_bytes", "max_output_files",
-                "max_text_bytes", "max_sessions"):
+                "max_text_bytes", "max_sessions", "http_max_connections",
+                "http_max_clients"):
         if getattr(cfg, key) < 1:
             raise ConfigFail(f"{key} must be >= 1")
-    for key in ("max_timeout", "session_idle"):
+    for key in ("max_timeout", "session_idle", "http_session_idle"):
         if not getattr(cfg, key) > 0:
             raise ConfigFail(f"{key} must be > 0")
     if not cfg.session_max_age >= 0:
         raise ConfigFail("session_max_age must be >= 0 (0: the policy's "
                          "timeout)")
+    if cfg.http is not None:
+        try:
+            _mcphttp.check_config(cfg.http, cfg.http_token_file,
+                                  cfg.http_allow_origin)
+        except _mcphttp.HttpConfigFail as e:
+            raise ConfigFail(str(e)) from None
     return cfg
 
 
@@ -465,6 +490,9 @@ async def _main(cfg: Config, in_fd: int, out_fd: int) -> int:
         infos = _exposed(cfg, cold)
         cordonc = _discover.binary("cordonc", "CORDONC_BIN", cfg.cordonc,
                                    "cordonc compiler", required=False)
+        if cfg.http is not None:
+            return await _serve_http(cfg, lambda: Server(
+                cfg, cold, warm, infos, cordonc))
         server = Server(cfg, cold, warm, infos, cordonc)
         chan = rpc.Channel(in_fd, out_fd, cfg.max_line)
         loop = asyncio.get_running_loop()
@@ -495,6 +523,27 @@ async def _main(cfg: Config, in_fd: int, out_fd: int) -> int:
             await asyncio.get_running_loop().run_in_executor(None,
                                                              warm.close)
     return rc
+
+
+async def _serve_http(cfg: Config, make: Any) -> int:
+    """Streamable HTTP (_mcphttp) until a signal."""
+    assert cfg.http is not None
+    try:
+        host, port, tokens = _mcphttp.check_config(
+            cfg.http, cfg.http_token_file, cfg.http_allow_origin)
+    except _mcphttp.HttpConfigFail as e:
+        raise ConfigFail(str(e)) from None
+    http = _mcphttp.Http(cfg, make, SUPPORTED, BATCHES, host, tokens)
+    loop = asyncio.get_running_loop()
+    stop = loop.create_future()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        loop.add_signal_handler(
+            sig, lambda: stop.done() or stop.set_result(None))
+    try:
+        await _mcphttp.serve(http, host, port, stop)
+    except OSError as e:
+        raise ConfigFail(f"--http {cfg.http}: {e.strerror or e}") from None
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
