@@ -1,0 +1,40 @@
+// Drives cordon-mcp --http through the official MCP TypeScript SDK's
+// Client and StreamableHTTPClientTransport (tests/test_mcp_http.py).
+//
+//   CORDON_MCP_URL=http://127.0.0.1:PORT/mcp [CORDON_MCP_TOKEN=...] \
+//     node tests/mcp/http_client.mjs
+//
+// Throws (exit 1, the assertion on stderr) or prints "ok http".
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from
+  "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const LONG = { timeout: 600000 };   // a loaded machine: no speed asserted
+const url = new URL(process.env.CORDON_MCP_URL);
+const token = process.env.CORDON_MCP_TOKEN;
+const opts = token ? { requestInit: { headers:
+  { Authorization: `Bearer ${token}` } } } : {};
+const transport = new StreamableHTTPClientTransport(url, opts);
+const client = new Client({ name: "cordon-http-test", version: "1.0.0" });
+await client.connect(transport);
+assert.ok(transport.sessionId, "the server assigned an Mcp-Session-Id");
+assert.equal(client.getServerVersion().name, "cordon-mcp");
+const { tools } = await client.listTools();
+assert.deepEqual(tools.map((t) => t.name).sort(),
+  ["end_session", "explain_policy", "list_policies", "run_code"]);
+const res = await client.callTool({ name: "run_code",
+  arguments: { tool: "code_gen", code: "print(1)" } }, undefined, LONG);
+assert.equal(res.isError, false, JSON.stringify(res.content));
+assert.equal(res.structuredContent.stdout, "1\n");
+// A run_code session lives in this MCP session until it is ended.
+const cell = await client.callTool({ name: "run_code", arguments:
+  { tool: "code_gen", code: "x = 41\nx + 1", session: "s" } }, undefined, LONG);
+assert.equal(cell.structuredContent.value, "42", JSON.stringify(cell.content));
+console.log(`session ${transport.sessionId}`);
+if (process.env.CORDON_MCP_KEEP !== "1") {
+  await transport.terminateSession();     // DELETE
+  assert.equal(transport.sessionId, undefined);
+}
+await client.close();
+console.log("ok http");
