@@ -455,3 +455,15 @@ def test_conformance(src_dir, conformance_server, tmp_path, scenario):
     bad = [c for c in checks if c["status"] not in ("SUCCESS", "INFO")]
     assert not bad, json.dumps(bad, indent=1)
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_max_sessions_over_all(served):
+    """--max-sessions bounds the run_code sessions of every MCP session
+    together."""
+    s = served("--max-sessions", "1")
+    a, b = s.initialize(), s.initialize()
+    r = s.run(a, "1", session="s")
+    assert r["result"]["isError"] is False, r
+    r = s.run(b, "1", session="t")
+    assert r["result"]["isError"] is True, r
+    assert s.session_runs() and len(s.session_runs()) == 1

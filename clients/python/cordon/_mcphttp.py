@@ -177,6 +177,13 @@ class Http:
                 if e.close:
                     return
                 continue
+            except (Closed, OSError, asyncio.TimeoutError):
+                raise
+            except Exception:       # a bug: said, and the server goes on
+                log.exception("an HTTP request could not be handled")
+                await write(writer, 500, {}, b"internal error (the "
+                            b"server's log says more)\n", True)
+                return
             close = not req.keep_alive()
             await write(writer, status, headers, body, close)
             if close:
