@@ -159,16 +159,22 @@ def node_sdk(src_dir):
     return exe
 
 
+@pytest.mark.parametrize("sdk", ["1", "2"])
 @pytest.mark.parametrize("with_token", [False, True])
-def test_sdk_streamable_http(src_dir, served, tmp_path, with_token):
-    """The SDK's StreamableHTTPClientTransport: initialize, tools/list,
-    print(1), a run_code session, DELETE (terminateSession)."""
+def test_sdk_streamable_http(src_dir, served, tmp_path, with_token, sdk):
+    """The SDK's StreamableHTTPClientTransport (1.x, and the 2.x
+    client's): initialize, tools/list, print(1), a run_code session,
+    DELETE (terminateSession)."""
     node = node_sdk(src_dir)
+    if sdk == "2" and not (src_dir / "tests" / "mcp" / "node_modules" /
+                           "@modelcontextprotocol" / "client").exists():
+        pytest.skip("the 2.x client is not installed in tests/mcp (make "
+                    "deps)")
     extra = ["--http-token-file", str(token_file(tmp_path))] \
         if with_token else []
     s = served(*extra)
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
-           "CORDON_MCP_URL": s.url}
+           "CORDON_MCP_URL": s.url, "CORDON_MCP_SDK": sdk}
     if with_token:
         env["CORDON_MCP_TOKEN"] = TOKENS[1]
     p = subprocess.run([node, str(src_dir / "tests" / "mcp" /

@@ -2,13 +2,18 @@
 // Client and StreamableHTTPClientTransport (tests/test_mcp_http.py).
 //
 //   CORDON_MCP_URL=http://127.0.0.1:PORT/mcp [CORDON_MCP_TOKEN=...] \
-//     node tests/mcp/http_client.mjs
+//     [CORDON_MCP_SDK=2] node tests/mcp/http_client.mjs
 //
 // Throws (exit 1, the assertion on stderr) or prints "ok http".
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from
-  "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+// CORDON_MCP_SDK=2: the 2.x client (@modelcontextprotocol/client) instead.
+const two = process.env.CORDON_MCP_SDK === "2";
+const { Client } = two ? await import("@modelcontextprotocol/client")
+  : await import("@modelcontextprotocol/sdk/client/index.js");
+const { StreamableHTTPClientTransport } = two
+  ? await import("@modelcontextprotocol/client")
+  : await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
 
 const LONG = { timeout: 600000 };   // a loaded machine: no speed asserted
 const url = new URL(process.env.CORDON_MCP_URL);
