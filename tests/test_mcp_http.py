@@ -275,13 +275,15 @@ def test_connections_bounded(served):
     held = [socket.create_connection(("127.0.0.1", s.port), 60)
             for _ in range(2)]
     try:
-        time.sleep(0.5)
         with socket.create_connection(("127.0.0.1", s.port), 60) as c:
             assert c.recv(100).startswith(b"HTTP/1.1 503")
     finally:
         for c in held:
             c.close()
-    time.sleep(0.5)
+    # Room again once the server has seen them close.
+    end = time.monotonic() + 60
+    while s.request("POST", INIT)[0] == 503 and time.monotonic() < end:
+        time.sleep(0.1)
     s.initialize()
 
 
