@@ -475,3 +475,17 @@ def test_max_sessions_over_all(served):
     r = s.run(b, "1", session="t")
     assert r["result"]["isError"] is True, r
     assert s.session_runs() and len(s.session_runs()) == 1
+
+
+def test_signal_ends_all(served):
+    """SIGTERM: the server ends (exit 0), every MCP session's run_code
+    sessions with it."""
+    s = served()
+    a, b = s.initialize(), s.initialize()
+    s.run(a, "1", session="s")
+    s.run(b, "1", session="s")
+    runs = s.session_runs()
+    assert len(runs) == 2
+    s.proc.terminate()
+    assert s.proc.wait(60) == 0
+    assert [p for p in runs if os.path.exists("/proc/%d" % p)] == []
