@@ -489,3 +489,67 @@ def test_signal_ends_all(served):
     s.proc.terminate()
     assert s.proc.wait(60) == 0
     assert [p for p in runs if os.path.exists("/proc/%d" % p)] == []
+
+
+def test_progress_stream(served):
+    """A tools/call with a progressToken, from a client that takes
+    text/event-stream: its progress notifications, then its answer, as
+    one chunked event stream; the connection is then reused."""
+    s = served()
+    sid = s.initialize()
+    c = http.client.HTTPConnection("127.0.0.1", s.port, timeout=120)
+    call = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "run_code", "_meta": {"progressToken": "p1"},
+        "arguments": {"tool": "code_gen",
+                      "code": "import time\ntime.sleep(6)\nprint(3)"}}}
+    h = {"Content-Type": "application/json", "Mcp-Session-Id": sid,
+         "Accept": "application/json, text/event-stream"}
+    try:
+        c.request("POST", "/mcp", body=json.dumps(call), headers=h)
+        r = c.getresponse()
+        assert r.status == 200
+        assert r.getheader("content-type") == "text/event-stream"
+        events = [json.loads(line[6:]) for line in
+                  r.read().decode().splitlines() if line.startswith("data: ")]
+        progress = [e for e in events if e.get("method") ==
+                    "notifications/progress"]
+        assert len(progress) >= 2, events        # at 0 s and at 5 s
+        assert all(e["params"]["progressToken"] == "p1" for e in progress)
+        assert events[-1]["id"] == 9
+        assert events[-1]["result"]["structuredContent"]["stdout"] == "3\n"
+        # Without progress asked, the answer is JSON, on the same connection.
+        del call["params"]["_meta"]
+        call["params"]["arguments"]["code"] = "print(4)"
+        c.request("POST", "/mcp", body=json.dumps(call), headers=h)
+        r = c.getresponse()
+        assert r.getheader("content-type") == "application/json"
+        assert json.loads(r.read())["result"]["structuredContent"][
+            "stdout"] == "4\n"
+    finally:
+        c.close()
+
+
+def test_stream_client_gone(served):
+    """A client that leaves an event stream: the call goes on (not a
+    cancellation), the server goes on, the session can still be ended."""
+    s = served()
+    sid = s.initialize()
+    with socket.create_connection(("127.0.0.1", s.port), 60) as c:
+        body = json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                           "params": {"name": "run_code",
+                                      "_meta": {"progressToken": 1},
+                                      "arguments": {"tool": "code_gen",
+                                                    "code": "x = 1\nx",
+                                                    "session": "g"}}})
+        c.sendall(("POST /mcp HTTP/1.1\r\nHost: localhost\r\n"
+                   "Content-Type: application/json\r\nAccept: "
+                   "text/event-stream\r\nMcp-Session-Id: %s\r\n"
+                   "Content-Length: %d\r\n\r\n%s" % (sid, len(body), body)
+                   ).encode())
+        assert c.recv(200).startswith(b"HTTP/1.1 200")
+    end = time.monotonic() + 60
+    while not s.session_runs() and time.monotonic() < end:
+        time.sleep(0.1)
+    r = s.run(sid, "x + 1", session="g")
+    assert r["result"]["structuredContent"]["value"] == "2", r
+    assert s.request("DELETE", headers=(("Mcp-Session-Id", sid),))[0] == 204

@@ -20,11 +20,11 @@ import secrets
 import stat
 import time
 import urllib.parse
-from typing import Any, Callable, Sequence
+from typing import Any, AsyncIterator, Callable, Sequence
 
 from . import _jsonrpc as rpc
 from ._mcphttpio import Closed, HttpFail, Request, MAX_HEAD, read_body, \
-    read_head, write
+    read_head, write, write_chunked
 
 PATH = "/mcp"
 MIN_TOKEN = 16              # characters: a token shorter is guessable
@@ -109,20 +109,48 @@ def _host_of(value: str) -> str:
     return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
 
 
+def _event(msg: Any) -> bytes:
+    return b"event: message\ndata: " + json.dumps(
+        msg, ensure_ascii=False, separators=(",", ":")).encode() + b"\n\n"
+
+
+def _progress_token(value: Any) -> Any:
+    """A tools/call's progressToken, or None."""
+    if not isinstance(value, dict) or value.get("method") != "tools/call" \
+            or "id" not in value:
+        return None
+    params = value.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    tok = meta.get("progressToken") if isinstance(meta, dict) else None
+    return tok if isinstance(tok, (str, int)) and \
+        not isinstance(tok, bool) else None
+
+
 @dataclasses.dataclass
 class _Mcp:
     server: Any                         # an mcp.Server
     owner: tuple[int, str]              # (token index, peer address)
     used: float
     busy: int = 0                       # requests in progress
+    # progressToken -> the event stream of the call that asked for it
+    streams: dict[Any, "asyncio.Queue[Any]"] = dataclasses.field(
+        default_factory=dict)
 
 
 class _Sink:
-    """The Server's channel over HTTP: its notifications (progress) have
-    no stream to go to, and are dropped."""
+    """The Server's channel over HTTP: a progress notification goes to
+    the event stream of the call it is about; others have no stream to
+    go to, and are dropped."""
+
+    def __init__(self, m: _Mcp) -> None:
+        self.m = m
 
     def send(self, msg: Any) -> None:
-        pass
+        if isinstance(msg, dict) and \
+                msg.get("method") == "notifications/progress":
+            q = self.m.streams.get(msg["params"].get("progressToken"))
+            if q is not None:
+                q.put_nowait(msg)
 
 
 class Http:
@@ -170,6 +198,13 @@ class Http:
                 first = False
                 await read_body(reader, req, self.cfg.max_line)
                 status, headers, body = await self.dispatch(req, addr)
+                if not isinstance(body, bytes):
+                    close = not req.keep_alive()
+                    await write_chunked(writer, status, headers, body,
+                                        close)
+                    if close:
+                        return
+                    continue
             except HttpFail as e:
                 await write(writer, e.status, {
                     "Content-Type": "text/plain; charset=utf-8",
@@ -302,6 +337,11 @@ class Http:
             return await self.initialize(value, len(req.body), who, sse)
         sid, m = self.session(req, who)
         self.version_header(req, m)
+        token = _progress_token(value)
+        if token is not None and self.accepts_sse(req) and \
+                token not in m.streams:
+            return 200, {"Content-Type": "text/event-stream"}, \
+                self.events(m, value, len(req.body), token)
         m.busy += 1
         try:
             msg = await self.answer(m, value, len(req.body))
@@ -315,6 +355,41 @@ class Http:
                                               and "id" in value)
         return self.json(200 if request else 400, msg, sse)
 
+    @staticmethod
+    def accepts_sse(req: Request) -> bool:
+        return any(a.split(";")[0].strip().lower() == "text/event-stream"
+                   for a in req.headers.get("accept", "").split(","))
+
+    async def events(self, m: _Mcp, value: Any, size: int,
+                     token: Any) -> AsyncIterator[bytes]:
+        """A tools/call that asked for progress, where the client takes
+        an event stream: its progress notifications as they come, then
+        its answer."""
+        q: "asyncio.Queue[Any]" = asyncio.Queue()
+        m.streams[token] = q
+        m.busy += 1
+        task = asyncio.ensure_future(self.answer(m, value, size))
+        try:
+            while True:
+                get = asyncio.ensure_future(q.get())
+                await asyncio.wait([get, task],
+                                   return_when=asyncio.FIRST_COMPLETED)
+                if not get.done():
+                    get.cancel()
+                    break
+                yield _event(get.result())
+            while not q.empty():
+                yield _event(q.get_nowait())
+            msg = task.result()
+            if msg is not None:
+                yield _event(msg)
+        finally:
+            # The client went away: the call goes on (the spec: not a
+            # cancellation), its answer unsent.
+            m.streams.pop(token, None)
+            m.busy -= 1
+            m.used = time.monotonic()
+
     async def initialize(self, value: dict[str, Any], size: int,
                          who: tuple[int, str], sse: bool
                          ) -> tuple[int, dict[str, str], bytes]:
@@ -324,8 +399,8 @@ class Http:
                            "(http_max_clients); DELETE one",
                            headers={"Retry-After": "5"})
         server = self.make_server()
-        server.chan = _Sink()
         m = _Mcp(server, who, time.monotonic())
+        server.chan = _Sink(m)
         msg = await self.answer(m, value, size)
         if msg is None or "result" not in msg:
             await self.close(m)
@@ -375,7 +450,7 @@ class Http:
                           separators=(",", ":")).encode()
         if sse:
             return status, {"Content-Type": "text/event-stream"}, \
-                b"event: message\ndata: " + data + b"\n\n"
+                _event(msg)
         return status, {"Content-Type": "application/json"}, data
 
     # -- MCP sessions' ends --------------------------------------------

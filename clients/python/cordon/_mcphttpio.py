@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import Any
+from typing import Any, AsyncIterator
 
 MAX_HEAD = 16 << 10         # request line and headers, bytes: ample for MCP
 MAX_HEADERS = 64            # header lines: a client needs a dozen
@@ -138,13 +138,37 @@ async def read_body(reader: asyncio.StreamReader, req: Request,
         raise Closed() from None
 
 
-async def write(writer: asyncio.StreamWriter, status: int,
-                headers: dict[str, str], body: bytes, close: bool) -> None:
+def _head(status: int, headers: dict[str, str], close: bool) -> bytes:
     out = [f"HTTP/1.1 {status} {REASONS.get(status, 'Status')}"]
-    hdrs: dict[str, Any] = {"Content-Length": str(len(body)),
-                            "Cache-Control": "no-store", **headers}
+    hdrs: dict[str, Any] = {"Cache-Control": "no-store", **headers}
     if close:
         hdrs["Connection"] = "close"
     out += [f"{k}: {v}" for k, v in hdrs.items()]
-    writer.write(("\r\n".join(out) + "\r\n\r\n").encode("ascii") + body)
+    return ("\r\n".join(out) + "\r\n\r\n").encode("ascii")
+
+
+async def write(writer: asyncio.StreamWriter, status: int,
+                headers: dict[str, str], body: bytes, close: bool) -> None:
+    writer.write(_head(status, {"Content-Length": str(len(body)),
+                                **headers}, close) + body)
     await asyncio.wait_for(writer.drain(), WRITE_TIMEOUT)
+
+
+async def write_chunked(writer: asyncio.StreamWriter, status: int,
+                        headers: dict[str, str],
+                        chunks: AsyncIterator[bytes], close: bool) -> None:
+    """A response whose length is not known before (an event stream):
+    chunked, each piece sent as it comes; the pieces' producer is closed
+    however the writing ends."""
+    try:
+        writer.write(_head(status, {"Transfer-Encoding": "chunked",
+                                    **headers}, close))
+        await asyncio.wait_for(writer.drain(), WRITE_TIMEOUT)
+        async for c in chunks:
+            if c:
+                writer.write(b"%x\r\n%s\r\n" % (len(c), c))
+                await asyncio.wait_for(writer.drain(), WRITE_TIMEOUT)
+        writer.write(b"0\r\n\r\n")
+        await asyncio.wait_for(writer.drain(), WRITE_TIMEOUT)
+    finally:
+        await chunks.aclose()       # type: ignore[attr-defined]
