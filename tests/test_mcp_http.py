@@ -557,3 +557,21 @@ def test_stream_client_gone(served):
     r = s.run(sid, "x + 1", session="g")
     assert r["result"]["structuredContent"]["value"] == "2", r
     assert s.request("DELETE", headers=(("Mcp-Session-Id", sid),))[0] == 204
+
+
+def test_http10(served):
+    """HTTP/1.0: answered, then the connection closed."""
+    s = served()
+    with socket.create_connection(("127.0.0.1", s.port), 60) as c:
+        body = json.dumps(INIT).encode()
+        c.sendall(b"POST /mcp HTTP/1.0\r\nContent-Type: application/json\r\n"
+                  b"Connection: keep-alive\r\n"
+                  b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        got = b""
+        while True:
+            d = c.recv(65536)
+            if not d:
+                break
+            got += d
+    assert got.startswith(b"HTTP/1.1 200"), got
+    assert b"Connection: close" in got

@@ -340,7 +340,7 @@ class Http:
         self.version_header(req, m)
         token = _progress_token(value)
         if token is not None and self.accepts_sse(req) and \
-                token not in m.streams:
+                req.version == "HTTP/1.1" and token not in m.streams:
             return 200, {"Content-Type": "text/event-stream"}, \
                 self.events(m, value, len(req.body), token)
         m.busy += 1

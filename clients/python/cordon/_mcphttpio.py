@@ -49,10 +49,9 @@ class Request:
     body: bytes = b""
 
     def keep_alive(self) -> bool:
-        conn = self.headers.get("connection", "").lower()
         if self.version == "HTTP/1.0":
-            return "keep-alive" in conn
-        return "close" not in conn
+            return False        # its keep-alive is not worth the cases
+        return "close" not in self.headers.get("connection", "").lower()
 
 
 class Closed(Exception):
