@@ -6,10 +6,12 @@ session id), and by the MCP conformance suite.  Root and uid 65534."""
 import http.client
 import json
 import os
+import random
 import re
 import shutil
 import socket
 import subprocess
+import sys
 import time
 
 import pytest
@@ -575,3 +577,29 @@ def test_http10(served):
             got += d
     assert got.startswith(b"HTTP/1.1 200"), got
     assert b"Connection: close" in got
+
+
+def test_head_parser_random(src_dir):
+    """The request head parser: any bytes give a Request or HttpFail,
+    never another exception (a small deterministic fuzz)."""
+    sys.path.insert(0, str(src_dir / "clients" / "python"))
+    from cordon._mcphttpio import HttpFail, parse_head
+    rnd = random.Random(37)
+    seeds = [b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n",
+             b"GET / HTTP/1.0\r\n", b"DELETE /mcp HTTP/1.1\r\nA: b\r\n"]
+    for _ in range(20000):
+        b = bytearray(rnd.choice(seeds))
+        for _ in range(rnd.randrange(1, 6)):
+            i = rnd.randrange(len(b) + 1)
+            op = rnd.randrange(3)
+            if op == 0:
+                b[i:i] = bytes([rnd.randrange(256)])
+            elif op == 1 and i < len(b):
+                del b[i]
+            else:
+                b[i:i] = rnd.choice([b"\r\n", b":", b" ", b"\x00", b"\xff",
+                                     b"Host: y\r\n"])
+        try:
+            parse_head(bytes(b) + b"\r\n\r\n")
+        except HttpFail:
+            pass
