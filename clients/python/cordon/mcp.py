@@ -1,11 +1,14 @@
-"""cordon-mcp: an MCP server (Model Context Protocol, over stdio or Streamable HTTP) whose
-tools run Python under cordon policies.  See cordon-mcp(1).
+"""cordon-mcp: an MCP server (Model Context Protocol, over stdio or
+Streamable HTTP) whose tools run Python under cordon policies.  See
+cordon-mcp(1).
 
     python3 -m cordon.mcp [--config FILE] [--policy-dir DIR] [--tool NAME]...
+        [--http HOST:PORT [--http-token-file FILE]]
 
 Standard library only: JSON-RPC 2.0, one message a line, on stdin and
 stdout (logs go to stderr); every tools/call is an asyncio task, answered
-when it ends, so several run at once.
+when it ends, so several run at once.  With --http, _mcphttp serves each
+MCP session's messages to its own Server (Server.handle).
 """
 from __future__ import annotations
 
