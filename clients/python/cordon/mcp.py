@@ -1,18 +1,18 @@
-"""cordon-mcp: an MCP server (Model Context Protocol, over stdio) whose
-tools run Python under cordon policies.  See cordon-mcp(1).
+"""cordon-mcp: an MCP server (Model Context Protocol, over stdio or
+Streamable HTTP) whose tools run Python under cordon policies.  See
+cordon-mcp(1).
 
     python3 -m cordon.mcp [--config FILE] [--policy-dir DIR] [--tool NAME]...
+        [--http HOST:PORT [--http-token-file FILE]]
 
 Standard library only: JSON-RPC 2.0, one message a line, on stdin and
 stdout (logs go to stderr); every tools/call is an asyncio task, answered
-when it ends, so several run at once.
+when it ends, so several run at once.  With --http, _mcphttp serves each
+MCP session's messages to its own Server (Server.handle).
 """
 from __future__ import annotations
 
-import argparse
 import asyncio
-import dataclasses
-import json
 import logging
 import os
 import signal
@@ -24,8 +24,9 @@ from typing import Any, Sequence
 from . import __version__, _discover
 from . import _jsonrpc as rpc
 from . import _mcpera as era
+from . import _mcphttp
 from . import _mcptools as tools
-from ._mcpsize import TEXT_BUDGET
+from ._mcpconfig import Config, ConfigFail, parse_config
 from . import session as sess
 from ._mcpsessions import SessionRefused, Sessions
 from .blob import BlobInfo
@@ -38,139 +39,6 @@ SUPPORTED = era.LEGACY
 BATCHES = ("2025-03-26", "2024-11-05")  # JSON-RPC batches: 2025-06-18 cut
 PROGRESS_EVERY = 5.0        # seconds between progress notifications
 log = logging.getLogger("cordon.mcp")
-
-
-@dataclasses.dataclass
-class Config:
-    """What the server exposes and its bounds (cordon-mcp(1), CONFIG)."""
-    policy_dir: str | None = None
-    tools: list[str] | None = None      # None: every policy in policy_dir
-    warm: list[str] = dataclasses.field(default_factory=list)
-    concurrency: int = 4                # runs at once per policy
-    max_calls: int = 32                 # tools/call in flight, queued too
-    max_pending_bytes: int = 64 << 20   # their request lines, together
-    max_timeout: float = 300.0          # seconds a call may ask for
-    max_line: int = 16 << 20            # bytes of one JSON-RPC message
-    max_input_bytes: int = 8 << 20      # input files of one call, decoded
-    max_output_bytes: int = 16 << 20    # output files of one call
-    max_output_files: int = 32
-    max_text_bytes: int = TEXT_BUDGET   # a result's text shown
-    max_sessions: int = sess.DEFAULT_MAX_SESSIONS   # live at once
-    session_idle: float = sess.DEFAULT_IDLE_TIMEOUT  # seconds between cells
-    session_max_age: float = 0.0        # seconds; 0: the policy's timeout
-    cordon: str | None = None
-    cordonc: str | None = None
-
-
-_KEYS = {f.name: f.type for f in dataclasses.fields(Config)}
-
-
-class ConfigFail(Exception):
-    pass
-
-
-def _load_file(path: str, cfg: Config) -> None:
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError) as e:
-        raise ConfigFail(f"{path}: {e}") from None
-    if not isinstance(data, dict):
-        raise ConfigFail(f"{path}: a JSON object is required")
-    for key, val in data.items():
-        if key not in _KEYS:
-            raise ConfigFail(f"{path}: unknown key {key!r} (known: "
-                             f"{', '.join(sorted(_KEYS))})")
-        want = type(getattr(Config(), key))
-        ok = (isinstance(val, list) and all(isinstance(x, str) for x in val)
-              if key in ("tools", "warm") else
-              isinstance(val, str) if key in ("policy_dir", "cordon",
-                                               "cordonc") else
-              isinstance(val, (int, float)) and not isinstance(val, bool)
-              and (want is float or isinstance(val, int)))
-        if not ok:
-            raise ConfigFail(f"{path}: {key}: wrong type {type(val).__name__}")
-        setattr(cfg, key, val)
-
-
-# Each numeric option: its type and what it bounds (cordon-mcp(1)).
-_NUMERIC = (
-    ("concurrency", int, "runs at once per policy (default 4)"),
-    ("max-calls", int, "tools/call requests in flight, queued ones too; "
-     "past it a call is refused as busy (default 32)"),
-    ("max-pending-bytes", int, "bytes of the request lines of the calls "
-     "in flight, together (default 64 MiB)"),
-    ("max-timeout", float, "seconds a call may run: it bounds every "
-     "call's timeout, asked or the policy's (default 300)"),
-    ("max-line", int, "bytes of one JSON-RPC message; a longer line is "
-     "answered with an error and dropped (default 16 MiB)"),
-    ("max-input-bytes", int, "bytes of one call's input files, decoded "
-     "(default 8 MiB)"),
-    ("max-output-bytes", int, "bytes of output files one run may leave "
-     "(default 16 MiB)"),
-    ("max-output-files", int, "output files one run may leave "
-     "(default 32)"),
-    ("max-text-bytes", int, "bytes of stdout and stderr shown in a "
-     "result, head and tail (default %d)" % TEXT_BUDGET),
-    ("max-sessions", int, "sessions live at once (default %d)"
-     % sess.DEFAULT_MAX_SESSIONS),
-    ("session-idle", float, "seconds a session may wait between cells "
-     "before it ends (default %g)" % sess.DEFAULT_IDLE_TIMEOUT),
-    ("session-max-age", float, "seconds a session may live in all; 0: "
-     "the policy's timeout (default 0)"),
-)
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="cordon-mcp", description="MCP server (stdio) running Python "
-        "under cordon policies; it serves MCP 2026-07-28 (stateless) and "
-        "2025-11-25 back to 2024-11-05 (initialize).  See cordon-mcp(1).")
-    p.add_argument("--config", metavar="FILE",
-                   help="read settings from this JSON file (keys as the "
-                   "long options, with _ for -); options given here win")
-    p.add_argument("--policy-dir", metavar="DIR",
-                   help="the compiled policies (.cpol) to serve (default: "
-                   "the folder beside cordon)")
-    p.add_argument("--tool", action="append", dest="tools", metavar="NAME",
-                   help="expose this policy (repeat; default: all)")
-    p.add_argument("--warm", action="append", metavar="NAME",
-                   help="run this policy's calls in a warm pool (repeat)")
-    for name, kind, what in _NUMERIC:
-        p.add_argument("--" + name, type=kind, metavar="N", help=what)
-    p.add_argument("--cordon", metavar="PATH",
-                   help="the cordon launcher (default: $CORDON_BIN, else "
-                   "cordon on PATH)")
-    p.add_argument("--cordonc", metavar="PATH",
-                   help="the policy compiler explain_policy uses (default: "
-                   "$CORDONC_BIN, else cordonc on PATH)")
-    p.add_argument("--version", action="version",
-                   version=f"cordon-mcp {__version__}",
-                   help="print the version and exit")
-    return p
-
-
-def parse_config(argv: Sequence[str]) -> Config:
-    a = _parser().parse_args(argv)
-    cfg = Config()
-    if a.config:
-        _load_file(a.config, cfg)
-    for key in _KEYS:
-        val = getattr(a, key, None)
-        if val is not None:
-            setattr(cfg, key, val)
-    for key in ("concurrency", "max_calls", "max_pending_bytes", "max_line",
-                "max_input_bytes", "max_output_bytes", "max_output_files",
-                "max_text_bytes", "max_sessions"):
-        if getattr(cfg, key) < 1:
-            raise ConfigFail(f"{key} must be >= 1")
-    for key in ("max_timeout", "session_idle"):
-        if not getattr(cfg, key) > 0:
-            raise ConfigFail(f"{key} must be > 0")
-    if not cfg.session_max_age >= 0:
-        raise ConfigFail("session_max_age must be >= 0 (0: the policy's "
-                         "timeout)")
-    return cfg
 
 
 class Server:
@@ -502,7 +370,8 @@ def _banner(cfg: Config, infos: dict[str, BlobInfo], cold: Client,
     """The start-up line on stderr: what is served, how, from where."""
     warm = f"; warm: {', '.join(cfg.warm)}" if cfg.warm else ""
     return (f"cordon-mcp {__version__}: serving {', '.join(sorted(infos))}"
-            f" from {cold.policies.blob_dir}{warm}; stdio; MCP "
+            f" from {cold.policies.blob_dir}{warm}; "
+            f"{'http://' + cfg.http + '/mcp' if cfg.http else 'stdio'}; MCP "
             f"{', '.join(era.ALL)}; explain_policy: "
             f"{cordonc or 'off (no cordonc)'}")
 
@@ -541,9 +410,12 @@ async def _main(cfg: Config, in_fd: int, out_fd: int) -> int:
         infos = _exposed(cfg, cold)
         cordonc = _discover.binary("cordonc", "CORDONC_BIN", cfg.cordonc,
                                    "cordonc compiler", required=False)
-        server = Server(cfg, cold, warm, infos, cordonc)
         print(_banner(cfg, infos, cold, cordonc), file=sys.stderr,
               flush=True)
+        if cfg.http is not None:
+            return await _serve_http(cfg, lambda: Server(
+                cfg, cold, warm, infos, cordonc))
+        server = Server(cfg, cold, warm, infos, cordonc)
         chan = rpc.Channel(in_fd, out_fd, cfg.max_line)
         loop = asyncio.get_running_loop()
         main_task = asyncio.ensure_future(server.serve(chan))
@@ -573,6 +445,27 @@ async def _main(cfg: Config, in_fd: int, out_fd: int) -> int:
             await asyncio.get_running_loop().run_in_executor(None,
                                                              warm.close)
     return rc
+
+
+async def _serve_http(cfg: Config, make: Any) -> int:
+    """Streamable HTTP (_mcphttp) until a signal."""
+    assert cfg.http is not None
+    try:
+        host, port, tokens = _mcphttp.check_config(
+            cfg.http, cfg.http_token_file, cfg.http_allow_origin)
+    except _mcphttp.HttpConfigFail as e:
+        raise ConfigFail(str(e)) from None
+    http = _mcphttp.Http(cfg, make, SUPPORTED, BATCHES, host, tokens)
+    loop = asyncio.get_running_loop()
+    stop = loop.create_future()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        loop.add_signal_handler(
+            sig, lambda: stop.done() or stop.set_result(None))
+    try:
+        await _mcphttp.serve(http, host, port, stop)
+    except OSError as e:
+        raise ConfigFail(f"--http {cfg.http}: {e.strerror or e}") from None
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
