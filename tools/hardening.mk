@@ -45,7 +45,7 @@ endif
 # Fuzz harnesses.  FUZZ_ENGINE=libfuzzer links them with libFuzzer's main
 # (only in build-fuzz/, with FUZZ_CFLAGS); otherwise with driver.c.
 
-FUZZ_NAMES := blob bpf proxyreq httpreq auditrec warmreq jsonesc
+FUZZ_NAMES := blob bpf proxyreq httpreq auditrec warmreq jsonesc status
 # The compiler harness needs the front end (compiler/build.mk).
 ifneq ($(COMPILER_LIB_OBJS),)
 FUZZ_NAMES += policy learn oci
@@ -101,6 +101,15 @@ $(BUILD)/fuzz/fuzz_auditrec: $(FUZZ_OBJ)/fuzz_auditrec.o $(FUZZ_OBJ)/fail.o \
 
 $(BUILD)/fuzz/fuzz_jsonesc: $(FUZZ_OBJ)/fuzz_jsonesc.o $(FUZZ_OBJ)/fail.o \
 		$(FUZZ_MAIN) $(BUILD)/common/jsonesc.o $(BUILD)/common/utf8.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
+
+# status.c and what it calls: the advice (auditsay.c, with common/'s
+# quoting, secret and syscall names), the refusals' names, the sink.
+$(BUILD)/fuzz/fuzz_status: $(FUZZ_OBJ)/fuzz_status.o $(FUZZ_OBJ)/fail.o \
+		$(FUZZ_MAIN) $(BUILD)/launcher/status.o \
+		$(BUILD)/launcher/auditsay.o $(BUILD)/launcher/egress/refused.o \
+		$(BUILD)/launcher/sink.o $(BUILD)/launcher/clock.o $(COMMON_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
 
