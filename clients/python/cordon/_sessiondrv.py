@@ -7,7 +7,8 @@ shares its interpreter, so whatever it writes is untrusted to the client
 from cordon's status, never from here).
 
 Request: b"C" + 8 hex digits (length) + b"\\n" + JSON {"seq", "code",
-"timeout", "files": {relative name: base64}}.  Frame: b"\\0CORDONSESSION" + 8 hex digits + b"\\n" + JSON.
+"timeout", "output" (the policy's cap, per cell; null: none), "files":
+{relative name: base64}}.  Frame: b"\\0CORDONSESSION" + 8 hex digits + b"\\n" + JSON.
 Standard library only; kept to one Python version's features (3.9+).
 """
 import ast
@@ -220,6 +221,25 @@ def _run_cell(req, env, filename):
             "value": value, "error": error, "timed_out": timed_out}
 
 
+def _cap_output(res, cap):
+    """The policy's output cap, per cell: past it the cell's output is
+    cut (stdout first, then stderr) and the cut said; the session goes
+    on (cordon does not count the frames: --session)."""
+    if cap is None:
+        return
+    out, err = res["stdout"].encode(), res["stderr"].encode()
+    if len(out) + len(err) <= cap:
+        return
+    keep_out = out[:cap]
+    keep_err = err[:cap - len(keep_out)]
+    res["stdout"] = keep_out.decode("utf-8", "ignore")
+    res["stderr"] = keep_err.decode("utf-8", "ignore") + (
+        "\ncordon: the cell's output (%d bytes) passed the policy's output "
+        "cap of %d bytes per cell: the rest was dropped; the session goes "
+        "on\n" % (len(out) + len(err), cap))
+    res["output_truncated"] = True
+
+
 def _figures(root, seq):
     """Saves the matplotlib figures a cell left open as PNG files in the
     workdir (figure-SEQ-N.png) and closes them, as a notebook shows a
@@ -272,6 +292,8 @@ def main():
         res = _run_cell(req, env, "<cell %d>" % int(req["seq"])) \
             if error is None else {"stdout": "", "stderr": "", "value": None,
                                    "error": error, "timed_out": False}
+        res["output_truncated"] = False
+        _cap_output(res, req.get("output"))
         res["stderr"] += _figures(root, int(req["seq"]))
         files, before = _changed(root, before, skip)
         res["files"] = files
