@@ -437,7 +437,8 @@ class Session:
         words = end_words(status, getattr(self, "max_age", 0))
         if words and self.end_reason.startswith("cell ") and \
                 "frames broke off" in self.end_reason:
-            self.end_reason = words     # what the status says, in words
+            # What the status says, in words, then what the client saw.
+            self.end_reason = f"{words} ({self.end_reason})"
         if status is None or status.get("outcome") == "error":
             self.result = None
             if reason_launcher(status):
