@@ -56,7 +56,7 @@ class Config:
     max_text_bytes: int = TEXT_BUDGET   # a result's text shown
     max_sessions: int = sess.DEFAULT_MAX_SESSIONS   # live at once
     session_idle: float = sess.DEFAULT_IDLE_TIMEOUT  # seconds between cells
-    session_max_age: float = 0.0        # seconds; 0: the policy's timeout
+    session_max_age: float = 0.0        # seconds; 0: the policy's bound
     cordon: str | None = None
     cordonc: str | None = None
 
@@ -136,7 +136,7 @@ def parse_config(argv: Sequence[str]) -> Config:
             raise ConfigFail(f"{key} must be > 0")
     if not cfg.session_max_age >= 0:
         raise ConfigFail("session_max_age must be >= 0 (0: the policy's "
-                         "timeout)")
+                         "session bound)")
     return cfg
 
 
