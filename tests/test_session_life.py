@@ -25,6 +25,7 @@ def _short_policy(src_dir, session_line):
     text = (src_dir / "policies" / "code_gen.policy").read_text()
     text = text.replace('policy "code_gen";', f'policy "{TOOL}";')
     text = re.sub(r"^limit cpu 120s;\n", "", text, flags=re.M)
+    text = re.sub(r"^session .*;\n", "", text, flags=re.M)
     text = re.sub(r"^timeout 120s;", "timeout 2s;\noutput 4K;\n" +
                   session_line, text, flags=re.M)
     return text
@@ -191,3 +192,25 @@ def test_compiler_tools_see_the_statement(cordonc_bin, src_dir, pol_dir,
     assert "session must be positive" in cc("compile", *inc, "-o",
                                             str(tmp_path / "x.cpol"),
                                             str(bad)).stderr
+
+
+def test_launcher_session_option(cordon_bin, pol_dir, tmp_path):
+    blob = str(pol_dir / f"{TOOL}.cpol")
+    snip = tmp_path / "s.py"
+    snip.write_text("import sys, time\nprint(sys.stdin.read())\n"
+                    "time.sleep(3)\nprint('late')\n")
+
+    def go(*a, stdin=b"hi"):
+        return subprocess.run([str(cordon_bin), *a, blob, str(snip)],
+                              input=stdin, capture_output=True,
+                              timeout=60)
+    r = go("--stdin", "--session", "--timeout", "300")
+    assert r.returncode == 125
+    assert b"longer than the policy's session bound of 12 s" in r.stderr
+    r = go("--session")
+    assert r.returncode == 125 and b"only with --stdin" in r.stderr
+    # Past the policy's 2 s timeout, within its 12 s session bound.
+    r = go("--stdin", "--session")
+    assert r.returncode == 0 and r.stdout == b"hi\nlate\n", r
+    r = go("--stdin")
+    assert r.returncode == 124, r
