@@ -350,7 +350,7 @@ const steps = {
     assert.ok(tree && tree.size > 1, "the session's run is under way");
     const before = cpuTicks(tree);
     const call = cell(client, "c", "while True:\n    pass",
-      { timeout: 300 }, { signal: ac.signal });
+      { timeout: 100 }, { signal: ac.signal });
     // The cell runs once the session's processes burn CPU (idle, the
     // driver waits on a read).
     await until("the cell to run", () => cpuTicks(tree) >= before + 20);
