@@ -214,3 +214,40 @@ def test_launcher_session_option(cordon_bin, pol_dir, tmp_path):
     assert r.returncode == 0 and r.stdout == b"hi\nlate\n", r
     r = go("--stdin")
     assert r.returncode == 124, r
+
+
+def test_cancelled_cell_interrupted_session_kept(client):
+    async def go():
+        async with client.session(TOOL) as s:
+            await s.run("x = 3")
+            task = asyncio.ensure_future(
+                s.run("import time\nwhile True: time.sleep(0.05)"))
+            await asyncio.sleep(0.5)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            b = await s.run("x")
+            return b, s
+    b, s = run(go())
+    assert b.value == "3" and not b.session_ended
+    assert s.last_cancelled is not None and s.last_cancelled.cancelled
+    assert "CellCancelled" in s.last_cancelled.error
+
+
+def test_cancelled_cell_that_cannot_stop_ends_in_words(client):
+    async def go():
+        async with client.session(TOOL) as s:
+            task = asyncio.ensure_future(s.run(
+                "import signal\n"
+                "signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+                "while True: pass", timeout=2))
+            await asyncio.sleep(0.5)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            with pytest.raises(Exception):
+                await s.run("1")
+            return s
+    s = run(go())
+    assert s.end_reason.startswith("cancelled: cell 1 was cancelled and "
+                                   "did not stop"), s.end_reason

@@ -118,10 +118,8 @@ class Sessions:
         except sess.SessionRefused as ex:
             raise SessionRefused(f"session {sid!r}: {ex}") from None
         except asyncio.CancelledError:
-            # The cell cannot be stopped alone: its session ends, and its
-            # end_reason says "cancelled: ..." (session.py).
-            if self.live.get(sid) is e:
-                self.end(sid)
+            # The cell is interrupted and the session kept (session.py);
+            # one that cannot be ends, its end_reason "cancelled: ...".
             raise
         except sess.SessionEnded as ex:
             self._forget(sid, e)

@@ -109,6 +109,7 @@ class CellResult:
     end_reason: str = ""
     run: RunResult | None = None    # the run's result once it ended
     output_truncated: bool = False
+    cancelled: bool = False     # interrupted by a cancel (CellCancelled)
 
     @property
     def ok(self) -> bool:
@@ -159,7 +160,8 @@ def _cell(d: Mapping[str, Any], seq: int) -> CellResult:
                       value=_opt_str(d, "value", 64 << 10),
                       error=_opt_str(d, "error", 1 << 20),
                       timed_out=d["timed_out"], files=_files(d.get("files")),
-                      output_truncated=d.get("output_truncated") is True)
+                      output_truncated=d.get("output_truncated") is True,
+                      cancelled=d.get("cancelled") is True)
 
 
 class Session:
@@ -193,6 +195,9 @@ class Session:
         self._err_task: asyncio.Task[bytes] | None = None
         self._t0 = 0.0
         self._ending: asyncio.Future[None] | None = None
+        # A cancelled cell's end, awaited before the next cell.
+        self._cancelled: asyncio.Future[None] | None = None
+        self.last_cancelled: CellResult | None = None   # its result
 
     async def __aenter__(self) -> "Session":
         await self.start()
@@ -314,7 +319,9 @@ class Session:
 
     async def run(self, code: str, *, timeout: float | None = None,
                   inputs: Mapping[str, Any] | None = None) -> CellResult:
-        """Run one cell; its timeout (default cell_timeout) interrupts it
+        """Run one cell; cancelling the task interrupts the cell
+        (CellCancelled) and keeps the session when the cell stops within
+        CELL_GRACE s; its timeout (default cell_timeout) interrupts it
         and keeps the session when the cell lets the driver's SIGALRM
         through; when not, after CELL_GRACE s the session is ended and the
         result says so.  inputs: files written into the workdir first (as
@@ -328,6 +335,9 @@ class Session:
             raise InputError(f"the cell's code and inputs are {size} bytes "
                              f"as sent, over the request's {REQUEST_MAX}")
         async with self._lock:
+            if self._cancelled is not None:
+                await asyncio.shield(self._cancelled)
+                self._cancelled = None
             proc = self._proc
             if proc is None:
                 raise SessionEnded(self.end_reason or "not started",
@@ -367,12 +377,10 @@ class Session:
                        f"malformed ({e}); see the run's status")
                 stuck = False
             except asyncio.CancelledError:
-                # A running cell cannot be interrupted from outside the
-                # sandbox: the session ends, and says so.
-                asyncio.ensure_future(self._finish(
-                    f"cancelled: cell {seq} was cancelled while running; "
-                    "a running cell cannot be interrupted alone, so the "
-                    "session ended", stuck=True))
+                # Interrupt the cell (the driver's CellCancelled) and keep
+                # the session; the next cell waits for it to stop.
+                self._cancelled = asyncio.ensure_future(
+                    self._interrupt(proc, seq, t))
                 raise
             else:
                 self._arm_idle()
@@ -380,6 +388,30 @@ class Session:
             await self._finish(why, stuck=stuck)
             return CellResult(seq, "", "", None, None, True, (), True,
                               self.end_reason, self.result)
+
+    async def _interrupt(self, proc: asyncio.subprocess.Process, seq: int,
+                         t: float) -> None:
+        """A cancelled cell: ask the driver to interrupt it and read its
+        frame; the session ends, and says why, when it cannot."""
+        body = json.dumps({"seq": seq}).encode()
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(b"I%08x\n" % len(body) + body)
+            await proc.stdin.drain()
+            d = await asyncio.wait_for(self._frame(proc), CELL_GRACE)
+            self.last_cancelled = _cell(d, seq)
+            self._arm_idle()
+            return
+        except asyncio.TimeoutError:
+            why = (f"cancelled: cell {seq} was cancelled and did not stop "
+                   f"within {CELL_GRACE:g}s of its interrupt; the session "
+                   "ended")
+            stuck = True
+        except (_Bad, OSError, AssertionError) as e:
+            why = (f"cancelled: cell {seq} was cancelled and its session "
+                   f"could not be kept ({e}); the session ended")
+            stuck = False
+        await self._finish(why, stuck=stuck)
 
     async def close(self) -> RunResult | None:
         """End the session (EOF to the driver) and return the run's
