@@ -7,6 +7,7 @@ and `session 12s;`, cold and warm."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 import pathlib
 import re
 import subprocess
@@ -42,7 +43,9 @@ def _compile(cordonc_bin, src_dir, d, text):
 
 @pytest.fixture(scope="module")
 def cpkg(src_dir):
-    return import_client(src_dir)
+    pkg = import_client(src_dir)
+    importlib.import_module(pkg.__name__ + ".session")    # cpkg.session
+    return pkg
 
 
 @pytest.fixture(scope="module")
@@ -253,3 +256,21 @@ def test_cancelled_cell_that_cannot_stop_ends_in_words(client):
     s = run(go())
     assert s.end_reason.startswith("cancelled: cell 1 was cancelled and "
                                    "did not stop"), s.end_reason
+
+
+def test_launcher_refuses_a_longer_session_warm_or_cold(client,
+                                                       monkeypatch, cpkg):
+    """Past the client's own check: cordon refuses it too, cold or in a
+    warm request, and the session's end says why."""
+    sess = importlib.import_module(cpkg.__name__ + ".session")
+    monkeypatch.setattr(sess.Session, "_bounds",
+                        lambda self, info: setattr(self, "max_age", 300)
+                        or setattr(self, "cell_timeout", 2))
+
+    async def go():
+        async with client.session(TOOL, timeout=300):
+            pass
+    with pytest.raises(sess.SessionEnded) as e:
+        run(go())
+    assert "longer than the policy's session bound of 12 s" in \
+        str(e.value), str(e.value)
