@@ -10,7 +10,8 @@ Request: b"C" + 8 hex digits (length) + b"\\n" + JSON {"seq", "code",
 "timeout", "output" (the policy's cap, per cell; null: none), "files":
 {relative name: base64}}.  Interrupt: b"I" + 8 hex digits + b"\\n" + JSON
 {"seq"}: the cell seq, if it is running, gets CellCancelled (a reader
-thread takes requests while a cell runs, and signals the main thread).  Frame: b"\\0CORDONSESSION" + 8 hex digits + b"\\n" + JSON.
+thread takes requests while a cell runs, and signals the main thread).
+Frame: b"\\0CORDONSESSION" + 8 hex digits + b"\\n" + JSON.
 Standard library only; kept to one Python version's features (3.9+).
 """
 import ast
