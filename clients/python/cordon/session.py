@@ -198,6 +198,7 @@ class Session:
         # A cancelled cell's end, awaited before the next cell.
         self._cancelled: asyncio.Future[None] | None = None
         self.last_cancelled: CellResult | None = None   # its result
+        self.max_age = 0.0              # seconds, once started
 
     async def __aenter__(self) -> "Session":
         await self.start()
@@ -380,7 +381,7 @@ class Session:
                 # Interrupt the cell (the driver's CellCancelled) and keep
                 # the session; the next cell waits for it to stop.
                 self._cancelled = asyncio.ensure_future(
-                    self._interrupt(proc, seq, t))
+                    self._interrupt(proc, seq))
                 raise
             else:
                 self._arm_idle()
@@ -389,8 +390,8 @@ class Session:
             return CellResult(seq, "", "", None, None, True, (), True,
                               self.end_reason, self.result)
 
-    async def _interrupt(self, proc: asyncio.subprocess.Process, seq: int,
-                         t: float) -> None:
+    async def _interrupt(self, proc: asyncio.subprocess.Process,
+                         seq: int) -> None:
         """A cancelled cell: ask the driver to interrupt it and read its
         frame; the session ends, and says why, when it cannot."""
         body = json.dumps({"seq": seq}).encode()
@@ -466,7 +467,7 @@ class Session:
             rest = b""
         raw = await self.client._in_io(_read_status, self._status_r)
         status = _parse_status(raw)
-        words = end_words(status, getattr(self, "max_age", 0))
+        words = end_words(status, self.max_age)
         if words and self.end_reason.startswith("cell ") and \
                 "frames broke off" in self.end_reason:
             # What the status says, in words, then what the client saw.
