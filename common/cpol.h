@@ -78,7 +78,8 @@ enum cpol_section {
 	CPOL_S_HTTP = 12,    /* named hosts the proxy speaks HTTP to: rules,
 	                      * credentials (names only) */
 	CPOL_S_PRIVATE = 13, /* host rules for special address literals */
-	CPOL_S_MAX = 13,
+	CPOL_S_SESSION = 14, /* how long a session (cordon --session) lives */
+	CPOL_S_MAX = 14,
 };
 #define CPOL_SECT_CRITICAL 0x0001u
 
@@ -251,6 +252,11 @@ int cpol_http_allows(const struct cpol_http *h, const char *method,
  *         the others bound the whole run: its memory and processes (a
  *         cgroup), its writable space in bytes and inodes (a run tmpfs).
  */
+/*
+ * SESSION (optional): u64 session_ms (0 < s): how long a session of the
+ *         tool (cordon --session: one run that executes cells) may live.
+ *         Absent: a session is bounded by the timeout, as any run.
+ */
 enum cpol_rlim {
 	CPOL_RLIM_CPU = 1,    /* seconds */
 	CPOL_RLIM_AS = 2,     /* bytes */
@@ -387,6 +393,7 @@ struct cpol {
 	uint32_t nnet;
 	uint64_t timeout_ms;
 	uint64_t output_cap;
+	uint64_t session_ms;          /* 0: no session statement */
 	struct cpol_limit *limits;
 	uint32_t nlimits;
 	struct cpol_env *env;
@@ -404,6 +411,13 @@ struct cpol {
 	uint32_t nhttp;
 	uint8_t blob_digest[32];   /* filled by the reader: the header's sum */
 };
+
+/* How long a session of p may live: its session statement, else its
+ * timeout (the one place that says so). */
+static inline uint64_t cpol_session_ms(const struct cpol *p)
+{
+	return p->session_ms ? p->session_ms : p->timeout_ms;
+}
 
 /*
  * cpol_read: validate buf[0..len) completely and decode it into *out.

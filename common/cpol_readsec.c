@@ -441,8 +441,16 @@ static const char *const section_names[CPOL_S_MAX + 1] = {
 	[CPOL_S_ENV] = "env", [CPOL_S_ARGV] = "argv",
 	[CPOL_S_RULES] = "rules", [CPOL_S_HOSTS] = "hosts",
 	[CPOL_S_PRELOAD] = "preload", [CPOL_S_HTTP] = "http",
-	[CPOL_S_PRIVATE] = "private",
+	[CPOL_S_PRIVATE] = "private", [CPOL_S_SESSION] = "session",
 };
+
+/* SESSION: u64 session_ms, above 0. */
+static void session(struct cur *c, struct cpol *p)
+{
+	p->session_ms = cur_u64(c, "session");
+	if (!c->f.bad && p->session_ms == 0)
+		fail(c, "session of 0 ms");
+}
 
 void cur_section(struct cur *c, struct cpol *p, unsigned int type,
     uint32_t len, unsigned int flags)
@@ -468,6 +476,7 @@ void cur_section(struct cur *c, struct cpol *p, unsigned int type,
 	case CPOL_S_PRELOAD: preload(&s, p); break;
 	case CPOL_S_HTTP: http(&s, p); break;
 	case CPOL_S_PRIVATE: private_hosts(&s, p); break;
+	case CPOL_S_SESSION: session(&s, p); break;
 	default: return;
 	}
 	if (!s.f.bad && s.left != 0)

@@ -213,6 +213,11 @@ static void optional_sects(struct buf *b, const struct cpol *p)
 		http_sect(b, p);
 	if (cpol_private_count(p))
 		private_sect(b, p);
+	if (p->session_ms) {
+		at = open_sect(b, CPOL_S_SESSION);
+		u64(b, p->session_ms);
+		close_sect(b, at);
+	}
 }
 
 static void body(struct buf *b, const struct cpol *p)
@@ -308,7 +313,8 @@ int cpol_write(const struct cpol *p, uint8_t **bufp, size_t *lenp,
 	 * predate them. */
 	u32(&b, (uint32_t)CPOL_S_RULES + (p->nhosts ? 1u : 0u) +
 	    (p->npreload ? 1u : 0u) + (p->nhttp ? 1u : 0u) +
-	    (cpol_private_count(p) ? 1u : 0u));
+	    (cpol_private_count(p) ? 1u : 0u) +
+	    (p->session_ms ? 1u : 0u));
 	u32(&b, 0);
 	u32(&b, 0);
 	put(&b, zero, sizeof(zero));  /* checksum, patched below */

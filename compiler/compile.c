@@ -55,7 +55,7 @@ static const int kinds[][2] = {
 	{ AST_TIMEOUT, INPUT_TIMEOUT }, { AST_OUTPUT, INPUT_OUTPUT },
 	{ AST_DEFAULT, INPUT_DEFAULT }, { AST_LANDLOCK, INPUT_LANDLOCK },
 	{ AST_BEST_EFFORT, INPUT_BEST_EFFORT }, { AST_COMMAND, INPUT_COMMAND },
-	{ AST_LIMIT, INPUT_LIMIT },
+	{ AST_LIMIT, INPUT_LIMIT }, { AST_SESSION, INPUT_SESSION },
 };
 
 /* A path statement's key is its path as written, when literal (check

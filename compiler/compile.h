@@ -41,6 +41,7 @@ enum compile_stmt_kind {
 	INPUT_LANDLOCK,     /* `landlock N;` */
 	INPUT_BEST_EFFORT,  /* `best-effort landlock;` or `private` best effort */
 	INPUT_COMMAND,
+	INPUT_SESSION,      /* `session 1h;` */
 };
 
 struct input_stmt {

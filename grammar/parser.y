@@ -82,6 +82,7 @@ static void spaced_unit(struct ast_val *v, char *unit, const POLLTYPE *loc);
 %token DENY "deny" PATH_KW "path" OPTIONAL "optional" NONE "none"
 %token PRIVATE "private" REQUIRED "required" NETWORK "network" OFF "off"
 %token CONNECT "connect" BIND "bind" LIMIT "limit" TIMEOUT "timeout"
+%token SESSION "session"
 %token OUTPUT "output" ENV "env" KEEP "keep" SET "set"
 %token COMMAND "command" EXPECT "expect" PRELOAD "preload"
 %token CREDENTIAL "credential" HEADER "header" FOR "for" HTTP "http"
@@ -172,6 +173,11 @@ stmt:	  "include" pathval ';'
 	| "timeout" scalar IDENT ';'
 		{ spaced_unit($2, $3, &@3);
 		  if (!($$ = st_val(AST_TIMEOUT, &@$, $2))) YYNOMEM; }
+	| "session" scalar ';'
+		{ if (!($$ = st_val(AST_SESSION, &@$, $2))) YYNOMEM; }
+	| "session" scalar IDENT ';'
+		{ spaced_unit($2, $3, &@3);
+		  if (!($$ = st_val(AST_SESSION, &@$, $2))) YYNOMEM; }
 	| "output" scalar ';'
 		{ if (!($$ = st_val(AST_OUTPUT, &@$, $2))) YYNOMEM; }
 	| "output" scalar IDENT ';'

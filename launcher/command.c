@@ -166,10 +166,27 @@ uint64_t command_limit(const struct cpol *p, const uint64_t *cli,
 	return v;
 }
 
-/* The wall-clock timeout: the policy's, tightened by --timeout (0: none). */
-uint64_t command_timeout_ms(const struct cpol *p, uint64_t cli)
+/* The wall-clock bound: the policy's timeout, or a session's
+ * (--session: the policy's session statement), tightened by --timeout. */
+uint64_t command_timeout_ms(const struct cpol *p, const struct opts *o)
 {
-	return cli && cli < p->timeout_ms ? cli : p->timeout_ms;
+	uint64_t bound = o->session ? cpol_session_ms(p) : p->timeout_ms;
+
+	return o->timeout_ms && o->timeout_ms < bound ? o->timeout_ms : bound;
+}
+
+/* A session asked to live longer than the policy lets one is refused,
+ * not capped: the caller would count on hours it does not have. */
+int command_session_ok(const struct cpol *p, const struct opts *o,
+    char *err, size_t errlen)
+{
+	if (!o->session || o->timeout_ms <= cpol_session_ms(p))
+		return 0;
+	snprintf(err, errlen, "--session --timeout %g: longer than the "
+	    "policy's session bound of %g s (its session statement, else its "
+	    "timeout)", (double)o->timeout_ms / 1000,
+	    (double)cpol_session_ms(p) / 1000);
+	return -1;
 }
 
 /* The output cap: the policy's, tightened by --output (UINT64_MAX: none). */

@@ -85,6 +85,8 @@ struct opts {
 	int check, no_namespaces, quiet;
 	int json;                     /* --check --json */
 	int keep_stdin;               /* --stdin: the run's stdin is ours */
+	int session;                  /* --session: the policy's session
+	                               * bound, stdout uncapped (frames) */
 	int ll_watch;                 /* --landlock-watch (llwatch.c) */
 	int nice, idle;               /* --nice (0..19), --idle: the run's */
 	struct egress_map resolve[EGRESS_MAP_MAX];  /* --resolve NAME:ADDR */
@@ -438,7 +440,9 @@ uint64_t watch_wait(const struct watch_pace *w, uint64_t now);
 /* command.c: argv and environment of the child, its rlimits, its bounds */
 uint64_t command_limit(const struct cpol *p, const uint64_t *cli,
     unsigned int r);
-uint64_t command_timeout_ms(const struct cpol *p, uint64_t cli);
+uint64_t command_timeout_ms(const struct cpol *p, const struct opts *o);
+int command_session_ok(const struct cpol *p, const struct opts *o,
+    char *err, size_t errlen);
 uint64_t command_output_cap(const struct cpol *p, uint64_t cli);
 char **command_argv(const struct cpol *p, const char *workdir,
     const char *snippet, char **args, int nargs);
@@ -479,6 +483,7 @@ struct sup {
 	int watch_fd;                 /* a workdir to watch, or -1 */
 	uint64_t watch_bytes, watch_files;  /* its bounds */
 	int truncate;                 /* past the cap: drop, keep running */
+	int frames;                   /* --session: stdout not capped */
 	uint64_t cpu_limit_ms;        /* RLIMIT_CPU of the run: soft, hard */
 	uint64_t cpu_hard_ms;         /*   (command_rlimit_pair); 0: none */
 	const struct cgroup *cg;      /* the run's, for its OOM kills */
@@ -559,6 +564,7 @@ struct relay {
 	struct stream s[2];
 	uint64_t cap, taken;          /* taken: bytes kept for delivery */
 	int truncate, over;           /* over: the snippet passed the cap */
+	int frames;                   /* --session: stdout is not capped */
 	struct report *r;
 };
 void relay_fds(const struct relay *rl, struct pollfd *pf, int drain);

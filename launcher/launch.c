@@ -271,7 +271,8 @@ static void cpu_limits(const struct launch *ln, struct sup *sp)
 
 /* The hold step (o->hold: a warm spare waits here, set up, for its
  * request), then what it brought put in place. */
-static int hold(struct opts *o, struct res *s, struct report *r, char *err)
+static int hold(struct opts *o, const struct cpol *p, struct res *s,
+    struct report *r, char *err)
 {
 	struct held_run w = { .ctl = o->warm_ctl, .pidfd = s->sup.pidfd,
 	    .ready_r = s->ready[0], .go_w = s->go[1], .mnt = s->mnt,
@@ -282,6 +283,8 @@ static int hold(struct opts *o, struct res *s, struct report *r, char *err)
 	closefd(&s->go[0]);
 	closefd(&s->ready[1]);
 	rc = o->hold(o, &w, r, err);
+	if (rc == 0)          /* a request's --session --timeout, refused */
+		rc = command_session_ok(p, o, err, ERRLEN);
 	s->sup.listener = w.listener;  /* supervise() answers it */
 	if (rc < 0)
 		closefd(&s->sup.listener);
@@ -306,7 +309,8 @@ static void bounds_arm(const struct opts *o, const struct cpol *p,
 {
 	struct sup *sp = &s->sup;
 
-	sp->deadline = command_timeout_ms(p, o->timeout_ms);
+	sp->deadline = command_timeout_ms(p, o);
+	sp->frames = o->session;
 	sp->cap = command_output_cap(p, o->output_cap);
 	sp->deadline += clock_now_ms();
 	sp->truncate = s->ln.plan->truncate;
@@ -422,7 +426,7 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 		s->mnt = fdpass_recv(s->mnt_sock[0], MSG_DONTWAIT);
 	if (early_remove(o, s, err) < 0 ||
 	    egress_go(&s->egress, o->null_fd, err, ERRLEN) < 0 ||
-	    (o->hold && hold(o, s, r, err) < 0)) {
+	    (o->hold && hold(o, p, s, r, err) < 0)) {
 		kill(sp->pid, SIGKILL);
 		while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
 			;

@@ -43,7 +43,7 @@ static void capped(const struct opts *o, const struct cpol *p)
 	unsigned int r;
 	uint64_t v;
 
-	if (o->timeout_ms > p->timeout_ms)
+	if (!o->session && o->timeout_ms > p->timeout_ms)
 		sink_say("cordon: --timeout %g capped at the policy's %s",
 		    (double)o->timeout_ms / 1000, ms_figure(b, p->timeout_ms));
 	if (o->output_cap != UINT64_MAX && o->output_cap > p->output_cap)
@@ -94,7 +94,7 @@ void notes_say(const struct opts *o, const struct cpol *p,
 		return;
 	if (r->outcome == OUT_TIMEOUT)
 		sink_say("cordon: timeout: the run passed %s and was killed",
-		    ms_figure(a, command_timeout_ms(p, o->timeout_ms)));
+		    ms_figure(a, command_timeout_ms(p, o)));
 	capped(o, p);
 	/* The environment's doing, the same on every run: said, as the
 	 * denials are, when the run did not end well (where a bound could

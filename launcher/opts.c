@@ -23,7 +23,7 @@ static const char usage_text[] =
     "              [--resolve name:address] "
     "[--observe trace [--observe-hosts]]\n"
     "              [--credential name[=@file]] [--upstream-ca file]\n"
-    "              [--stdin] [--landlock-watch]\n"
+    "              [--stdin [--session]] [--landlock-watch]\n"
     "              policy.cpol snippet | - [arg ...]\n"
     "       cordon --serve @name policy.cpol\n"
     "       cordon --submit @name [option ...] snippet | - [arg ...]\n";
@@ -72,6 +72,10 @@ static const char options_text[] =
     "                        @name (no policy operand)\n"
     "  --stdin               the run reads cordon's standard input\n"
     "                        (not /dev/null; a snippet file only)\n"
+    "  --session             with --stdin: a session (cells on stdin):\n"
+    "                        bounded by the policy's session statement\n"
+    "                        (else its timeout), --timeout only below it;\n"
+    "                        stdout (the cells' frames) is not capped\n"
     "  --landlock-watch      name Landlock's refusals where the kernel's\n"
     "                        audit cannot: cordon sees each path and port\n"
     "                        call and checks it against the policy's rules\n"
@@ -215,6 +219,7 @@ const struct option cordon_options[] = {
 	{ "cgroup", 1, NULL, 'C' }, { "resolve", 1, NULL, 'R' },
 	{ "observe", 1, NULL, 'L' }, { "serve", 1, NULL, 'S' },
 	{ "observe-hosts", 0, NULL, 'H' }, { "stdin", 0, NULL, 'i' },
+	{ "session", 0, NULL, 'E' },
 	{ "landlock-watch", 0, NULL, 'W' }, { "json", 0, NULL, 'j' },
 	{ "credential", 1, NULL, 'A' }, { "upstream-ca", 1, NULL, 'U' },
 	{ NULL, 0, NULL, 0 },
@@ -224,7 +229,7 @@ const struct option cordon_options[] = {
  * those that need a spare made for the request.  Any other is refused
  * (warm.py reads these through the extension; submit.c and warmhold.c
  * check with opts_warm_scan). */
-const char warm_run_options[] = "wtoqfFi";
+const char warm_run_options[] = "wtoqfFiE";
 const char warm_setup_options[] = "klNIR";
 
 /* Whether word is --name or --name=..., not an abbreviation of it. */
@@ -287,6 +292,11 @@ int opts_conflict(const struct opts *o)
 		    "output: only with --check\n");
 		return 1;
 	}
+	if (o->session && (!o->keep_stdin || o->check)) {
+		fprintf(stderr, "cordon: --session is a run that reads cells "
+		    "on its stdin: only with --stdin, not --check\n");
+		return 1;
+	}
 	if (!o->keep_stdin || (!o->check && strcmp(o->snippet, "-") != 0))
 		return 0;
 	fprintf(stderr, "cordon: --stdin needs a snippet file (not - or "
@@ -303,6 +313,7 @@ static int *flag(struct opts *o, int c)
 	case 'n': return &o->no_namespaces;
 	case 'q': return &o->quiet;
 	case 'i': return &o->keep_stdin;
+	case 'E': return &o->session;
 	case 'W': return &o->ll_watch;
 	case 'I': return &o->idle;
 	case 'H': return &o->observe_hosts;

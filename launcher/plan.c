@@ -363,7 +363,9 @@ int plan_make(const struct cpol *p, const struct opts *o,
 		    "namespace: cordon watches the workdir (Landlock keeps "
 		    "every write inside it) and ends the run past the bound");
 	plan_filter(p, pl);
-	pl->timeout_ms = command_timeout_ms(p, o->timeout_ms);
+	if (command_session_ok(p, o, err, errlen) < 0)
+		return -1;
+	pl->timeout_ms = command_timeout_ms(p, o);
 	pl->output_cap = command_output_cap(p, o->output_cap);
 	pl->truncate = (p->flags & CPOL_F_OUTPUT_TRUNCATE) != 0;
 	return 0;

@@ -14,6 +14,13 @@
 /* Read what the run wrote on stream i.  Bytes past the cap are counted
  * and dropped; with drain (the run is over), so are bytes that find no
  * room, and those count as dropped output. */
+/* Room left under the cap for stream i.  A session's stdout (--session)
+ * carries its frames: the driver bounds each cell's output, per cell. */
+static uint64_t left_of(const struct relay *rl, int i)
+{
+	return i == 0 && rl->frames ? UINT64_MAX : rl->cap - rl->taken;
+}
+
 static void relay_read(struct relay *rl, int i, int drain)
 {
 	/* Static, not on the stack: the stack-clash probes would touch all
@@ -21,7 +28,7 @@ static void relay_read(struct relay *rl, int i, int drain)
 	 * the bench VM); here only the pages a read fills are touched. */
 	static char scratch[65536];
 	struct stream *s = &rl->s[i];
-	uint64_t left = rl->cap - rl->taken, keep;
+	uint64_t left = left_of(rl, i), keep;
 	size_t room;
 	char *to;
 	ssize_t n;
@@ -48,7 +55,8 @@ static void relay_read(struct relay *rl, int i, int drain)
 		keep = left;
 		rl->r->truncated = rl->over = 1;
 	}
-	rl->taken += keep;
+	if (left != UINT64_MAX)
+		rl->taken += keep;
 	if (to == scratch)
 		rl->r->output_dropped += keep;
 	else
@@ -86,7 +94,7 @@ void relay_fds(const struct relay *rl, struct pollfd *pf, int drain)
 		const struct stream *s = &rl->s[i];
 
 		pf[i].fd = s->in >= 0 && (drain || s->len < RELAY_PENDING ||
-		    rl->taken >= rl->cap) ? s->in : -1;
+		    left_of(rl, i) == 0) ? s->in : -1;
 		pf[i].events = POLLIN;
 		pf[2 + i].fd = s->len > 0 && s->out.mode != SINK_GONE ?
 		    s->out.fd : -1;

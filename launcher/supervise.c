@@ -565,6 +565,7 @@ void supervise(const struct sup *sp, struct report *r)
 		    { .in = sp->err_r, .pend = pend[1],
 		    .count = &r->stderr_bytes } },
 		.cap = sp->cap, .truncate = sp->truncate, .r = r,
+		.frames = sp->frames,
 	};
 	struct fate f, st;
 	struct rusage ru;

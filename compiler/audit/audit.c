@@ -36,6 +36,8 @@
 #define AUDIT_EXEC_FULL 4.0      /* executable rule paths */
 #define AUDIT_LONG_TIMEOUT_MS (10ull * 60 * 1000)
 #define AUDIT_HUGE_TIMEOUT_MS (60ull * 60 * 1000)
+/* A session kept past a day holds its memory like a service. */
+#define AUDIT_HUGE_SESSION_MS (24ull * 60 * 60 * 1000)
 #define AUDIT_BIG_OUTPUT (64ull << 20)
 
 enum {
@@ -318,7 +320,7 @@ static void score_limits(struct audit_policy *a, const struct cpol *p)
 
 static void score_time(struct audit_policy *a, const struct cpol *p)
 {
-	char t[32], o[32];
+	char t[32], o[32], s[32];
 	double x = 0;
 
 	if (p->timeout_ms == 0 || p->timeout_ms > AUDIT_HUGE_TIMEOUT_MS)
@@ -327,13 +329,17 @@ static void score_time(struct audit_policy *a, const struct cpol *p)
 		x += 0.25;
 	if (p->output_cap == 0 || p->output_cap > AUDIT_BIG_OUTPUT)
 		x += 0.5;
-	setf(a, F_TIME, x, "timeout %llu ms, output %llu bytes",
-	    (unsigned long long)p->timeout_ms,
-	    (unsigned long long)p->output_cap);
+	if (cpol_session_ms(p) > AUDIT_HUGE_SESSION_MS)
+		x += 0.25;
+	setf(a, F_TIME, x > 1 ? 1 : x, "timeout %llu ms, output %llu bytes, "
+	    "session %llu ms", (unsigned long long)p->timeout_ms,
+	    (unsigned long long)p->output_cap,
+	    (unsigned long long)cpol_session_ms(p));
 	snprintf(a->f[F_TIME].human, sizeof(a->f[F_TIME].human),
-	    "timeout %s, output %s", p->timeout_ms ? explain_ms(p->timeout_ms,
-	    t, sizeof(t)) : "none", p->output_cap ? explain_size(p->output_cap,
-	    o, sizeof(o)) : "none");
+	    "timeout %s, output %s, session %s", p->timeout_ms ?
+	    explain_ms(p->timeout_ms, t, sizeof(t)) : "none", p->output_cap ?
+	    explain_size(p->output_cap, o, sizeof(o)) : "none",
+	    explain_ms(cpol_session_ms(p), s, sizeof(s)));
 }
 
 static void score_layers(struct audit_policy *a, const struct cpol *p)

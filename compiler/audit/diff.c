@@ -84,7 +84,7 @@ static void fmt_value(const char *kind, unsigned int res, uint64_t v,
 
 	if (v == CPOL_RLIM_INFINITY)
 		snprintf(buf, len, "unlimited");
-	else if (!strcmp(kind, "timeout"))
+	else if (!strcmp(kind, "timeout") || !strcmp(kind, "session"))
 		explain_ms(v, buf, len);
 	else if (!strcmp(kind, "output"))
 		explain_size(v, buf, len);
@@ -121,6 +121,15 @@ static int limits_diff(const struct cpol *old, const struct cpol *new,
 		return -1;
 	return num_diff(out, "output", "output", 0, old->output_cap,
 	    new->output_cap);
+}
+
+/* A session's lifetime: without the statement, the timeout's, so adding
+ * `session 1h;` to a policy with `timeout 1m;` is a widening. */
+static int session_diff(const struct cpol *old, const struct cpol *new,
+    struct diff_list *out)
+{
+	return num_diff(out, "session", "session", 0, cpol_session_ms(old),
+	    cpol_session_ms(new));
 }
 
 static const struct cpol_env *env_find(const struct cpol *p, const char *n)
@@ -328,6 +337,7 @@ static const struct diff_section diff_sections[] = {
 	{ CPOL_S_PRIVATE, "private", diff_private },
 	{ CPOL_S_HTTP, "http", diff_http },
 	{ CPOL_S_LIMITS, "limits", limits_diff },
+	{ CPOL_S_SESSION, "session", session_diff },
 	{ CPOL_S_ENV, "env", env_diff },
 	{ CPOL_S_ARGV, "argv", command_diff },
 	{ CPOL_S_PRELOAD, "preload", preload_diff },

@@ -20,6 +20,7 @@ static const struct {
 	{ "output", INPUT_OUTPUT, 0 }, { "path", INPUT_PATH, 1 },
 	{ "env", INPUT_ENV, 1 }, { "command", INPUT_COMMAND, 0 },
 	{ "default", INPUT_DEFAULT, 0 }, { "network", INPUT_NETWORK, 0 },
+	{ "session", INPUT_SESSION, 0 },
 };
 
 static char *locate(const struct input *in, int stmt, const char *key)

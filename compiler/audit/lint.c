@@ -20,6 +20,8 @@
 #define LINT_MAX_PORTS 8
 /* A wall-clock timeout longer than this is no limit for a tool call. */
 #define LINT_MAX_TIMEOUT_MS (60ull * 60 * 1000)
+/* A session that outlives a working day is a service, not a tool call. */
+#define LINT_MAX_SESSION_MS (24ull * 60 * 60 * 1000)
 
 static const struct lint_rule rules[] = {
 	{ "CL000", "suppression", FINDING_ERROR,
@@ -68,6 +70,9 @@ static const struct lint_rule rules[] = {
 	{ "CL019", "private-address", FINDING_WARNING,
 	  "a loopback, private, link-local or metadata address literal is "
 	  "allowed (\"private\")" },
+	{ "CL020", "session", FINDING_WARNING,
+	  "a session longer than a day, or one without a whole-run memory "
+	  "bound (limit memory) to hold it for its hours" },
 };
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
 
@@ -423,13 +428,33 @@ static int suppress(const struct input *in, struct finding_list *out)
 	return 0;
 }
 
+/* CL020: how long a session may live, and what holds it meanwhile. */
+static int check_session(const struct input *in, struct finding_list *out)
+{
+	const struct cpol *p = &in->pol;
+	unsigned int line;
+	const char *file = input_where(in, INPUT_SESSION, NULL, &line);
+
+	if (!p->session_ms)
+		return 0;
+	if (p->session_ms > LINT_MAX_SESSION_MS && finding_add(out, "CL020",
+	    FINDING_WARNING, file, line, "session of %llu h is longer than "
+	    "a day", (unsigned long long)(p->session_ms / 3600000)) < 0)
+		return -1;
+	if (!limited(p, CPOL_RLIM_MEMORY) && finding_add(out, "CL020",
+	    FINDING_WARNING, file, line, "a session without limit memory: "
+	    "nothing bounds what it holds for its hours") < 0)
+		return -1;
+	return 0;
+}
+
 int lint_run(const struct input *in, struct finding_list *out)
 {
 	if (check_rules(in, out) < 0 || check_default(in, out) < 0 ||
 	    check_write_exec(in, out) < 0 || check_writes(in, out) < 0 ||
 	    check_reads(in, out) < 0 || check_env(in, out) < 0 ||
 	    check_net(in, out) < 0 || check_limits(in, out) < 0 ||
-	    check_run_bounds(in, out) < 0 ||
+	    check_run_bounds(in, out) < 0 || check_session(in, out) < 0 ||
 	    check_layers(in, out) < 0 || check_loader(in, out) < 0 ||
 	    check_tty(in, out) < 0 || lint_http(in, out) < 0 ||
 	    lint_hosts(in, out) < 0)

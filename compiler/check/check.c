@@ -198,6 +198,12 @@ static void run_limits(struct check_ctx *c, struct cpol *out)
 		diag_error(c->d, &s->val->loc, "timeout must be positive");
 	if (out->timeout_ms == 0)
 		out->timeout_ms = CHECK_DEFAULT_TIMEOUT_MS;
+	/* "session 1h;": how long a session (cordon --session) may live;
+	 * none: a session is bounded by the timeout, as any run. */
+	s = single(c, AST_SESSION, "session");
+	if (s && value_qty(c, s->val, VALUE_TIME, 0, &out->session_ms) == 0 &&
+	    out->session_ms == 0)
+		diag_error(c->d, &s->val->loc, "session must be positive");
 	out->output_cap = CHECK_DEFAULT_OUTPUT_CAP;
 	s = single(c, AST_OUTPUT, "output");
 	if (s)

@@ -158,6 +158,9 @@ static void limits(FILE *f, const struct cpol *p)
 		    ? " (required: no fallback)" : "");
 	}
 	fprintf(f, "  timeout %s\n", explain_ms(p->timeout_ms, v, sizeof(v)));
+	fprintf(f, "  session %s%s\n", explain_ms(cpol_session_ms(p), v,
+	    sizeof(v)), p->session_ms ? " (each cell: the timeout)" :
+	    " (no session statement: the timeout)");
 	fprintf(f, "  output %s (%s)\n", explain_size(p->output_cap, v,
 	    sizeof(v)), p->flags & CPOL_F_OUTPUT_TRUNCATE ? "past it: "
 	    "truncated, the run goes on" : "past it: the run ends");

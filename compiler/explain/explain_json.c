@@ -338,6 +338,7 @@ static void limits(FILE *f, const struct cpol *p, int *top)
 	}
 	fputc(']', f);
 	kv_u64(f, top, "timeout_ms", p->timeout_ms);
+	kv_u64(f, top, "session_ms", cpol_session_ms(p));
 	kv_u64(f, top, "output_cap", p->output_cap);
 	kv_bool(f, top, "output_truncate", p->flags & CPOL_F_OUTPUT_TRUNCATE);
 }

@@ -320,6 +320,12 @@ int warm_hold(struct opts *o, struct held_run *w, struct report *r,
 	 * the request's. */
 	if (g.timeout_ms && (!o->timeout_ms || g.timeout_ms < o->timeout_ms))
 		o->timeout_ms = g.timeout_ms;
+	/* A session: the policy's session bound, tightened by the request
+	 * alone (the pool's --timeout bounds a run, each cell's is the
+	 * client's); launch.c refuses one that asks for more. */
+	if (g.session)
+		o->timeout_ms = g.timeout_ms;
+	o->session = g.session;
 	if (g.output_cap < o->output_cap)
 		o->output_cap = g.output_cap;
 	o->quiet = g.quiet;

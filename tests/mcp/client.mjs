@@ -339,8 +339,8 @@ const steps = {
     assert.equal(fresh.structuredContent.value, "2", text(fresh));
   },
 
-  // Cancelling a session's cell interrupts it: the session's run and its
-  // sandboxed tree end (its state with them); the id is free again.
+  // Cancelling a session's cell interrupts it (CellCancelled): the
+  // session's run goes on, its state kept.
   async session_cancel({ client, transport }) {
     const pid = transport.pid;
     let r = await cell(client, "c", "x = 5");
@@ -350,18 +350,16 @@ const steps = {
     assert.ok(tree && tree.size > 1, "the session's run is under way");
     const before = cpuTicks(tree);
     const call = cell(client, "c", "while True:\n    pass",
-      { timeout: 300 }, { signal: ac.signal });
+      { timeout: 100 }, { signal: ac.signal });
     // The cell runs once the session's processes burn CPU (idle, the
     // driver waits on a read).
     await until("the cell to run", () => cpuTicks(tree) >= before + 20);
     ac.abort("test cancels");
     await assert.rejects(call);
-    await until("the cancelled session to end",
-      () => [...tree].every((p) => !alive(p)));
-    assert.deepEqual(runTrees(pid, "session.py"), []);
     r = await cell(client, "c", "x");
-    assert.equal(r.isError, true);
-    assert.match(r.structuredContent.error, /NameError/);
+    assert.equal(r.isError, false, text(r));
+    assert.equal(r.structuredContent.value, "5");
+    assert.equal(runTrees(pid, "session.py").length, 1);
   },
 
   // The README's mcpServers entry (tests/test_mcp.py hands its command

@@ -281,6 +281,7 @@ static void mutate(struct cpol *b, unsigned int t)
 	case CPOL_S_PRELOAD: b->preload = preload_m; b->npreload = 2; break;
 	case CPOL_S_HTTP: b->http = http_m; b->nhttp = 1; break;
 	case CPOL_S_PRIVATE: b->hosts = host_p; break;
+	case CPOL_S_SESSION: b->session_ms = 3600000; break;
 	default: fail_msg("no change written for blob section %u", t);
 	}
 }

@@ -31,7 +31,7 @@ class Config:
     max_text_bytes: int = TEXT_BUDGET   # a result's text shown
     max_sessions: int = sess.DEFAULT_MAX_SESSIONS   # live at once
     session_idle: float = sess.DEFAULT_IDLE_TIMEOUT  # seconds between cells
-    session_max_age: float = 0.0        # seconds; 0: the policy's timeout
+    session_max_age: float = 0.0        # seconds; 0: the policy's bound
     cordon: str | None = None
     cordonc: str | None = None
     http: str | None = None             # HOST:PORT: Streamable HTTP
@@ -98,7 +98,7 @@ _NUMERIC = (
     ("session-idle", float, "seconds a session may wait between cells "
      "before it ends (default %g)" % sess.DEFAULT_IDLE_TIMEOUT),
     ("session-max-age", float, "seconds a session may live in all; 0: "
-     "the policy's timeout (default 0)"),
+     "the policy's session bound; longer: refused (default 0)"),
     ("http-max-connections", int, "HTTP connections open at once "
      "(default 32)"),
     ("http-max-clients", int, "MCP sessions open at once over HTTP "
@@ -165,7 +165,7 @@ def parse_config(argv: Sequence[str]) -> Config:
             raise ConfigFail(f"{key} must be > 0")
     if not cfg.session_max_age >= 0:
         raise ConfigFail("session_max_age must be >= 0 (0: the policy's "
-                         "timeout)")
+                         "session bound)")
     if cfg.http is not None:
         try:
             _mcphttp.check_config(cfg.http, cfg.http_token_file,

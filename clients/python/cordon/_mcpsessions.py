@@ -69,7 +69,7 @@ class Sessions:
         s = client.session(
             tool, timeout=self.cfg.session_max_age or None,
             idle_timeout=self.cfg.session_idle,
-            cell_timeout=min(sess.DEFAULT_CELL_TIMEOUT, self.cfg.max_timeout))
+            cell_timeout=None)      # the policy's timeout
         e = _Live(tool, s, asyncio.ensure_future(s.start()))
         self.live[sid] = e
         return e
@@ -91,6 +91,9 @@ class Sessions:
                 raise SessionRefused(f"session {sid!r} not started: {ex} "
                                      "(max_sessions; end_session one "
                                      "first)") from None
+            if isinstance(ex, sess.SessionRefused):
+                raise SessionRefused(f"session {sid!r} not started: "
+                                     f"{ex}") from None
             if isinstance(ex, CordonError):
                 raise SessionRefused(f"session {sid!r} did not start: "
                                      f"{ex}") from None
@@ -107,12 +110,16 @@ class Sessions:
                   timeout: float | None,
                   files: dict[str, bytes]) -> sess.CellResult:
         e = await self.get(sid, tool)
+        if timeout is None:             # a cell: the policy's, or less
+            timeout = min(e.session.cell_timeout or self.cfg.max_timeout,
+                          self.cfg.max_timeout)
         try:
             cell = await e.session.run(code, timeout=timeout, inputs=files)
+        except sess.SessionRefused as ex:
+            raise SessionRefused(f"session {sid!r}: {ex}") from None
         except asyncio.CancelledError:
-            # The cell cannot be stopped alone: its session ends.
-            if self.live.get(sid) is e:
-                self.end(sid)
+            # The cell is interrupted and the session kept (session.py);
+            # one that cannot be ends, its end_reason "cancelled: ...".
             raise
         except sess.SessionEnded as ex:
             self._forget(sid, e)

@@ -127,6 +127,7 @@ EXPLAIN_OUTPUT_SCHEMA: dict[str, Any] = {
         "name": {"type": "string"}, "description": {"type": "string"},
         "network": {"type": "object"}, "paths": {"type": "array"},
         "limits": {"type": "array"}, "timeout_ms": {"type": "integer"},
+        "session_ms": {"type": "integer"},
         "output_cap": {"type": "integer"}, "env": {"type": "array"},
         "command": {"type": "array"},
         "syscalls": {"type": "object"},
@@ -209,7 +210,8 @@ def run_description(infos: Mapping[str, BlobInfo],
     have, lack = installed(_python(infos, cordonc))
     pols = "; ".join(
         f"{n}: {i.description} ({network_words(i, cordonc)}, "
-        f"timeout {i.timeout_ms / 1000:g} s)"
+        f"timeout {i.timeout_ms / 1000:g} s, a session up to "
+        f"{i.session_max_ms / 1000:g} s)"
         for n, i in sorted(infos.items()))
     return (
         "Run a Python 3 snippet in a cordon sandbox (seccomp, Landlock, "
@@ -427,7 +429,8 @@ def failure(tool: str, msg: str, version: str) -> dict[str, Any]:
 def policies_result(infos: Mapping[str, BlobInfo],
                     version: str) -> dict[str, Any]:
     pols = [{"name": n, "description": i.description, "network": i.network,
-             "timeout_s": i.timeout_ms / 1000.0}
+             "timeout_s": i.timeout_ms / 1000.0,
+             "session_s": i.session_max_ms / 1000.0}
             for n, i in sorted(infos.items())]
     text = "\n".join(f"{p['name']}: {p['description']} (network "
                      f"{p['network']}, timeout {p['timeout_s']:g} s)"
@@ -464,7 +467,7 @@ def explain(cordonc: str, blob: str) -> dict[str, Any]:
             "limits": [{"resource": x["resource"], "value": x["text"]}
                        for x in d["limits"]],
             "timeout_ms": d["timeout_ms"], "output_cap": d["output_cap"],
-            "command": d["argv"],
+            "session_ms": d["session_ms"], "command": d["argv"],
             # Counted, not listed: the lists are thousands of characters
             # a model has no use for (cordonc explain prints them).
             "syscalls": {"default": d["seccomp"]["default"],
@@ -498,7 +501,8 @@ def explain_result(view: dict[str, Any], version: str) -> dict[str, Any]:
              "limits: " + ", ".join(f"{x['resource']} {x['value']}"
                                     for x in view["limits"]),
              f"timeout: {view['timeout_ms'] / 1000:g} s, output cap: "
-             f"{view['output_cap']:,} bytes",
+             f"{view['output_cap']:,} bytes (each session cell's too), a "
+             f"session up to {view['session_ms'] / 1000:g} s",
              "command: " + " ".join(view["command"]),
              "system calls: " + ", ".join(
                  f"{n} {a}" for a, n in view["syscalls"]["rules"].items())

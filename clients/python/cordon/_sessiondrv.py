@@ -7,7 +7,11 @@ shares its interpreter, so whatever it writes is untrusted to the client
 from cordon's status, never from here).
 
 Request: b"C" + 8 hex digits (length) + b"\\n" + JSON {"seq", "code",
-"timeout", "files": {relative name: base64}}.  Frame: b"\\0CORDONSESSION" + 8 hex digits + b"\\n" + JSON.
+"timeout", "output" (the policy's cap, per cell; null: none), "files":
+{relative name: base64}}.  Interrupt: b"I" + 8 hex digits + b"\\n" + JSON
+{"seq"}: the cell seq, if it is running, gets CellCancelled (a reader
+thread takes requests while a cell runs, and signals the main thread).
+Frame: b"\\0CORDONSESSION" + 8 hex digits + b"\\n" + JSON.
 Standard library only; kept to one Python version's features (3.9+).
 """
 import ast
@@ -16,8 +20,10 @@ import io
 import json
 import linecache
 import os
+import queue
 import signal
 import sys
+import threading
 import traceback
 
 FRAME = b"\0CORDONSESSION"
@@ -34,7 +40,22 @@ class CellTimeout(BaseException):
     """Raised in the cell by the driver's timer."""
 
 
+class CellCancelled(BaseException):
+    """Raised in the cell when the client cancels it."""
+
+
+# The cell running (its seq, or None) and whether it was cancelled: the
+# reader thread reads and sets them under the lock; the handler runs in
+# the main thread, between a cell's bytecodes.
+_cell = {"seq": None, "cancel": False}
+_cell_lock = threading.Lock()
+
+
 def _alarm(signum, frame):
+    if _cell["seq"] is None:
+        return                  # the cell is over: nothing to interrupt
+    if _cell["cancel"]:
+        raise CellCancelled("cell cancelled")
     raise CellTimeout("cell timed out")
 
 
@@ -49,14 +70,40 @@ def _read_exact(fd, n):
 
 
 def _request(fd):
+    """(kind, request): kind b"C" (a cell) or b"I" (an interrupt); None
+    at the end or on a malformed request."""
     head = _read_exact(fd, 10)
-    if head is None or head[:1] != b"C" or head[9:] != b"\n":
+    if head is None or head[:1] not in (b"C", b"I") or head[9:] != b"\n":
         return None
     n = int(head[1:9], 16)
     if n > REQ_MAX:
         return None
     body = _read_exact(fd, n)
-    return None if body is None else json.loads(body)
+    return None if body is None else (head[:1], json.loads(body))
+
+
+def _reader(fd, cells):
+    """Requests, while cells run: cells queued, interrupts delivered to
+    the running cell at once (SIGALRM, handled in the main thread)."""
+    while True:
+        try:
+            got = _request(fd)
+        except ValueError:
+            got = None
+        if got is None:
+            cells.put(None)
+            return
+        kind, req = got
+        if kind == b"C":
+            cells.put(req)
+            continue
+        with _cell_lock:
+            if _cell["seq"] is not None and _cell["seq"] == req.get("seq"):
+                _cell["cancel"] = True
+                # To the process, not a thread id: a warm spare's cached
+                # thread id is its template's.  Python runs the handler
+                # in the main thread.
+                os.kill(os.getpid(), signal.SIGALRM)
 
 
 def _send(fd, obj):
@@ -184,7 +231,7 @@ def _run_cell(req, env, filename):
     timeout = float(req["timeout"])
     out, err = io.StringIO(), io.StringIO()
     value = error = None
-    timed_out = False
+    timed_out = cancelled = False
     # Tracebacks show the cell's source, as a cold run shows its file's.
     linecache.cache[filename] = (len(code), None,
                                  code.splitlines(True), filename)
@@ -196,6 +243,8 @@ def _run_cell(req, env, filename):
             error = _error_text(e, None)
         else:
             signal.signal(signal.SIGALRM, _alarm)
+            with _cell_lock:
+                _cell["seq"], _cell["cancel"] = req["seq"], False
             signal.setitimer(signal.ITIMER_REAL, timeout)
             try:
                 exec(body, env)
@@ -205,9 +254,15 @@ def _run_cell(req, env, filename):
                         value = repr(v)[:VALUE_MAX]
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
+                with _cell_lock:
+                    _cell["seq"] = None
     except CellTimeout:
         timed_out = True
         error = "CellTimeout: cell interrupted after %gs\n" % timeout
+    except CellCancelled:
+        cancelled = True
+        error = "CellCancelled: cell cancelled by the client; the " \
+            "session goes on\n"
     except SystemExit as e:
         error = _error_text(e, e.__traceback__.tb_next)
     except BaseException as e:
@@ -217,7 +272,27 @@ def _run_cell(req, env, filename):
         sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
     return {"stdout": out.getvalue()[:TEXT_MAX],
             "stderr": err.getvalue()[:TEXT_MAX],
-            "value": value, "error": error, "timed_out": timed_out}
+            "value": value, "error": error, "timed_out": timed_out,
+            "cancelled": cancelled}
+
+
+def _cap_output(res, cap):
+    """The policy's output cap, per cell: past it the cell's output is
+    cut (stdout first, then stderr) and the cut said; the session goes
+    on (cordon does not count the frames: --session)."""
+    if cap is None:
+        return
+    out, err = res["stdout"].encode(), res["stderr"].encode()
+    if len(out) + len(err) <= cap:
+        return
+    keep_out = out[:cap]
+    keep_err = err[:cap - len(keep_out)]
+    res["stdout"] = keep_out.decode("utf-8", "ignore")
+    res["stderr"] = keep_err.decode("utf-8", "ignore") + (
+        "\ncordon: the cell's output (%d bytes) passed the policy's output "
+        "cap of %d bytes per cell: the rest was dropped; the session goes "
+        "on\n" % (len(out) + len(err), cap))
+    res["output_truncated"] = True
 
 
 def _figures(root, seq):
@@ -260,9 +335,12 @@ def main():
     env = {"__name__": "__main__", "__builtins__": __builtins__}
     signal.signal(signal.SIGALRM, _alarm)
     before = _tree(root)
+    cells = queue.Queue()
+    threading.Thread(target=_reader, args=(req_fd, cells),
+                     daemon=True).start()
     _send(frame_fd, {"ready": True})
     while True:
-        req = _request(req_fd)
+        req = cells.get()
         if req is None:
             return
         error = _inputs(root, req.get("files") or {})
@@ -271,7 +349,10 @@ def main():
         # Not a file on disk: tracebacks read the cell's own lines.
         res = _run_cell(req, env, "<cell %d>" % int(req["seq"])) \
             if error is None else {"stdout": "", "stderr": "", "value": None,
-                                   "error": error, "timed_out": False}
+                                   "error": error, "timed_out": False,
+                                   "cancelled": False}
+        res["output_truncated"] = False
+        _cap_output(res, req.get("output"))
         res["stderr"] += _figures(root, int(req["seq"]))
         files, before = _changed(root, before, skip)
         res["files"] = files

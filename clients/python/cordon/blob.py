@@ -23,7 +23,8 @@ from ._cpol import (CPOL_ENV_SET, CPOL_F_BEST_EFFORT_LANDLOCK,
                     CPOL_F_NET_OFF, CPOL_F_NET_TCP, CPOL_HEADER_LEN,
                     CPOL_MAGIC, CPOL_MAX_SECTIONS, CPOL_MAX_SIZE,
                     CPOL_MAX_STR, CPOL_S_ENV, CPOL_S_LAYERS, CPOL_S_LIMITS,
-                    CPOL_S_META, CPOL_SUM_OFF, CPOL_VERSION)
+                    CPOL_S_META, CPOL_S_SESSION, CPOL_SUM_OFF,
+                    CPOL_VERSION)
 
 # The format's constants come from common/cpol.h (_cpol.py, generated).
 MAGIC, VERSION, HEADER_LEN, SUM_OFF = (CPOL_MAGIC, CPOL_VERSION,
@@ -32,6 +33,7 @@ MAX_SIZE, MAX_SECTIONS, MAX_STR = (CPOL_MAX_SIZE, CPOL_MAX_SECTIONS,
                                    CPOL_MAX_STR)
 S_META, S_LAYERS, S_LIMITS, S_ENV = (CPOL_S_META, CPOL_S_LAYERS,
                                      CPOL_S_LIMITS, CPOL_S_ENV)
+S_SESSION = CPOL_S_SESSION
 ENV_SET = CPOL_ENV_SET
 F_BEST_EFFORT_LANDLOCK, F_NET_OFF, F_NET_TCP = (
     CPOL_F_BEST_EFFORT_LANDLOCK, CPOL_F_NET_OFF, CPOL_F_NET_TCP)
@@ -60,6 +62,15 @@ class BlobInfo:
     # points libraries at (MPLCONFIGDIR = "$WORKDIR/.config/matplotlib"
     # gives ".config"): their state, never an output (outputs.py).
     workdir_state: tuple[str, ...] = ()
+    # The policy's `session` statement (0: none): how long a session of
+    # the tool may live (cordon --session).  session_max_ms says it.
+    session_ms: int = 0
+
+    @property
+    def session_max_ms(self) -> int:
+        """How long a session may live: the session statement, else the
+        timeout (cpol_session_ms in common/cpol.h)."""
+        return self.session_ms or self.timeout_ms
 
     @property
     def network(self) -> str:
@@ -166,6 +177,8 @@ def parse_blob(buf: bytes, path: str = "") -> BlobInfo:
             fields["output_cap"] = body.u64()
         elif stype == S_ENV:
             fields["workdir_state"] = _workdir_state(body)
+        elif stype == S_SESSION:
+            fields["session_ms"] = body.u64()
     if c.pos != len(buf):
         raise BlobFormatError("trailing bytes after the last section")
     for key in ("name", "landlock_abi_min", "timeout_ms"):

@@ -663,8 +663,10 @@ class Client:
                 warm: bool | None = None) -> Any:
         """A Session: successive cells in one sandboxed interpreter under
         TOOL's policy (one run; see cordon.session).  timeout: the
-        session's maximum age (cordon --timeout; the policy's when None);
-        cell_timeout: each cell's default; idle_timeout: seconds without
+        session's maximum age (the policy's session bound when None; a
+        longer one is refused at the start, SessionRefused); cell_timeout:
+        each cell's default (the policy's timeout when None; never more);
+        idle_timeout: seconds without
         a cell before the session is ended.  warm: the run is a spare of
         the tool's warm pool (cordon --submit --stdin; the preloads
         already imported) or a cold one; None: warm when the client is
@@ -675,7 +677,7 @@ class Client:
             raise ValueError("timeout must be > 0 seconds")
         return _session.Session(
             self, tool, timeout=timeout,
-            cell_timeout=cell_timeout or _session.DEFAULT_CELL_TIMEOUT,
+            cell_timeout=cell_timeout,
             idle_timeout=idle_timeout or _session.DEFAULT_IDLE_TIMEOUT,
             env=env, warm=warm)
 
@@ -685,8 +687,7 @@ class Client:
         from . import session as _session
         if kw.get("timeout") is not None and not kw["timeout"] > 0:
             raise ValueError("timeout must be > 0 seconds")
-        kw["cell_timeout"] = kw.get("cell_timeout") or \
-            _session.DEFAULT_CELL_TIMEOUT
+        kw.setdefault("cell_timeout", None)
         kw["idle_timeout"] = kw.get("idle_timeout") or \
             _session.DEFAULT_IDLE_TIMEOUT
         kw.setdefault("timeout", None)

@@ -1,12 +1,18 @@
 """Sessions: successive cells in one sandboxed interpreter.
 
 A session is ONE ordinary cordon run whose snippet is _sessiondrv.py:
-cold (``cordon --stdin POLICY DRIVER``), or, when the client is warm, a
-spare of the tool's warm pool (``cordon --submit @POOL --stdin DRIVER``:
-the preloads already imported; cordon relays the session's stdin to the
-run after its arguments).  Every layer, bound, the timeout (the
-session's maximum age) and the status apply as to any run of either
-kind; Session.warm says which it is (and the status's "warm").
+cold (``cordon --stdin --session POLICY DRIVER``), or, when the client
+is warm, a spare of the tool's warm pool (``cordon --submit @POOL
+--stdin --session DRIVER``: the preloads already imported; cordon relays
+the session's stdin to the run after its arguments).  Every layer and
+whole-run bound (memory, processes, disk) and the status apply as to any
+run of either kind; the run's wall-clock bound is the policy's session
+statement (else its timeout), its maximum age, and a longer
+session(timeout=) is refused at the start, never capped.  Each cell is
+bounded by the policy's per-run limits: its timeout (the driver's timer)
+and its output cap (the driver cuts a cell's output past it and the
+session goes on).  Session.warm says which kind it is (and the status's
+"warm").
 Cells go in on the run's stdin; results come back as frames on its
 stdout.  Everything in a frame comes from inside the sandbox (a cell
 shares the driver's interpreter and can forge frames): frames are parsed
@@ -43,7 +49,6 @@ from .result import RunResult
 FRAME = b"\0CORDONSESSION"
 FRAME_MAX = 24 << 20            # one frame's JSON, at most
 REQUEST_MAX = 16 << 20          # one request (the driver's REQ_MAX)
-DEFAULT_CELL_TIMEOUT = 30.0
 DEFAULT_IDLE_TIMEOUT = 300.0
 CELL_GRACE = 2.0                # past a cell's timeout: the session ends
 READY_TIMEOUT = 60.0            # the driver's first frame
@@ -54,6 +59,12 @@ DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 class SessionError(CordonError):
     """The session cannot take a cell (ended, too many live sessions)."""
+
+
+class SessionRefused(SessionError):
+    """A request the policy does not allow (a session longer than its
+    session bound, a cell longer than its timeout): refused, the session
+    (if any) unchanged."""
 
 
 class SessionLimit(SessionError):
@@ -84,7 +95,9 @@ class CellFile:
 @dataclasses.dataclass(frozen=True)
 class CellResult:
     """One cell: as reported by the driver (inside the sandbox), except
-    session_ended/end_reason/run, which the client decided."""
+    session_ended/end_reason/run, which the client decided.
+    output_truncated: the cell's output passed the policy's output cap
+    (per cell) and was cut; the session went on."""
     seq: int
     stdout: str
     stderr: str
@@ -95,6 +108,8 @@ class CellResult:
     session_ended: bool = False
     end_reason: str = ""
     run: RunResult | None = None    # the run's result once it ended
+    output_truncated: bool = False
+    cancelled: bool = False     # interrupted by a cancel (CellCancelled)
 
     @property
     def ok(self) -> bool:
@@ -144,14 +159,16 @@ def _cell(d: Mapping[str, Any], seq: int) -> CellResult:
                       stderr=_str(d, "stderr", 8 << 20),
                       value=_opt_str(d, "value", 64 << 10),
                       error=_opt_str(d, "error", 1 << 20),
-                      timed_out=d["timed_out"], files=_files(d.get("files")))
+                      timed_out=d["timed_out"], files=_files(d.get("files")),
+                      output_truncated=d.get("output_truncated") is True,
+                      cancelled=d.get("cancelled") is True)
 
 
 class Session:
     """Made by Client.session(); use as ``async with``."""
 
     def __init__(self, client: Any, tool: str, *, timeout: float | None,
-                 cell_timeout: float, idle_timeout: float,
+                 cell_timeout: float | None, idle_timeout: float,
                  env: Mapping[str, str] | None,
                  warm: bool | None = None) -> None:
         if warm and env:
@@ -178,6 +195,10 @@ class Session:
         self._err_task: asyncio.Task[bytes] | None = None
         self._t0 = 0.0
         self._ending: asyncio.Future[None] | None = None
+        # A cancelled cell's end, awaited before the next cell.
+        self._cancelled: asyncio.Future[None] | None = None
+        self.last_cancelled: CellResult | None = None   # its result
+        self.max_age = 0.0              # seconds, once started
 
     async def __aenter__(self) -> "Session":
         await self.start()
@@ -201,6 +222,7 @@ class Session:
         info = await c._in_io(c.policies.check if c.check_kernel else
                               c.policies.load, self.tool)
         self._info = info
+        self._bounds(info)
         self._base = await c._in_io(_fs.make_private_dir, c.work_root,
                                     f"cordon-session-{self.tool}-")
         workdir = os.path.join(self._base, "work")
@@ -217,7 +239,8 @@ class Session:
         rfd, wfd = os.pipe()
         self._status_r = rfd
         extra = ["--timeout", f"{self.timeout:g}"] if self.timeout else []
-        argv = [*command[0], "--stdin", "--status-fd", str(wfd),
+        argv = [*command[0], "--stdin", "--session", "--status-fd",
+                str(wfd),
                 "--workdir", workdir, "--quiet", *extra, *command[1],
                 snippet]
         try:
@@ -240,6 +263,26 @@ class Session:
             await self._finish("the driver did not start")
             raise SessionEnded(self.end_reason, self.result)
         self._arm_idle()
+
+    def _bounds(self, info: Any) -> None:
+        """Refuse what the policy does not allow, before anything runs:
+        a session longer than its session bound, a cell default longer
+        than its timeout.  None: the policy's."""
+        age, per_run = info.session_max_ms / 1000, info.timeout_ms / 1000
+        if self.timeout and self.timeout > age:
+            raise SessionRefused(
+                f"session of {self.timeout:g}s refused: {self.tool!r}'s "
+                f"policy lets a session live {age:g}s at most (its "
+                "`session` statement, else its timeout); ask for less, or "
+                "have the policy say more")
+        if self.cell_timeout is None:
+            self.cell_timeout = per_run
+        elif self.cell_timeout > per_run:
+            raise SessionRefused(
+                f"cell timeout of {self.cell_timeout:g}s refused: "
+                f"{self.tool!r}'s policy bounds each run (each cell) at "
+                f"{per_run:g}s")
+        self.max_age = self.timeout or age
 
     def _arm_idle(self) -> None:
         if self._idle is not None:
@@ -277,7 +320,9 @@ class Session:
 
     async def run(self, code: str, *, timeout: float | None = None,
                   inputs: Mapping[str, Any] | None = None) -> CellResult:
-        """Run one cell; its timeout (default cell_timeout) interrupts it
+        """Run one cell; cancelling the task interrupts the cell
+        (CellCancelled) and keeps the session when the cell stops within
+        CELL_GRACE s; its timeout (default cell_timeout) interrupts it
         and keeps the session when the cell lets the driver's SIGALRM
         through; when not, after CELL_GRACE s the session is ended and the
         result says so.  inputs: files written into the workdir first (as
@@ -291,6 +336,9 @@ class Session:
             raise InputError(f"the cell's code and inputs are {size} bytes "
                              f"as sent, over the request's {REQUEST_MAX}")
         async with self._lock:
+            if self._cancelled is not None:
+                await asyncio.shield(self._cancelled)
+                self._cancelled = None
             proc = self._proc
             if proc is None:
                 raise SessionEnded(self.end_reason or "not started",
@@ -302,7 +350,15 @@ class Session:
             t = timeout if timeout is not None else self.cell_timeout
             if not t > 0:
                 raise ValueError("timeout must be > 0 seconds")
+            if t > self._info.timeout_ms / 1000:
+                self._seq -= 1
+                self._arm_idle()
+                raise SessionRefused(
+                    f"cell timeout of {t:g}s refused: {self.tool!r}'s "
+                    f"policy bounds each cell at "
+                    f"{self._info.timeout_ms / 1000:g}s; the session goes on")
             body = json.dumps({"seq": seq, "code": code, "timeout": t,
+                               "output": self._info.output_cap,
                                "files": files}).encode()
 
             assert proc.stdin is not None
@@ -321,12 +377,42 @@ class Session:
                 why = (f"cell {seq}: the driver's frames broke off or were "
                        f"malformed ({e}); see the run's status")
                 stuck = False
+            except asyncio.CancelledError:
+                # Interrupt the cell (the driver's CellCancelled) and keep
+                # the session; the next cell waits for it to stop.
+                self._cancelled = asyncio.ensure_future(
+                    self._interrupt(proc, seq))
+                raise
             else:
                 self._arm_idle()
                 return cell
             await self._finish(why, stuck=stuck)
             return CellResult(seq, "", "", None, None, True, (), True,
                               self.end_reason, self.result)
+
+    async def _interrupt(self, proc: asyncio.subprocess.Process,
+                         seq: int) -> None:
+        """A cancelled cell: ask the driver to interrupt it and read its
+        frame; the session ends, and says why, when it cannot."""
+        body = json.dumps({"seq": seq}).encode()
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(b"I%08x\n" % len(body) + body)
+            await proc.stdin.drain()
+            d = await asyncio.wait_for(self._frame(proc), CELL_GRACE)
+            self.last_cancelled = _cell(d, seq)
+            self._arm_idle()
+            return
+        except asyncio.TimeoutError:
+            why = (f"cancelled: cell {seq} was cancelled and did not stop "
+                   f"within {CELL_GRACE:g}s of its interrupt; the session "
+                   "ended")
+            stuck = True
+        except (_Bad, OSError, AssertionError) as e:
+            why = (f"cancelled: cell {seq} was cancelled and its session "
+                   f"could not be kept ({e}); the session ended")
+            stuck = False
+        await self._finish(why, stuck=stuck)
 
     async def close(self) -> RunResult | None:
         """End the session (EOF to the driver) and return the run's
@@ -381,6 +467,11 @@ class Session:
             rest = b""
         raw = await self.client._in_io(_read_status, self._status_r)
         status = _parse_status(raw)
+        words = end_words(status, self.max_age)
+        if words and self.end_reason.startswith("cell ") and \
+                "frames broke off" in self.end_reason:
+            # What the status says, in words, then what the client saw.
+            self.end_reason = f"{words} ({self.end_reason})"
         if status is None or status.get("outcome") == "error":
             self.result = None
             if reason_launcher(status):
@@ -458,6 +549,34 @@ def _read_status(fd: int) -> bytes:
             break
         raw += chunk
     return raw
+
+
+def end_words(status: Mapping[str, Any] | None, max_age: float) -> str:
+    """How a session's run ended, in words, from cordon's status ("" when
+    it just exited: the reason the client chose stands)."""
+    if not status:
+        return ""
+    out = status.get("outcome")
+    why = str(status.get("reason", ""))
+    words = {
+        "timeout": f"age: the session reached its maximum age of "
+                   f"{max_age:g}s (the policy's session bound, or "
+                   "session(timeout=)) and was ended",
+        "output_limit": "output: the run's raw stderr (writes that "
+                        "bypass the cell's sys.stdout, e.g. a subprocess) "
+                        "passed the policy's output cap over the session",
+        "oom": "memory: the session passed its memory bound and was killed",
+        "cpu_limit": "cpu: the session used up its CPU-time limit",
+        "disk_limit": "disk: the session's files passed its disk bound",
+        "seccomp": f"killed: a refused system call ({why})",
+        "signaled": f"killed: the interpreter died ({why})",
+        "interrupted": f"killed: cordon was signalled from outside ({why})",
+    }
+    if out in words:
+        return words[out]
+    if out == "exited" and status.get("exit_code") not in (0, None):
+        return f"exited: the interpreter exited ({why})"
+    return ""
 
 
 def reason_launcher(status: Mapping[str, Any] | None) -> str:
