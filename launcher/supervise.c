@@ -325,8 +325,7 @@ static uint64_t look_at(const struct sup *sp, struct watch_pace *wp,
 	next = found[0] > sp->watch_bytes / 2 ||
 	    found[1] > sp->watch_files / 2 ? RUNFS_WATCH_NEAR_MS :
 	    RUNFS_WATCH_MS;
-	past = watch_walked(wp, now, found, cpu_us() - t0,
-	    next, due);
+	past = watch_walked(wp, now, found, cpu_us() - t0, next, due);
 	if (past) {
 		if (!*why && past == 2)
 			*why = 2;
