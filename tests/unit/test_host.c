@@ -167,7 +167,7 @@ static void test_wildcard_over(void **state)
 	assert_false(cpol_wildcard_over(&p, 1, &hi));
 	assert_false(cpol_wildcard_over(&p, 2, &hi));
 	assert_false(cpol_wildcard_over(&p, 3, &hi));
-	http[0].nrules = 0;        /* any request: nothing to go around */
+	p.http[0].nrules = 0;      /* any request: nothing to go around */
 	assert_false(cpol_wildcard_over(&p, 0, &hi));
 }
 
