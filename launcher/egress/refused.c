@@ -31,10 +31,10 @@ static const char *const whys[] = {
 	[EGRESS_HTTP_TARGET] = "request target not in normal form",
 	[EGRESS_HTTP_UNDERSCORE] = "header name with '_'",
 	[EGRESS_HTTP_REWRITE] = "method-override or URL-rewrite header",
-	[EGRESS_PRIVATE_LITERAL] = "a private address the policy does not "
-	    "mark private",
-	[EGRESS_AROUND_RULES] = "the server of a host with http rules, "
-	    "around them",
+	[EGRESS_PRIVATE_LITERAL] =
+	    "a private address the policy does not mark private",
+	[EGRESS_AROUND_RULES] =
+	    "the server of a host with http rules, around them",
 };
 
 const char *egress_why_name(unsigned int why)
