@@ -675,3 +675,43 @@ def test_dns_queries_bounded(cordon_bin, cordonc_bin, src_dir, tmp_path):
     assert st["egress"]["dns_queries"] == len(asked), st["egress"]
     assert len(st["network_refused"]) + st["network_refused_dropped"] \
         == 605, st
+
+
+REFUSAL = r'''
+import json, socket, sys
+s = socket.create_connection(("127.0.0.1", 3128), timeout=60)
+s.sendall(b"CONNECT evil.example.com:443 HTTP/1.1\r\n"
+          b"Host: evil.example.com:443\r\n\r\n")
+data = b""
+while True:
+    b = s.recv(4096)
+    if not b:
+        break
+    data += b
+print(json.dumps({"answer": data.decode("latin-1")}))
+'''
+
+
+def test_refusal_says_who_and_why(cordon_bin, cordonc_bin, src_dir,
+                                  tmp_path):
+    """A refused tunnel is not a bare 403: the answer names cordon, the
+    host and why, in a header and in its body (issue 37: refusals a
+    model can act on), the same words the status lists."""
+    blob = wu.compile_policy(cordonc_bin,
+                             src_dir / "policies" / "idc_query.policy",
+                             tmp_path / "idc.cpol")
+    work = tmp_path / "w"
+    work.mkdir()
+    r = wu.run_cordon(cordon_bin, blob, REFUSAL, work, timeout=120)
+    assert r.returncode == 0, r.describe()
+    head, _, body = r.json()["answer"].partition("\r\n\r\n")
+    lines = head.split("\r\n")
+    assert lines[0] == "HTTP/1.1 403 Forbidden", head
+    assert "X-Cordon-Refused: not a host the policy names" in lines, head
+    assert ("Content-Length: %d" % len(body.encode("latin-1"))) in lines, \
+        head
+    assert body == ("cordon refused evil.example.com:443: not a host the "
+                    "policy names\n"), body
+    assert r.status["network_refused"] == [
+        {"dest": "evil.example.com:443",
+         "why": "not a host the policy names"}], r.status

@@ -209,6 +209,16 @@ int egress_addr_public(const struct sockaddr_storage *a);
  * NULL). */
 void egress_refuse(struct egress_shared *sh, const char *dest,
     enum egress_why why, const char *method, const char *path);
+/* The answer to a refused request, into buf (EGRESS_ANSWER_MAX): its
+ * status line, an X-Cordon-Refused header naming why, and a body that
+ * says it in words: "cordon refused DEST[ WHAT]: WHY[: DETAIL]" (WHAT:
+ * an HTTP request's method and path, cut; NULL for a tunnel).  Its
+ * length.  Both the tunnel's refusals (proxy.c) and an HTTP host's
+ * (proxyhttp.c) are answered so: the run sees who refused and why. */
+#define EGRESS_ANSWER_MAX 1024
+size_t egress_answer(char *buf, size_t size, const char *status,
+    const char *dest, enum egress_why why, const char *what,
+    const char *detail);
 
 /* proxy.c */
 int egress_map_parse(const char *arg, struct egress_map *m);

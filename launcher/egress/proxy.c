@@ -103,13 +103,14 @@ int egress_conf_load(struct egress_conf *c, char *err, size_t errlen)
 	return 0;
 }
 
-static void answer(int fd, const char *status)
+static void answer(int fd, const char *status, const char *dest,
+    enum egress_why why)
 {
-	char buf[128];
-	int n = snprintf(buf, sizeof(buf), "HTTP/1.1 %s\r\nContent-Length: "
-	    "0\r\nConnection: close\r\n\r\n", status);
+	char buf[EGRESS_ANSWER_MAX];
+	size_t n = egress_answer(buf, sizeof(buf), status, dest, why, NULL,
+	    NULL);
 
-	if (write(fd, buf, (size_t)n) < 0)
+	if (write(fd, buf, n) < 0)
 		return;    /* the client is gone: nothing more to say */
 }
 
@@ -120,18 +121,20 @@ static void head_refuse(int fd, enum proxyreq_error e,
 {
 	char dest[EGRESS_DEST_MAX];
 
-	answer(fd, e == PROXYREQ_NOT_CONNECT ? "405 Method Not Allowed" :
-	    "400 Bad Request");
-	if (e == PROXYREQ_BAD_NAME) {
-		/* A long name is cut to leave room for ":port". */
+	const char *status = e == PROXYREQ_NOT_CONNECT ?
+	    "405 Method Not Allowed" : "400 Bad Request";
+	enum egress_why why = e == PROXYREQ_BAD_NAME ? EGRESS_BAD_NAME :
+	    e == PROXYREQ_NOT_CONNECT ? EGRESS_NOT_CONNECT :
+	    EGRESS_BAD_REQUEST;
+
+	if (e == PROXYREQ_BAD_NAME)   /* a long name cut, for ":port" */
 		snprintf(dest, sizeof(dest), "%.*s:%u", (int)sizeof(dest) - 7,
 		    rq->host, (unsigned int)rq->port);
-		refuse(sh, dest, EGRESS_BAD_NAME);
-	} else if (e == PROXYREQ_NOT_CONNECT) {
-		refuse(sh, "(plain http)", EGRESS_NOT_CONNECT);
-	} else {
-		refuse(sh, "(request)", EGRESS_BAD_REQUEST);
-	}
+	else
+		snprintf(dest, sizeof(dest), "%s", e == PROXYREQ_NOT_CONNECT ?
+		    "(plain http)" : "(request)");
+	answer(fd, status, dest, why);
+	refuse(sh, dest, why);
 }
 
 /* Does the policy name a plain http:// host (requests sent in clear)? */
@@ -308,14 +311,16 @@ static int reach(int fd, const struct egress_conf *c,
 
 	n = egress_addresses(c, rq, sh, addrs, &why);
 	if (n > 0 && tunnel && egress_around_addr(c, rq, sh, addrs, n)) {
-		answer(fd, "403 Forbidden");
+		answer(fd, "403 Forbidden", dest, EGRESS_AROUND_RULES);
 		refuse(sh, dest, EGRESS_AROUND_RULES);
 		return -1;
 	}
 	out = n > 0 ? dial(addrs, n, rq->port) : -1;
 	if (out < 0) {
-		answer(fd, n > 0 ? "502 Bad Gateway" : "403 Forbidden");
-		refuse(sh, dest, n > 0 ? EGRESS_UNREACHABLE : why);
+		why = n > 0 ? EGRESS_UNREACHABLE : why;
+		answer(fd, n > 0 ? "502 Bad Gateway" : "403 Forbidden", dest,
+		    why);
+		refuse(sh, dest, why);
 		return -1;
 	}
 	if (c->observe)
@@ -352,10 +357,10 @@ static int terminated(int fd, int out, const struct egress_conf *c,
 		return 0;
 	if (len > rq->head_len) {
 		/* TLS sent before the 200: nothing ends it here */
-		answer(fd, "400 Bad Request");
+		answer(fd, "400 Bad Request", dest, EGRESS_BAD_REQUEST);
 		refuse(sh, dest, EGRESS_BAD_REQUEST);
 	} else if (proxyhttp_upstream(out, c, hi, &u) < 0) {
-		answer(fd, "502 Bad Gateway");
+		answer(fd, "502 Bad Gateway", dest, EGRESS_TLS_UPSTREAM);
 		refuse(sh, dest, EGRESS_TLS_UPSTREAM);
 	} else if (write(fd, ok, sizeof(ok) - 1) == (ssize_t)sizeof(ok) - 1) {
 		proxyhttp_serve(fd, u, c, hi, sh, dest);
@@ -413,9 +418,11 @@ static void serve(int fd, const struct egress_conf *c,
 	/* Learn mode lets every request through, and records what it
 	 * reached once the connection is made. */
 	if (!c->observe && (n = allowed(c->pol, &rq)) <= 0) {
-		answer(fd, "403 Forbidden");
-		refuse(sh, dest, n < 0 ? EGRESS_PRIVATE_LITERAL :
-		    EGRESS_NOT_ALLOWED);
+		enum egress_why why = n < 0 ? EGRESS_PRIVATE_LITERAL :
+		    EGRESS_NOT_ALLOWED;
+
+		answer(fd, "403 Forbidden", dest, why);
+		refuse(sh, dest, why);
 		return;
 	}
 	if ((out = reach(fd, c, &rq, sh, dest, !http_host(c, &rq, &hi))) <
@@ -455,7 +462,8 @@ static int connection(int lfd, int fd, int fork_it,
 		_exit(0);
 	}
 	if (pid < 0) {
-		answer(fd, "503 Service Unavailable");
+		answer(fd, "503 Service Unavailable", "(connection)",
+		    EGRESS_CONN_LIMIT);
 		refuse(sh, "(connection)", EGRESS_CONN_LIMIT);
 		return 0;
 	}
@@ -501,7 +509,8 @@ static void accept_loop(int lfd, const struct egress_conf *c,
 			return;
 		}
 		if (++sh->conns > EGRESS_MAX_CONNS) {
-			answer(fd, "429 Too Many Requests");
+			answer(fd, "429 Too Many Requests", "(connection)",
+			    EGRESS_CONN_LIMIT);
 			refuse(sh, "(connection)", EGRESS_CONN_LIMIT);
 		} else {
 			open += (unsigned int)connection(lfd, fd, most > 0, c,

@@ -63,21 +63,17 @@ static int put(struct end *e, const char *b, size_t n)
 	return 0;
 }
 
-/* A refusal's answer: its status, and in its body why (and detail). */
-static void say(struct end *e, const char *status, const char *why,
-    const char *detail)
+/* A refusal's answer (refused.c's words), for the request rq. */
+static void say(struct end *e, const char *status, const char *dest,
+    enum egress_why w, const struct httpreq *rq, const char *detail)
 {
-	char body[256], head[256];
-	int n = snprintf(body, sizeof(body), "%s: %s%s%s\n", status, why,
-	    detail ? ": " : "", detail ? detail : ""), h;
+	char buf[EGRESS_ANSWER_MAX], what[EGRESS_ANSWER_MAX / 4];
+	size_t n;
 
-	if (n < 0 || (size_t)n >= sizeof(body))
-		n = (int)sizeof(body) - 1;
-	h = snprintf(head, sizeof(head), "HTTP/1.1 %s\r\nContent-Type: "
-	    "text/plain\r\nContent-Length: %d\r\nConnection: close\r\n\r\n",
-	    status, n);
-	if (put(e, head, (size_t)h) == 0)
-		put(e, body, (size_t)n);
+	snprintf(what, sizeof(what), "%.32s %.200s", rq->method, rq->target);
+	n = egress_answer(buf, sizeof(buf), status, dest, w,
+	    *rq->method ? what : NULL, detail);
+	put(e, buf, n);
 }
 
 static int budget(struct egress_shared *sh, size_t n)
@@ -246,9 +242,9 @@ static void exchange(struct end *c, struct end *u, const struct egress_conf *cf,
 	enum egress_why w = verdict(rq, e, h);
 
 	if (w) {
-		say(c, status_of(w), egress_why_name(w), w ==
-		    EGRESS_HTTP_TARGET ? httptarget_fault_name(
-		    httptarget_check(rq->target)) : NULL);
+		say(c, status_of(w), dest, w, rq, w == EGRESS_HTTP_TARGET ?
+		    httptarget_fault_name(httptarget_check(rq->target)) :
+		    NULL);
 		egress_refuse(sh, dest, w, rq->method, rq->target);
 		return;
 	}

@@ -58,3 +58,24 @@ void egress_refuse(struct egress_shared *sh, const char *dest,
 	sh->r[i].why = (uint8_t)why;
 	__atomic_store_n(&sh->r[i].ready, 1, __ATOMIC_RELEASE);
 }
+
+size_t egress_answer(char *buf, size_t size, const char *status,
+    const char *dest, enum egress_why why, const char *what,
+    const char *detail)
+{
+	char body[EGRESS_ANSWER_MAX / 2];
+	int n, h;
+
+	n = snprintf(body, sizeof(body), "cordon refused %s%s%.200s: %s%s%s\n",
+	    dest, what ? " " : "", what ? what : "", egress_why_name(why),
+	    detail ? ": " : "", detail ? detail : "");
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(body))
+		n = (int)sizeof(body) - 1;
+	h = snprintf(buf, size, "HTTP/1.1 %s\r\nContent-Type: text/plain\r\n"
+	    "X-Cordon-Refused: %s\r\nContent-Length: %d\r\n"
+	    "Connection: close\r\n\r\n%.*s", status, egress_why_name(why),
+	    n, n, body);
+	return h < 0 ? 0 : (size_t)h < size ? (size_t)h : size - 1;
+}
