@@ -318,7 +318,7 @@ def test_audit_units_in_text_exact_in_json(cordonc_bin, src_dir):
     assert "as=4294967296" in p["matrix"]["limits"]
     time = [f for f in p["factors"] if f["name"] == "timeout and output"]
     assert time[0]["detail"] == \
-        "timeout 120000 ms, output 1048576 bytes, session 120000 ms"
+        "timeout 120000 ms, output 1048576 bytes, session 3600000 ms"
 
 
 def test_explain_leads_with_what_a_reviewer_reads(cordonc_bin, src_dir):

@@ -151,6 +151,9 @@ def test_diff_names_units_and_lines(tmp_path):
         "+ limit memory: 4G -> 8G (raised) (new.policy:4)",
         "+ timeout: 2m -> 10m (raised) (new.policy:3)",
         "+ output: 1M -> 4M (raised) (new.policy:5)",
+        # no session statement: a session lives as long as the timeout,
+        # so raising it widens the session bound too, at the timeout
+        "+ session: 2m -> 10m (raised) (new.policy:3)",
     ]
     assert out[:-1] == want, out
     js = json.loads(cc("diff", "--json", "-I", POLICIES, "old.policy",

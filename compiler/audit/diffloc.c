@@ -2,7 +2,8 @@
  * diffloc.c - origins for the changes whose blob section carries none
  * (limits, timeout, output, paths, environment, command, default): the
  * statement that decides it in NEW's source, else in OLD's (a removed
- * one), as "file:line" with the file as reports show it (input.h).
+ * one; a session's, without the statement, the timeout's), as
+ * "file:line" with the file as reports show it (input.h).
  * Syscall changes keep the rule origins diffsys.c found in the blobs.
  */
 #include <stdlib.h>
@@ -21,6 +22,8 @@ static const struct {
 	{ "env", INPUT_ENV, 1 }, { "command", INPUT_COMMAND, 0 },
 	{ "default", INPUT_DEFAULT, 0 }, { "network", INPUT_NETWORK, 0 },
 	{ "session", INPUT_SESSION, 0 },
+	{ "session", INPUT_TIMEOUT, 0 },    /* no session statement: the
+					     * timeout decides (cpol.h) */
 };
 
 static char *locate(const struct input *in, int stmt, const char *key)
@@ -46,7 +49,7 @@ int diff_locate(struct diff_list *l, const struct input *old,
 				continue;
 			if (!input_stmt_find(new, kinds[k].stmt, key) &&
 			    !input_stmt_find(old, kinds[k].stmt, key))
-				break;
+				continue;   /* the kind's next statement */
 			c->origin = locate(input_stmt_find(new, kinds[k].stmt,
 			    key) ? new : old, kinds[k].stmt, key);
 			if (!c->origin)
