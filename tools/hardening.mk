@@ -90,6 +90,7 @@ $(BUILD)/fuzz/fuzz_proxyreq: $(FUZZ_OBJ)/fuzz_proxyreq.o $(FUZZ_OBJ)/fail.o \
 $(BUILD)/fuzz/fuzz_httpreq: $(FUZZ_OBJ)/fuzz_httpreq.o $(FUZZ_OBJ)/fail.o \
 		$(FUZZ_MAIN) $(BUILD)/launcher/egress/httpreq.o \
 		$(BUILD)/launcher/egress/httptarget.o $(BUILD)/common/http.o \
+		$(BUILD)/common/utf8.o \
 		$(BUILD)/common/host.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
@@ -100,6 +101,7 @@ $(BUILD)/fuzz/fuzz_auditrec: $(FUZZ_OBJ)/fuzz_auditrec.o $(FUZZ_OBJ)/fail.o \
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
 
 $(BUILD)/fuzz/fuzz_jsonesc: $(FUZZ_OBJ)/fuzz_jsonesc.o $(FUZZ_OBJ)/fail.o \
+		$(FUZZ_OBJ)/wellformed.o \
 		$(FUZZ_MAIN) $(BUILD)/common/jsonesc.o $(BUILD)/common/utf8.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
@@ -107,6 +109,7 @@ $(BUILD)/fuzz/fuzz_jsonesc: $(FUZZ_OBJ)/fuzz_jsonesc.o $(FUZZ_OBJ)/fail.o \
 # status.c and what it calls: the advice (auditsay.c, with common/'s
 # quoting, secret and syscall names), the refusals' names, the sink.
 $(BUILD)/fuzz/fuzz_status: $(FUZZ_OBJ)/fuzz_status.o $(FUZZ_OBJ)/fail.o \
+		$(FUZZ_OBJ)/wellformed.o \
 		$(FUZZ_MAIN) $(BUILD)/launcher/status.o \
 		$(BUILD)/launcher/auditsay.o $(BUILD)/launcher/egress/refused.o \
 		$(BUILD)/launcher/sink.o $(BUILD)/launcher/clock.o $(COMMON_OBJS)

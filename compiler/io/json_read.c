@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "infile.h"
+#include "utf8.h"
 #include "json_read.h"
 
 struct cur {
@@ -137,34 +138,12 @@ static int escape(struct cur *c, char *out, size_t *o)
 	return put_utf8(out, o, cp);
 }
 
-/* Length of a valid UTF-8 sequence at p, or 0. */
-static size_t utf8_len(const unsigned char *p, const unsigned char *end)
-{
-	size_t n, i;
-	uint32_t cp;
-
-	if (p[0] < 0xc2 || p[0] > 0xf4)
-		return 0;
-	n = p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : 4;
-	if ((size_t)(end - p) < n)
-		return 0;
-	cp = p[0] & (0x7f >> n);
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
 /* A string at c->p (just past the opening quote) into a heap copy. */
 static char *string(struct cur *c)
 {
 	const char *start = c->p;
 	size_t o = 0, n;
+	uint32_t cp;
 	char *out;
 
 	while (c->p < c->end && *c->p != '"')
@@ -191,8 +170,8 @@ static char *string(struct cur *c)
 				goto fail;
 		} else if (b < 0x80) {
 			out[o++] = *c->p++;
-		} else if ((n = utf8_len((const unsigned char *)c->p,
-		    (const unsigned char *)c->end)) == 0) {
+		} else if ((n = utf8_decode((const unsigned char *)c->p,
+		    &cp)) == 0) {
 			bad(c, "invalid UTF-8");
 			goto fail;
 		} else {

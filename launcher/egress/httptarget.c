@@ -5,9 +5,11 @@
  * a target is taken as it is or refused.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "httptarget.h"
+#include "utf8.h"
 
 static const char *const names[] = {
 	[HTTPTARGET_OK] = "normal form",
@@ -43,40 +45,31 @@ static int unescape(const char *s)
 	return lo < 0 ? -1 : hi * 16 + lo;
 }
 
-/* UTF-8 in shortest form, one byte at a time: need, the continuation
- * bytes still owed; lo..hi, the next one's range (narrowed after E0 and
- * F0, which would be overlong, ED, a surrogate, and F4, past U+10FFFF). */
-struct utf8 {
-	unsigned int need;
-	unsigned char lo, hi;
-};
-
-static int utf8_step(struct utf8 *u, unsigned char b)
+/* The byte at t[i], an escape decoded; *w, how many bytes it takes. */
+static int unit(const char *t, size_t i, size_t *w)
 {
-	if (u->need) {
-		if (b < u->lo || b > u->hi)
-			return -1;
-		u->need--;
-		u->lo = 0x80;
-		u->hi = 0xbf;
-		return 0;
+	*w = t[i] == '%' ? 3 : 1;
+	return t[i] == '%' ? unescape(t + i) : (unsigned char)t[i];
+}
+
+/* An escaped byte at or above 0x80 at t[i] starts a sequence: its bytes,
+ * decoded (a raw byte is ASCII: it ends one), must be UTF-8 in shortest
+ * form by common/utf8.c.  The number of target bytes it spans, or 0. */
+static size_t sequence(const char *t, size_t i, size_t n)
+{
+	unsigned char seq[5] = { 0 };
+	size_t k, w, at = i, len;
+	uint32_t cp;
+	int b;
+
+	for (k = 0; k < 4 && at < n && (b = unit(t, at, &w)) >= 0; k++) {
+		seq[k] = (unsigned char)b;
+		at += w;
 	}
-	if (b < 0x80)
-		return 0;
-	if (b >= 0xc2 && b <= 0xdf) {
-		u->need = 1;
-	} else if (b >= 0xe0 && b <= 0xef) {
-		u->need = 2;
-		u->lo = b == 0xe0 ? 0xa0 : 0x80;
-		u->hi = b == 0xed ? 0x9f : 0xbf;
-	} else if (b >= 0xf0 && b <= 0xf4) {
-		u->need = 3;
-		u->lo = b == 0xf0 ? 0x90 : 0x80;
-		u->hi = b == 0xf4 ? 0x8f : 0xbf;
-	} else {
-		return -1;              /* C0, C1, F5..FF, a lone continuation */
-	}
-	return 0;
+	len = utf8_decode(seq, &cp);
+	for (at = i, k = 0; k < len; k++)
+		at += t[at] == '%' ? 3 : 1;
+	return len > 1 ? at - i : 0;
 }
 
 /* The segment s[0..n) ends at a '/' (last: at the path's end). */
@@ -89,11 +82,11 @@ static int segment_bad(const char *s, size_t n, int last)
 /* The path t[0..n). */
 static enum httptarget_fault path(const char *t, size_t n)
 {
-	struct utf8 u = { 0, 0x80, 0xbf };
-	size_t i, seg = 1;
-	unsigned char c;
+	size_t i, w, seg = 1;
+	int c;
 
-	for (i = 1; i <= n; i++) {
+	for (i = 1; i <= n; i += w) {
+		w = 1;
 		if (i == n || t[i] == '/') {
 			if (segment_bad(t + seg, i - seg, i == n))
 				return HTTPTARGET_SEGMENT;
@@ -101,22 +94,17 @@ static enum httptarget_fault path(const char *t, size_t n)
 			if (i == n)
 				break;
 		}
-		c = (unsigned char)t[i];
-		if (c == ';')
+		if (t[i] == ';')
 			return HTTPTARGET_PARAM;
-		if (c == '%') {
-			if (unescape(t + i) < 0)
-				return HTTPTARGET_ESCAPE;
-			c = (unsigned char)unescape(t + i);
-			i += 2;
-			if (c < 0x20 || c == 0x7f || c == '.' || c == '/' ||
-			    c == '\\' || c == '%' || c == ';')
-				return HTTPTARGET_ENCODED;
-		}
-		if (utf8_step(&u, c) < 0)
+		if ((c = unit(t, i, &w)) < 0)
+			return HTTPTARGET_ESCAPE;
+		if (c < 0x20 || c == 0x7f || (w == 3 && (c == '.' ||
+		    c == '/' || c == '\\' || c == '%' || c == ';')))
+			return HTTPTARGET_ENCODED;
+		if (c >= 0x80 && (w = sequence(t, i, n)) == 0)
 			return HTTPTARGET_UTF8;
 	}
-	return u.need ? HTTPTARGET_UTF8 : HTTPTARGET_OK;
+	return HTTPTARGET_OK;
 }
 
 enum httptarget_fault httptarget_check(const char *t)

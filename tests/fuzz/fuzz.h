@@ -31,4 +31,8 @@ int fuzz_setup(void);
  * survived.  Always 0 under libFuzzer. */
 extern int fuzz_expect_accept;
 
+/* wellformed.c: the length of the well-formed UTF-8 sequence at p (of
+ * left bytes), or 0; Unicode's table 3-7, apart from common/utf8.c. */
+size_t fuzz_wellformed(const unsigned char *p, size_t left);
+
 #endif

@@ -39,26 +39,6 @@ static void put(void *ctx, const char *p, size_t n)
 	o->len += n;
 }
 
-/* The well-formed UTF-8 sequence's length at p (of left), or 0. */
-static size_t wellformed(const unsigned char *p, size_t left)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 &&
-	    p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
-	if (n == 0 || n > left)
-		return 0;
-	lo = p[0] == 0xe0 ? 0xa0 : p[0] == 0xf0 ? 0x90 : 0x80;
-	hi = p[0] == 0xed ? 0x9f : p[0] == 0xf4 ? 0x8f : 0xbf;
-	for (i = 1; i < n; i++)
-		if (p[i] < (i == 1 ? lo : 0x80) || p[i] > (i == 1 ? hi : 0xbf))
-			return 0;
-	return n;
-}
-
 static unsigned int hex4(const unsigned char *p, size_t left)
 {
 	unsigned int v = 0, i;
@@ -87,7 +67,7 @@ static size_t check(const struct out *o, unsigned char *back)
 		if (*p < 0x20 || *p == '"')
 			fuzz_fail("a raw 0x%02x in the output", *p);
 		if (*p != '\\') {
-			if (!(k = wellformed(p, (size_t)(end - p))))
+			if (!(k = fuzz_wellformed(p, (size_t)(end - p))))
 				fuzz_fail("output not UTF-8 at %zu",
 				    (size_t)(p - o->buf));
 			memcpy(back + n, p, k);

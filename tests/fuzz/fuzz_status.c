@@ -232,27 +232,6 @@ static void expect_ch(struct js *j, unsigned char ch)
 	j->p++;
 }
 
-/* The well-formed UTF-8 sequence's length at p (Unicode's table 3-7),
- * or 0. */
-static size_t wellformed(const unsigned char *p, size_t left)
-{
-	unsigned char lo, hi;
-	size_t n, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 &&
-	    p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
-	if (n == 0 || n > left)
-		return 0;
-	lo = p[0] == 0xe0 ? 0xa0 : p[0] == 0xf0 ? 0x90 : 0x80;
-	hi = p[0] == 0xed ? 0x9f : p[0] == 0xf4 ? 0x8f : 0xbf;
-	for (i = 1; i < n; i++)
-		if (p[i] < (i == 1 ? lo : 0x80) || p[i] > (i == 1 ? hi : 0xbf))
-			return 0;
-	return n;
-}
-
 static unsigned int hex4(struct js *j)
 {
 	unsigned int v = 0, i, d;
@@ -348,7 +327,7 @@ static struct sval string(struct js *j)
 			escape(j);
 			continue;
 		}
-		if (!(k = wellformed(j->p, (size_t)(j->end - j->p))))
+		if (!(k = fuzz_wellformed(j->p, (size_t)(j->end - j->p))))
 			fuzz_fail("a string not in UTF-8");
 		memcpy(j->arena + j->used, j->p, k);
 		j->used += k;
