@@ -138,3 +138,24 @@ def test_venv_system_site_packages(src_dir, build_dir, tmp_path):
     run = dict(env, PATH="%s:%s" % (build_dir, SYS_PATH))
     serves([str(venv / "bin" / "cordon-mcp"), "--tool", "code_gen"], run,
            tmp_path)
+
+
+def test_each_numeric_option_refuses_a_value_below_its_floor():
+    """Every numeric option in --help is checked: a count below 1, a time
+    not above 0 (NaN too), a negative maximum age, each refused by name
+    before the server starts; the floors themselves are accepted."""
+    import sys
+    sys.path.insert(0, os.path.join(os.environ.get("CORDON_SRC", "."),
+                                    "clients", "python"))
+    from cordon import _mcpconfig as mc
+    for name, kind, _ in mc._NUMERIC:
+        key = name.replace("-", "_")
+        lows = ["-1"] if name == "session-max-age" else \
+            ["0", "-3"] if kind is int else ["0", "-1", "nan"]
+        for low in lows:
+            with pytest.raises(mc.ConfigFail, match=key):
+                mc.parse_config(["--" + name, low])
+        ok = "0" if name == "session-max-age" else "1" if kind is int \
+            else "0.5"
+        assert getattr(mc.parse_config(["--" + name, ok]), key) == \
+            kind(ok)

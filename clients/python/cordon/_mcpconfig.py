@@ -145,6 +145,20 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _check_bound(key: str, kind: type, val: float) -> None:
+    """Each numeric option's floor, read from _NUMERIC: a count at least
+    1, a time above 0; session_max_age 0 means the policy's bound."""
+    if key == "session_max_age":
+        if not val >= 0:
+            raise ConfigFail("session_max_age must be >= 0 (0: the "
+                             "policy's session bound)")
+    elif kind is int:
+        if val < 1:
+            raise ConfigFail(f"{key} must be >= 1")
+    elif not val > 0:
+        raise ConfigFail(f"{key} must be > 0")
+
+
 def parse_config(argv: Sequence[str]) -> Config:
     a = _parser().parse_args(argv)
     cfg = Config()
@@ -154,18 +168,9 @@ def parse_config(argv: Sequence[str]) -> Config:
         val = getattr(a, key, None)
         if val is not None:
             setattr(cfg, key, val)
-    for key in ("concurrency", "max_calls", "max_pending_bytes", "max_line",
-                "max_input_bytes", "max_output_bytes", "max_output_files",
-                "max_text_bytes", "max_sessions", "http_max_connections",
-                "http_max_clients"):
-        if getattr(cfg, key) < 1:
-            raise ConfigFail(f"{key} must be >= 1")
-    for key in ("max_timeout", "session_idle", "http_session_idle"):
-        if not getattr(cfg, key) > 0:
-            raise ConfigFail(f"{key} must be > 0")
-    if not cfg.session_max_age >= 0:
-        raise ConfigFail("session_max_age must be >= 0 (0: the policy's "
-                         "session bound)")
+    for name, kind, _ in _NUMERIC:
+        _check_bound(name.replace("-", "_"), kind, getattr(cfg,
+                     name.replace("-", "_")))
     if cfg.http is not None:
         try:
             _mcphttp.check_config(cfg.http, cfg.http_token_file,
