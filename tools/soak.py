@@ -14,8 +14,10 @@ and the soak fails if anything is left:
 
   - a process: this script is a child subreaper, so every orphan of a
     run is reparented here and is seen;
-  - a cgroup: a directory made below a cgroup root (v1 controllers or
-    v2) during the soak;
+  - a cgroup: a directory made during the soak below the soak's own
+    groups (as root: the soak moves itself into a fresh group in each
+    v1 hierarchy, so a suite run beside it is not counted), or, where it
+    cannot make them, a group of its uid below a cgroup root;
   - a directory: the runs' $TMPDIR is the soak's own and must be empty,
     and no /tmp/cordon-warm.* made during the soak may remain;
   - a mount: this namespace's mount table must not have grown;
@@ -95,15 +97,66 @@ def descendants(root):
     return out
 
 
-def cgroup_dirs():
-    """Every directory below the cgroup roots (v1 controllers and v2)."""
+class OwnGroups:
+    """The soak's own cgroups: as root, a fresh group below the soak's
+    cgroup in each hierarchy, which the soak moves itself into, so that
+    every group its runs make (cordon makes them below the caller's) is
+    below one of these, and a suite run beside the soak cannot be
+    counted as its leftover.  Where the soak cannot make them (not
+    root), the walk covers every hierarchy and counts only groups owned
+    by the soak's uid."""
+
+    def __init__(self):
+        self.made = []          # (hierarchy's tasks file before, own dir)
+        base = pathlib.Path("/sys/fs/cgroup")
+        if os.getuid() != 0 or not base.is_dir():
+            return
+        for line in pathlib.Path("/proc/self/cgroup").read_text() \
+                .splitlines():
+            _, ctrls, path = line.split(":", 2)
+            if not ctrls:       # v2: its no-internal-process rule would
+                continue        # refuse cordon's groups below the soak
+            here = base / ctrls.replace("name=", "") / path.lstrip("/")
+            if not (here / "cgroup.procs").exists():
+                continue
+            own = here / ("cordon-soak-%d" % os.getpid())
+            try:
+                own.mkdir()
+                (own / "cgroup.procs").write_text("%d\n" % os.getpid())
+            except OSError:
+                if own.is_dir():
+                    own.rmdir()
+                continue
+            self.made.append((here, own))
+
+    def roots(self):
+        return [own for _, own in self.made]
+
+    def leave(self):
+        for here, own in reversed(self.made):
+            try:
+                (here / "cgroup.procs").write_text("%d\n" % os.getpid())
+                own.rmdir()
+            except OSError as e:
+                print("soak: cannot remove %s: %s" % (own, e))
+
+
+def cgroup_dirs(own):
+    """Every group below the soak's own groups, or, where it has none,
+    every group of the soak's uid below the cgroup roots."""
     found = set()
-    base = pathlib.Path("/sys/fs/cgroup")
-    if not base.is_dir():
-        return found
-    for dirpath, dirnames, _ in os.walk(base):
-        for d in dirnames:
-            found.add(os.path.join(dirpath, d))
+    roots = own.roots() or [pathlib.Path("/sys/fs/cgroup")]
+    for root in roots:
+        if not root.is_dir():
+            continue
+        for dirpath, dirnames, _ in os.walk(root):
+            for d in dirnames:
+                path = os.path.join(dirpath, d)
+                try:
+                    if own.roots() or os.stat(path).st_uid == os.getuid():
+                        found.add(path)
+                except OSError:
+                    pass
     return found
 
 
@@ -236,7 +289,7 @@ def leftovers(soak, before, pool_facts):
             continue
         left.append("process %d: %s" % (pid, cmd.replace(b"\0", b" ")
                                          .decode(errors="replace")[:120]))
-    for d in sorted(cgroup_dirs() - before["cgroups"]):
+    for d in sorted(cgroup_dirs(before["own"]) - before["cgroups"]):
         if os.path.isdir(d):
             left.append("cgroup " + d)
     for p in sorted((soak.tmp / "runs").iterdir()):
@@ -278,8 +331,9 @@ def main():
     print("soak: %d runs, seed %d, uid %d, %s" % (
         a.runs, seed, os.getuid(), "cold and warm" if warm else
         "cold only (no warm pool built)"), flush=True)
-    before = {"cgroups": cgroup_dirs(), "warm": warm_dirs(),
-              "mounts": mounts()}
+    own = OwnGroups()
+    before = {"cgroups": cgroup_dirs(own), "warm": warm_dirs(),
+              "mounts": mounts(), "own": own}
     with tempfile.TemporaryDirectory(prefix="cordon-soak.") as tmp:
         os.chmod(tmp, 0o755)
         soak = Soak(build, blob, pathlib.Path(tmp), random.Random(seed))
@@ -299,6 +353,7 @@ def main():
             if warm:
                 stopped = soak.stop_pool()
         left = leftovers(soak, before, pool_facts) + stopped
+    own.leave()
     for key in sorted(soak.outcomes):
         print("  %-26s exit %s" % (key, " ".join(
             str(x) for x in sorted(soak.outcomes[key], key=str))))
