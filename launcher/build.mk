@@ -102,6 +102,6 @@ $(WARM_PY:%=$(WARM_DIR)/%): $(WARM_DIR)/%.py: launcher/warm/%.py
 # --version (Makefile: CORDON_VERSION).
 $(BUILD)/launcher/main.o $(WARM_DIR)/obj/launcher/main.o: VERSION
 
-# make layering (compiler/build.mk) reads the launcher's calls too: no
-# circle among its objects.
-layering: $(LAUNCHER_OBJS) $(TLS_OBJS)
+# make layering (compiler/build.mk) reads the launcher's calls too, and
+# common/'s: no circle among either's objects.
+layering: $(LAUNCHER_OBJS) $(TLS_OBJS) $(COMMON_OBJS)

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """layering.py - the rules the compiler's tree keeps (HACKING.md), checked.
 
-usage: layering.py OBJECT...   (the compiler's and the launcher's objects,
-                               for call edges)
+usage: layering.py OBJECT...   (the compiler's, the launcher's and
+                               common/'s objects, for call edges)
 
 Fails (exit 1, one line per breach) when:
   - a compiler file includes a header of a folder its folder may not use
@@ -12,9 +12,9 @@ Fails (exit 1, one line per breach) when:
   - the same for the launcher's rooms (LAUNCHER_DEPENDS, LAUNCHER_PUBLIC),
     and the cold core includes warm.h only in main.c (LAUNCHER_ONLY);
   - two headers in common/, compiler/ and launcher/ share a base name;
-  - the compiler's objects, or the launcher's, call each other in a
-    circle (file level, from nm: a defines what b uses and b defines
-    what a uses, or longer);
+  - the compiler's objects, the launcher's, or common/'s, call each
+    other in a circle (file level, from nm: a defines what b uses and b
+    defines what a uses, or longer);
   - <seccomp.h> is included outside backend/ and names/tables_syscalls.c;
   - a function in compiler/, common/ or launcher/ is over 80 lines, or a
     .c file there over 600;
@@ -282,7 +282,7 @@ def main(argv):
     check_warm_python(errors)
     check_unique_headers(sources(['common', ROOT, 'launcher'], ('.h',)),
                          errors)
-    for part in ('/compiler/', '/launcher/'):
+    for part in ('/compiler/', '/launcher/', '/common/'):
         check_calls([o for o in argv[1:] if part in o], errors)
     check_lengths(sources([ROOT, 'common', 'launcher'], ('.c',)), errors)
     for e in errors:
