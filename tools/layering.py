@@ -20,7 +20,12 @@ Fails (exit 1, one line per breach) when:
     .c file there over 600;
   - a module of the warm pool's Python (launcher/warm/*.py) imports one
     of the folder's modules WARM_PY_IMPORTS does not allow it, or is over
-    600 lines, or has a function over 80.
+    600 lines, or has a function over 80;
+  - the Python modules of a folder in PY_PACKAGES (the client,
+    clients/python/cordon, and launcher/warm) import each other in a
+    circle: every import counts, at the top, in a function or under
+    TYPE_CHECKING, but for a module's own `if __name__ == "__main__":`
+    block (it runs as __main__, another module object).
 Reads files and runs nm; writes nothing.
 """
 import ast
@@ -94,6 +99,10 @@ WARM_PY_IMPORTS = {
     'warm_run': {'_cordon_warm', 'warm_preload'},
     'warm_preload': {'_cordon_warm'},
 }
+# folder -> the package name its modules are imported under ('' for a
+# folder of top-level modules): their imports of each other must not
+# make a circle.
+PY_PACKAGES = {'clients/python/cordon': 'cordon', WARM_PY: ''}
 MAX_FILE_LINES = 600
 SECCOMP_OK = ('compiler/backend/', 'compiler/names/tables_syscalls.c')
 MAX_FUNCTION_LINES = 80
@@ -243,6 +252,57 @@ def check_warm_python(errors):
             errors.append(f'{f}: {n} lines (over {MAX_FILE_LINES})')
 
 
+def py_imports(tree, mods, package):
+    """The modules of MODS that TREE imports (a package's own modules by
+    relative or absolute import; '__init__' for the package itself),
+    leaving out a module-level `if __name__ == "__main__":` block."""
+    nodes = []
+    for top in tree.body:
+        t = getattr(top, 'test', None)
+        if isinstance(top, ast.If) and isinstance(t, ast.Compare) and \
+                isinstance(t.left, ast.Name) and t.left.id == '__name__':
+            continue
+        nodes += list(ast.walk(top))
+    out = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                parts = a.name.split('.')
+                if package and parts[0] == package:
+                    out.add(parts[1] if len(parts) > 1 else '__init__')
+                elif not package and parts[0] in mods:
+                    out.add(parts[0])
+        elif isinstance(node, ast.ImportFrom):
+            parts = (node.module or '').split('.')
+            if node.level == 1 or (package and node.level == 0 and
+                                   parts[0] == package):
+                sub = parts[0] if node.level == 1 else \
+                    (parts[1] if len(parts) > 1 else '')
+                if sub:
+                    out.add(sub)
+                else:
+                    out |= {a.name if a.name in mods else '__init__'
+                            for a in node.names}
+            elif node.level == 0 and not package and parts[0] in mods:
+                out.add(parts[0])
+    return out & mods
+
+
+def check_py_circles(errors, packages=None):
+    for d, package in (packages or PY_PACKAGES).items():
+        files = [f for f in sources([d], ('.py',))
+                 if os.path.dirname(f) == d]
+        mods = {os.path.basename(f)[:-3] for f in files}
+        graph = {}
+        for f in files:
+            with open(f, encoding='utf-8') as fh:
+                tree = ast.parse(fh.read(), f)
+            graph[os.path.basename(f)[:-3]] = sorted(
+                py_imports(tree, mods, package))
+        for cyc in circles(graph):
+            errors.append(f'import circle in {d}: ' + ' -> '.join(cyc))
+
+
 def check_unique_headers(files, errors):
     """Every folder is on the include path: a header's base name must say
     which header it is (a second audit.h would be found first by some
@@ -280,6 +340,7 @@ def main(argv):
                    LAUNCHER_DEPENDS, LAUNCHER_PUBLIC)
     check_only(sources(['launcher'], ('.c', '.h')), errors)
     check_warm_python(errors)
+    check_py_circles(errors)
     check_unique_headers(sources(['common', ROOT, 'launcher'], ('.h',)),
                          errors)
     for part in ('/compiler/', '/launcher/', '/common/'):
@@ -291,7 +352,8 @@ def main(argv):
         return 1
     print('layering: ok (folders, public headers, no include or call '
           'circle, files within %d lines, functions within %d; the warm '
-          'pool\'s Python)' % (MAX_FILE_LINES, MAX_FUNCTION_LINES))
+          'pool\'s Python; no Python import circle)' % (MAX_FILE_LINES,
+          MAX_FUNCTION_LINES))
     return 0
 
 
