@@ -25,7 +25,10 @@ Fails (exit 1, one line per breach) when:
     clients/python/cordon, and launcher/warm) import each other in a
     circle: every import counts, at the top, in a function or under
     TYPE_CHECKING, but for a module's own `if __name__ == "__main__":`
-    block (it runs as __main__, another module object).
+    block (it runs as __main__, another module object);
+  - a file of MAPPED's folders (their path below the folder), or an
+    entry at the top of the tree, is not named between backquotes in
+    HACKING.md's map (git ls-files; skipped outside a git checkout).
 Reads files and runs nm; writes nothing.
 """
 import ast
@@ -103,6 +106,10 @@ WARM_PY_IMPORTS = {
 # folder of top-level modules): their imports of each other must not
 # make a circle.
 PY_PACKAGES = {'clients/python/cordon': 'cordon', WARM_PY: ''}
+# The folders whose every file HACKING.md names (by its path below the
+# folder), and the map.
+MAPPED = ('common', 'launcher', 'clients/python/cordon', 'tools', 'grammar')
+MAP = 'HACKING.md'
 MAX_FILE_LINES = 600
 SECCOMP_OK = ('compiler/backend/', 'compiler/names/tables_syscalls.c')
 MAX_FUNCTION_LINES = 80
@@ -303,6 +310,31 @@ def check_py_circles(errors, packages=None):
             errors.append(f'import circle in {d}: ' + ' -> '.join(cyc))
 
 
+def check_map(errors):
+    """Every file of MAPPED and every top-level entry is named in MAP."""
+    try:
+        out = subprocess.run(['git', 'ls-files'], capture_output=True,
+                             text=True, check=True).stdout.split('\n')
+    except (OSError, subprocess.CalledProcessError):
+        return                  # not a checkout (a copy for make deb)
+    with open(MAP, encoding='utf-8') as fh:
+        named = set(re.findall(r'`([^`\n]+)`', fh.read()))
+    named |= {n.rstrip('/') for n in named}
+    tops = {n.split('/')[0] for n in named}
+    missing = []
+    for f in sorted(filter(None, out)):
+        if not os.path.exists(f):
+            continue            # removed, not yet staged
+        top = f.split('/')[0]
+        if top not in tops and f'the map does not name {top}' not in missing:
+            missing.append(f'the map does not name {top}')
+        for d in MAPPED:
+            if f.startswith(d + '/') and f[len(d) + 1:] not in named:
+                missing.append(f'the map does not name {f} (as '
+                               f'`{f[len(d) + 1:]}`)')
+    errors += [f'{MAP}: {m}' for m in missing]
+
+
 def check_unique_headers(files, errors):
     """Every folder is on the include path: a header's base name must say
     which header it is (a second audit.h would be found first by some
@@ -341,6 +373,7 @@ def main(argv):
     check_only(sources(['launcher'], ('.c', '.h')), errors)
     check_warm_python(errors)
     check_py_circles(errors)
+    check_map(errors)
     check_unique_headers(sources(['common', ROOT, 'launcher'], ('.h',)),
                          errors)
     for part in ('/compiler/', '/launcher/', '/common/'):
@@ -352,7 +385,8 @@ def main(argv):
         return 1
     print('layering: ok (folders, public headers, no include or call '
           'circle, files within %d lines, functions within %d; the warm '
-          'pool\'s Python; no Python import circle)' % (MAX_FILE_LINES,
+          'pool\'s Python; no Python import circle; HACKING.md names '
+          'every file)' % (MAX_FILE_LINES,
           MAX_FUNCTION_LINES))
     return 0
 
