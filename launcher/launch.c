@@ -42,6 +42,8 @@ struct res {
 	struct sup sup;
 	struct launch ln;
 	struct llwatch llw;           /* --landlock-watch (llwatch.c) */
+	struct run_plan *pl;          /* ln.plan, which a warm request's
+	                               * options re-plan (plan_request) */
 };
 
 static int signals_block(int *sigfd)
@@ -283,8 +285,8 @@ static int hold(struct opts *o, const struct cpol *p, struct res *s,
 	closefd(&s->go[0]);
 	closefd(&s->ready[1]);
 	rc = o->hold(o, &w, r, err);
-	if (rc == 0)          /* a request's --session --timeout, refused */
-		rc = command_session_ok(p, o, err, ERRLEN);
+	if (rc == 0)          /* the request's options: the plan's bounds */
+		rc = plan_request(s->pl, p, o, err, ERRLEN);
 	s->sup.listener = w.listener;  /* supervise() answers it */
 	if (rc < 0)
 		closefd(&s->sup.listener);
@@ -302,16 +304,15 @@ static int hold(struct opts *o, const struct cpol *p, struct res *s,
 	return rc;
 }
 
-/* The timeout and output cap: from here on, the run's.  A warm spare's
- * request may have tightened them (warmhold.c): the options decide. */
-static void bounds_arm(const struct opts *o, const struct cpol *p,
-    struct res *s)
+/* The timeout and output cap: from here on, the run's, as the plan says
+ * (a warm spare's request re-planned them: hold). */
+static void bounds_arm(const struct opts *o, struct res *s)
 {
 	struct sup *sp = &s->sup;
 
-	sp->deadline = command_timeout_ms(p, o);
+	sp->deadline = s->ln.plan->timeout_ms;
 	sp->frames = o->session;
-	sp->cap = command_output_cap(p, o->output_cap);
+	sp->cap = s->ln.plan->output_cap;
 	sp->deadline += clock_now_ms();
 	sp->truncate = s->ln.plan->truncate;
 	cpu_limits(&s->ln, sp);
@@ -432,7 +433,7 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 			;
 		return EXIT_CORDON;
 	}
-	bounds_arm(o, p, s);
+	bounds_arm(o, s);
 	sp->cg = &s->ln.cg;
 	sp->watch_fd = -1;
 	if (r->bounds.by[B_DISK] == BY_WATCH ||
@@ -531,6 +532,7 @@ int launch(struct opts *o, const struct cpol *p, struct run_plan *pl,
 	char msg[ERRLEN];
 
 	res_init(&s);
+	s.pl = pl;
 	if (files_make(o, &s, err) < 0)
 		goto cleanup;
 	memcpy(r->workdir, s.workdir, sizeof(r->workdir));

@@ -363,11 +363,17 @@ int plan_make(const struct cpol *p, const struct opts *o,
 		    "namespace: cordon watches the workdir (Landlock keeps "
 		    "every write inside it) and ends the run past the bound");
 	plan_filter(p, pl);
+	pl->truncate = (p->flags & CPOL_F_OUTPUT_TRUNCATE) != 0;
+	return plan_request(pl, p, o, err, errlen);
+}
+
+int plan_request(struct run_plan *pl, const struct cpol *p,
+    const struct opts *o, char *err, size_t errlen)
+{
 	if (command_session_ok(p, o, err, errlen) < 0)
 		return -1;
 	pl->timeout_ms = command_timeout_ms(p, o);
 	pl->output_cap = command_output_cap(p, o->output_cap);
-	pl->truncate = (p->flags & CPOL_F_OUTPUT_TRUNCATE) != 0;
 	return 0;
 }
 

@@ -83,6 +83,13 @@ struct run_plan {
 /* Every decision, or -1 with the one cause in err.  No system call. */
 int plan_make(const struct cpol *p, const struct opts *o,
     const struct probe *pr, struct run_plan *pl, char *err, size_t errlen);
+/* The wall-clock bound and the output cap (and a --session --timeout
+ * past the policy's session bound, refused): part of plan_make, and
+ * again once a warm spare's request has tightened the options
+ * (warmhold.c), so that the supervisor reads them from the plan only.
+ * No system call. */
+int plan_request(struct run_plan *pl, const struct cpol *p,
+    const struct opts *o, char *err, size_t errlen);
 /* Memory and pids, once the cgroup is made (cgroup.c), or as --check's
  * probe foresees it: held by it, or by the per-process rlimits (capped
  * here); -1 with err where the policy requires a controller.  No system

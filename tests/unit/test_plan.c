@@ -347,12 +347,52 @@ static void test_check_cgroup_env(void **state)
 	assert_true(!pl.env_proxy && !pl.env_ca);
 }
 
+/* A warm spare is planned with its pool's options; its request may
+ * tighten the timeout and the cap (warmhold.c), and plan_request is the
+ * one place they become the plan's, which is all the supervisor reads:
+ * tighter options tighten it, never widen; a --session --timeout past
+ * the policy's session bound is refused, not capped. */
+static void test_request(void **state)
+{
+	static struct cpol_insn insns[1];
+	struct cpol_limit lim[8];
+	struct row r = { "request", OFF, .abi = 7, .ns = -1 };
+	struct run_plan pl;
+	struct cpol p;
+	struct opts o;
+	struct probe pr = { .landlock_abi = 7, .ns = -1 };
+	char err[ERRLEN];
+
+	(void)state;
+	policy(&r, &p, insns, lim);
+	options(&r, &o);
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_int_equal(pl.timeout_ms, 60000);
+	assert_int_equal(pl.output_cap, 1 << 20);
+	o.timeout_ms = 5000;                    /* the request's */
+	o.output_cap = 4096;
+	assert_int_equal(plan_request(&pl, &p, &o, err, sizeof(err)), 0);
+	assert_int_equal(pl.timeout_ms, 5000);
+	assert_int_equal(pl.output_cap, 4096);
+	o.timeout_ms = 120000;                  /* wider: the policy's */
+	o.output_cap = UINT64_MAX;
+	assert_int_equal(plan_request(&pl, &p, &o, err, sizeof(err)), 0);
+	assert_int_equal(pl.timeout_ms, 60000);
+	assert_int_equal(pl.output_cap, 1 << 20);
+	o.session = 1;                          /* past the session bound */
+	o.timeout_ms = 61000;
+	err[0] = '\0';
+	assert_int_equal(plan_request(&pl, &p, &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "longer than the policy's session bound"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_check_cgroup_env),
+		cmocka_unit_test(test_request),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
