@@ -102,47 +102,38 @@ close_in:
 	return rc;
 }
 
-/* The plan's FILTER_NOTIFY (a PID namespace, and a program that refuses
- * something): the run's init hands cordon a listener for the filter,
- * and the filter's kills and errnos become notifications: cordon then
- * KNOWS which call the filter stopped and records it (denials.c); it
- * answers an errno with the policy's own errno, and for a kill it kills
- * the run without ever answering (so the call never proceeds).  The
- * program is filter.c's notify rewrite (traps stay traps; cordon's own
- * first exec runs the blob's program as it is); with --landlock-watch
- * (and Landlock, and a PID namespace) the watch's, or in learn mode
- * learn mode's; each proven there before the clone.  A program too long
- * for the prefix and two copies (the plan says), or cordon's text across
- * a 4 GiB line, gets no listener (the status then says denials were not
- * observed).  A warm run execs nothing: its extension's text range is
- * empty (launcher/build.mk), so no call is let through as cordon's. */
-static int notify_prepare(struct launch *ln, struct res *s, int watch,
-    char *err)
+/* The plan's filter (plan_filter decided which, and that it fits): with
+ * a listener (a PID namespace), the filter's kills and errnos become
+ * notifications: cordon then KNOWS which call the filter stopped and
+ * records it (denials.c); it answers an errno with the policy's own
+ * errno, and for a kill it kills the run without ever answering (so the
+ * call never proceeds).  The program is filter.c's (traps stay traps;
+ * cordon's own first exec runs the blob's program as it is), proven
+ * there before the clone.  Cordon's text across a 4 GiB line (a fact of
+ * this process, not the plan's) gets no listener: the status then says
+ * denials were not observed; learn mode refuses the run.  A warm run
+ * execs nothing: its extension's text range is empty
+ * (launcher/build.mk), so no call is let through as cordon's. */
+static int notify_prepare(struct launch *ln, struct res *s, char *err)
 {
-	enum filter_result fr = FILTER_NO_FIT;
+	static const enum filter_prog prog[] = { [FILTER_NOTIFY] =
+	    FPROG_NOTIFY, [FILTER_LEARN] = FPROG_LEARN, [FILTER_LLWATCH] =
+	    FPROG_LLWATCH };
+	enum plan_filter pf = ln->plan->filter;
+	enum filter_result fr;
 
 	ln->notify_skipped = ln->plan->notify_skipped;
-	if (ln->plan->filter == FILTER_LEARN) {
-		fr = filter_make(FPROG_LEARN, ln->pol, &ln->bpf_notify,
-		    &ln->nbpf_notify, err, ERRLEN);
-		if (fr == FILTER_NO_FIT)
-			snprintf(err, ERRLEN, "learn mode's filter: the "
-			    "policy's program is too long for its prefix, or "
-			    "cordon's text crosses a 4 GiB line");
-	} else if (watch && ln->ruleset_fd >= 0 &&
-	    (ln->ns_flags & CLONE_NEWPID)) {
-		fr = filter_make(FPROG_LLWATCH, ln->pol, &ln->bpf_notify,
-		    &ln->nbpf_notify, err, ERRLEN);
-		s->llw.on = fr == FILTER_MADE;
-	}
-	if (fr == FILTER_NO_FIT && ln->plan->filter == FILTER_NOTIFY) {
-		fr = filter_make(FPROG_NOTIFY, ln->pol, &ln->bpf_notify,
-		    &ln->nbpf_notify, err, ERRLEN);
-		ln->notify_skipped |= fr == FILTER_NO_FIT;
-	}
+	if (pf == FILTER_BLOB)
+		return 0;
+	fr = filter_make(prog[pf], ln->pol, &ln->bpf_notify,
+	    &ln->nbpf_notify, err, ERRLEN);
+	s->llw.on = pf == FILTER_LLWATCH && fr == FILTER_MADE;
+	ln->notify_skipped |= fr == FILTER_NO_FIT;
+	if (fr == FILTER_NO_FIT && pf == FILTER_LEARN)
+		snprintf(err, ERRLEN, "learn mode's filter: cordon's text "
+		    "crosses a 4 GiB line");
 	if (fr != FILTER_MADE)
-		return fr == FILTER_FAILED || ln->plan->filter == FILTER_LEARN ?
-		    -1 : 0;
+		return fr == FILTER_FAILED || pf == FILTER_LEARN ? -1 : 0;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 	    s->notify) < 0) {
 		snprintf(err, ERRLEN, "seccomp listener: %s", strerror(errno));
@@ -201,7 +192,7 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 		return -1;
 	}
 	ln->nbpf = (unsigned short)p->ninsns;  /* bpf_check: <= 4096 */
-	if (notify_prepare(ln, s, o->ll_watch, err) < 0)
+	if (notify_prepare(ln, s, err) < 0)
 		return -1;
 	if (ln->ns_flags) {
 		snprintf(ln->uid_map, sizeof(ln->uid_map), "%u %u 1\n",

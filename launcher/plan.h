@@ -39,9 +39,12 @@ void probe_make(const struct cpol *p, const struct opts *o, int ask,
 /* The namespaces, in the order the status names them. */
 enum { PLAN_NS_USER, PLAN_NS_PID, PLAN_NS_NET, PLAN_NS_MNT, PLAN_NS_N };
 
-/* The seccomp program the run gets (the prefix of the notify rewrite,
- * launch.c, is NOTIFY_PREFIX instructions). */
-enum plan_filter { FILTER_BLOB, FILTER_NOTIFY, FILTER_LEARN };
+/* The seccomp program the run gets, each but the blob's made by
+ * filter.c (the prefix of the notify rewrite is NOTIFY_PREFIX
+ * instructions): the blob's as it is; the notify rewrite; learn mode's
+ * (--observe); the Landlock watch's (--landlock-watch). */
+enum plan_filter { FILTER_BLOB, FILTER_NOTIFY, FILTER_LEARN,
+	FILTER_LLWATCH };
 #define NOTIFY_PREFIX 10
 
 struct run_plan {

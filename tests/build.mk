@@ -40,8 +40,10 @@ $(BUILD)/tests/test_host: $(BUILD)/launcher/egress/proxyreq.o $(BUILD)/launcher/
 $(BUILD)/tests/unit/test_host.o: CPPFLAGS += -Ilauncher
 
 # test_plan: the run's plan (blob, options, kernel facts -> decisions or
-# the refusal with its cause), with the two files it reads limits through.
+# the refusal with its cause), with the files it reads limits and the
+# listener programs' sizes through.
 $(BUILD)/tests/test_plan: $(BUILD)/launcher/plan.o $(BUILD)/launcher/command.o \
+	$(BUILD)/launcher/filter.o \
 	$(BUILD)/launcher/landlock.o
 $(BUILD)/tests/unit/test_plan.o: CPPFLAGS += -Ilauncher
 
