@@ -47,9 +47,11 @@ from .errors import CordonError, InputError
 from .inputs import encode_inputs
 from .result import RunResult
 
-FRAME = b"\0CORDONSESSION"
+# The protocol's one definition is the driver's (imported, not copied).
+from ._sessiondrv import CELL, FRAME, HEAD_DIGITS, INTERRUPT, header
+from ._sessiondrv import REQ_MAX as REQUEST_MAX
+
 FRAME_MAX = 24 << 20            # one frame's JSON, at most
-REQUEST_MAX = 16 << 20          # one request (the driver's REQ_MAX)
 DEFAULT_IDLE_TIMEOUT = 300.0
 CELL_GRACE = 2.0                # past a cell's timeout: the session ends
 READY_TIMEOUT = 60.0            # the driver's first frame
@@ -335,7 +337,7 @@ class Session:
         assert proc.stdout is not None
         rd = proc.stdout
         try:
-            head = await rd.readexactly(len(FRAME) + 9)
+            head = await rd.readexactly(len(FRAME) + HEAD_DIGITS + 1)
         except asyncio.IncompleteReadError:
             raise _Bad("eof") from None
         if head[:len(FRAME)] != FRAME or head[-1:] != b"\n":
@@ -399,7 +401,7 @@ class Session:
 
             assert proc.stdin is not None
             try:
-                proc.stdin.write(b"C%08x\n" % len(body) + body)
+                proc.stdin.write(header(CELL, len(body)) + body)
                 await proc.stdin.drain()
                 if self._proc is not proc:      # ended while it was sent
                     raise _Bad("the session ended")
@@ -433,7 +435,7 @@ class Session:
         body = json.dumps({"seq": seq}).encode()
         try:
             assert proc.stdin is not None
-            proc.stdin.write(b"I%08x\n" % len(body) + body)
+            proc.stdin.write(header(INTERRUPT, len(body)) + body)
             await proc.stdin.drain()
             d = await asyncio.wait_for(self._frame(proc), CELL_GRACE)
             self.last_cancelled = _cell(d, seq)
