@@ -26,6 +26,10 @@ Fails (exit 1, one line per breach) when:
     circle: every import counts, at the top, in a function or under
     TYPE_CHECKING, but for a module's own `if __name__ == "__main__":`
     block (it runs as __main__, another module object);
+  - a PURE object (the plan and the files it decides through) reaches,
+    through the objects it calls, a function outside them that is not in
+    PURE_LIBC: the plan makes no system call (tests/unit/test_plan.c
+    links only these);
   - a file of MAPPED's folders (their path below the folder), or an
     entry at the top of the tree, is not named between backquotes in
     HACKING.md's map (git ls-files; skipped outside a git checkout).
@@ -106,6 +110,18 @@ WARM_PY_IMPORTS = {
 # folder of top-level modules): their imports of each other must not
 # make a circle.
 PY_PACKAGES = {'clients/python/cordon': 'cordon', WARM_PY: ''}
+# The plan and the files it decides through: no system call, at any
+# depth (their calls into common/ included); PURE_LIBC is the C library
+# they may use (no system call behind any of it).
+PURE = ('launcher/plan.o', 'launcher/limits.o', 'launcher/llplan.o',
+        'launcher/filter.o')
+PURE_LIBC = {
+    'snprintf', '__snprintf_chk', '__vsnprintf_chk', 'strlen', 'strcmp',
+    'strncmp', 'strchr', 'strstr', 'strspn', 'strcasecmp', 'memcpy',
+    'memset', 'memcmp', 'memchr', 'calloc', 'malloc', 'realloc', 'free',
+    'inet_ntop', 'inet_pton', '__stack_chk_fail', '__errno_location',
+    '__executable_start', 'etext',
+}
 # The folders whose every file HACKING.md names (by its path below the
 # folder), and the map.
 MAPPED = ('common', 'launcher', 'clients/python/cordon', 'tools', 'grammar')
@@ -310,6 +326,38 @@ def check_py_circles(errors, packages=None):
             errors.append(f'import circle in {d}: ' + ' -> '.join(cyc))
 
 
+def check_pure(objects, errors):
+    """Every function a PURE object reaches is in a PURE object, in an
+    object it reaches, or in PURE_LIBC."""
+    defs, uses = {}, {}
+    for o in objects:
+        out = subprocess.run(['nm', o], capture_output=True, text=True,
+                             check=True).stdout
+        defs[o], uses[o] = set(), set()
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) == 3 and f[1] in 'TDBR':
+                defs[o].add(f[2])
+            elif len(f) == 2 and f[0] == 'U':
+                uses[o].add(f[1])
+    owner = {s: o for o, d in defs.items() for s in d}
+    todo = [o for o in objects if o.endswith(PURE) and '/warm/' not in o]
+    seen = set(todo)
+    while todo:
+        o = todo.pop()
+        for s in sorted(uses[o]):
+            if s in owner:
+                if owner[s] not in seen:
+                    seen.add(owner[s])
+                    todo.append(owner[s])
+            elif s not in PURE_LIBC:
+                errors.append(f'{o}: the plan\'s pure code calls {s} '
+                              f'(not in PURE_LIBC)')
+    for o in sorted(seen):
+        if '/launcher/' in o and not o.endswith(PURE):
+            errors.append(f'{o}: reached from the plan, not one of PURE')
+
+
 def check_map(errors):
     """Every file of MAPPED and every top-level entry is named in MAP."""
     try:
@@ -378,6 +426,8 @@ def main(argv):
                          errors)
     for part in ('/compiler/', '/launcher/', '/common/'):
         check_calls([o for o in argv[1:] if part in o], errors)
+    check_pure([o for o in argv[1:] if '/launcher/' in o or
+                '/common/' in o], errors)
     check_lengths(sources([ROOT, 'common', 'launcher'], ('.c',)), errors)
     for e in errors:
         print('layering: ' + e)
@@ -385,8 +435,8 @@ def main(argv):
         return 1
     print('layering: ok (folders, public headers, no include or call '
           'circle, files within %d lines, functions within %d; the warm '
-          'pool\'s Python; no Python import circle; HACKING.md names '
-          'every file)' % (MAX_FILE_LINES,
+          'pool\'s Python; no Python import circle; the plan makes no '
+          'system call; HACKING.md names every file)' % (MAX_FILE_LINES,
           MAX_FUNCTION_LINES))
     return 0
 
