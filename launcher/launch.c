@@ -309,6 +309,20 @@ static void bounds_arm(const struct opts *o, struct res *s)
 	cpu_limits(&s->ln, sp);
 }
 
+/* The kernel refused the clone's namespaces: the plan without them
+ * (plan_ns_refused: refused where the run cannot go without them), its
+ * namespaces and private /tmp applied, and the clone again. */
+static pid_t ns_refused_start(const struct opts *o, const struct cpol *p,
+    struct res *s, char *err)
+{
+	if (plan_ns_refused(s->pl, p, o, err, ERRLEN) < 0)
+		return -1;
+	s->ln.ns_flags = s->pl->ns_flags;
+	s->ln.private_tmp = s->pl->private_tmp;
+	s->ln.private_shm = s->pl->private_shm;
+	return run_start(&s->ln, &s->sup.pidfd, err, ERRLEN);
+}
+
 /* The kernel's audit records of the run (audit.c): the group joined
  * before the clone, so that none of the run's records is missed. */
 static void audit_start(struct res *s)
@@ -381,16 +395,18 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 	}
 	audit_start(s);
 	sp->pid = run_start(&s->ln, &sp->pidfd, err, ERRLEN);
+	if (sp->pid == RUN_NS_REFUSED)
+		sp->pid = ns_refused_start(o, p, s, err);
 	sp->audit->pid = sp->pid;
 	sp->audit->private_tmp = s->ln.private_tmp;
 	sp->audit->private_shm = s->ln.private_shm;
 	r->audit = sp->audit;
-	/* The clone may have fallen back to no namespace: no listener. */
+	/* The plan's filter (re-planned if the clone had no namespace),
+	 * unless this process's text left the run without its listener. */
 	sp->den = denials_init(o->policy, p, (s->ln.ns_flags &
-	    CLONE_NEWPID) && !s->ln.notify_skipped, s->ln.notify_skipped ?
-	    "the policy's program is too long to add the listener's copy" :
-	    "no PID namespace: the filter's refusals reach no listener "
-	    "(--no-namespaces, or the kernel refused namespaces)");
+	    CLONE_NEWPID) && !s->ln.notify_skipped, s->ln.notify_skipped &&
+	    !s->ln.plan->notify_skipped ? "cordon's text crosses a 4 GiB "
+	    "line: no listener" : s->ln.plan->filter_why);
 	sp->prog = p->insns;
 	sp->nprog = p->ninsns;
 	sp->learn = o->observe != NULL;
@@ -399,7 +415,7 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 	if (sp->pid < 0)
 		return EXIT_CORDON;
 	layers_fill(&r->layers, &s->ln);   /* the child applies them */
-	bounds_started(&s->ln, &r->bounds);
+	bounds_started(s->ln.plan, &r->bounds);
 	closefd(&s->mnt_sock[1]);
 	for (i = 0; i < NPIPES; i++)
 		closefd(&s->pipe[i][1]);

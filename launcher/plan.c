@@ -235,12 +235,12 @@ static int plan_bounds(const struct cpol *p, const struct opts *o,
 
 /* Without namespaces (--no-namespaces, or a kernel that refuses them):
  * refused when one is required, else what is left. */
-static int plan_no_ns(const struct opts *o, const struct probe *pr,
-    struct run_plan *pl, char *err, size_t errlen)
+static int plan_no_ns(const struct opts *o, int ns, struct run_plan *pl,
+    char *err, size_t errlen)
 {
 	int i;
 
-	if (!o->no_namespaces && pr->ns != 0)
+	if (!o->no_namespaces && ns != 0)
 		return 0;
 	if (pl->ns_required[0]) {
 		snprintf(err, errlen, "%s, %s", pl->ns_required,
@@ -343,6 +343,26 @@ static int plan_cgroup(const struct cpol *p, const struct probe *pr,
 	return plan_held(pl, p, &cg, err, errlen);
 }
 
+/* What the namespaces decide (ns: the probe's, 0 once the kernel
+ * refused the clone's): none, or the refusal naming the one cause a run
+ * cannot go without them; what holds the disk and files bounds; the
+ * filter. */
+static int plan_ns(const struct cpol *p, const struct opts *o, int ns,
+    struct run_plan *pl, char *err, size_t errlen)
+{
+	if (plan_no_ns(o, ns, pl, err, errlen) < 0)
+		return -1;
+	pl->by[B_DISK] = pl->limit[B_DISK] == UINT64_MAX ? BY_NONE :
+	    pl->ns_flags & CLONE_NEWNS ? BY_TMPFS : BY_WATCH;
+	pl->by[B_FILES] = pl->limit[B_FILES] == UINT64_MAX ? BY_NONE :
+	    pl->ns_flags & CLONE_NEWNS ? BY_TMPFS : BY_WATCH;
+	if (pl->by[B_DISK] == BY_WATCH || pl->by[B_FILES] == BY_WATCH)
+		snprintf(pl->disk_why, sizeof(pl->disk_why), "no mount "
+		    "namespace: cordon watches the workdir (Landlock keeps "
+		    "every write inside it) and ends the run past the bound");
+	return plan_filter(p, o, pl, err, errlen);
+}
+
 int plan_make(const struct cpol *p, const struct opts *o,
     const struct probe *pr, struct run_plan *pl, char *err, size_t errlen)
 {
@@ -370,20 +390,16 @@ int plan_make(const struct cpol *p, const struct opts *o,
 		return -1;
 	plan_mnt(p, pl);
 	plan_required(p, pr, pl);
-	if (plan_no_ns(o, pr, pl, err, errlen) < 0)
-		return -1;
-	pl->by[B_DISK] = pl->limit[B_DISK] == UINT64_MAX ? BY_NONE :
-	    pl->ns_flags & CLONE_NEWNS ? BY_TMPFS : BY_WATCH;
-	pl->by[B_FILES] = pl->limit[B_FILES] == UINT64_MAX ? BY_NONE :
-	    pl->ns_flags & CLONE_NEWNS ? BY_TMPFS : BY_WATCH;
-	if (pl->by[B_DISK] == BY_WATCH || pl->by[B_FILES] == BY_WATCH)
-		snprintf(pl->disk_why, sizeof(pl->disk_why), "no mount "
-		    "namespace: cordon watches the workdir (Landlock keeps "
-		    "every write inside it) and ends the run past the bound");
-	if (plan_filter(p, o, pl, err, errlen) < 0)
+	if (plan_ns(p, o, pr->ns, pl, err, errlen) < 0)
 		return -1;
 	pl->truncate = (p->flags & CPOL_F_OUTPUT_TRUNCATE) != 0;
 	return plan_request(pl, p, o, err, errlen);
+}
+
+int plan_ns_refused(struct run_plan *pl, const struct cpol *p,
+    const struct opts *o, char *err, size_t errlen)
+{
+	return plan_ns(p, o, 0, pl, err, errlen);
 }
 
 int plan_request(struct run_plan *pl, const struct cpol *p,

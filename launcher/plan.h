@@ -20,7 +20,7 @@ struct probe {
 	int landlock_abi, landlock_errata;  /* 0: no Landlock */
 	int ns;               /* 1: the kernel gives the namespaces, 0: it
 	                       * refuses them, -1: not asked (a run: the
-	                       * clone tries, and falls back, run.c) */
+	                       * clone tries; refused, plan_ns_refused) */
 	int root;             /* uid 0: RLIMIT_NPROC does not bind it */
 	const char *grows_outside;  /* the first rule path that can grow
 	                       * something outside the workdir, or NULL */
@@ -92,6 +92,13 @@ int plan_make(const struct cpol *p, const struct opts *o,
  * (warmhold.c), so that the supervisor reads them from the plan only.
  * No system call. */
 int plan_request(struct run_plan *pl, const struct cpol *p,
+    const struct opts *o, char *err, size_t errlen);
+/* The kernel refused the clone's namespaces (run_start): the plan
+ * without them, as plan_make makes it for a probe that found none (the
+ * same refusal where the run cannot go without them), so that the apply
+ * side reads the namespaces, the private /tmp, what holds the disk bound
+ * and the filter from the plan only.  No system call. */
+int plan_ns_refused(struct run_plan *pl, const struct cpol *p,
     const struct opts *o, char *err, size_t errlen);
 /* Memory and pids, once the cgroup is made (cgroup.c), or as --check's
  * probe foresees it: held by it, or by the per-process rlimits (capped

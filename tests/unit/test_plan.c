@@ -396,6 +396,46 @@ static void test_request(void **state)
 	assert_non_null(strstr(err, "longer than the policy's session bound"));
 }
 
+/* The clone's namespaces refused by the kernel (a run's probe does not
+ * ask): the plan again without them, from the plan's own functions: no
+ * namespace, no private /tmp, the disk bound watched, the blob's
+ * program; refused with the one cause where the run needs them. */
+static void test_ns_refused(void **state)
+{
+	static struct cpol_insn insns[1];
+	struct cpol_limit lim[8];
+	struct row r = { "ns refused", OFF, .disk = GB, .abi = 7, .ns = -1 };
+	struct run_plan pl;
+	struct cpol p;
+	struct opts o;
+	struct probe pr = { .landlock_abi = 7, .ns = -1 };
+	char err[ERRLEN];
+
+	(void)state;
+	policy(&r, &p, insns, lim);
+	options(&r, &o);
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_int_equal(pl.ns_flags, U | P | N | M);
+	assert_int_equal(pl.by[B_DISK], BY_TMPFS);
+	assert_int_equal(pl.filter, FILTER_NOTIFY);
+	assert_int_equal(plan_ns_refused(&pl, &p, &o, err, sizeof(err)), 0);
+	assert_int_equal(pl.ns_flags, 0);
+	assert_int_equal(pl.by[B_DISK], BY_WATCH);
+	assert_int_equal(pl.by[B_FILES], BY_NONE);
+	assert_int_equal(pl.filter, FILTER_BLOB);
+	assert_non_null(strstr(pl.filter_why, "no PID namespace"));
+	assert_non_null(strstr(pl.ns_why[PLAN_NS_MNT],
+	    "the kernel refuses namespaces"));
+	p.flags |= TMP;                         /* needs a mount namespace */
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_true(pl.private_tmp);
+	err[0] = '\0';
+	assert_int_equal(plan_ns_refused(&pl, &p, &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "private /tmp"));
+	assert_non_null(strstr(err, "but the kernel refuses namespaces. "
+	    "Hint: sysctl user.max_user_namespaces"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_check_cgroup_env),
 		cmocka_unit_test(test_request),
+		cmocka_unit_test(test_ns_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
