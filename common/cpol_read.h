@@ -1,7 +1,8 @@
 /*
- * cpol_read.h - the blob reader's inside, shared by its two files:
- * cpol_read.c (the cursor, the header and its table of sections, the
- * checksum) and cpol_readsec.c (each section's reader).  Not public:
+ * cpol_read.h - the blob reader's inside, shared by its three files:
+ * cpol_cur.c (the cursor), cpol_read.c (the header and its table of
+ * sections, the checksum) and cpol_readsec.c (each section's reader).
+ * Calls go one way: cpol_read.c -> cpol_readsec.c -> cpol_cur.c.  Not public:
  * everything else reads a blob through cpol.h.
  */
 #ifndef CORDON_CPOL_READ_H
@@ -21,7 +22,7 @@ struct cur {
 
 #define fail(c, ...) fault(&(c)->f, __VA_ARGS__)
 
-/* cpol_read.c: the cursor, the one way input bytes are read */
+/* cpol_cur.c: the cursor, the one way input bytes are read */
 const uint8_t *cur_take(struct cur *c, size_t n, const char *what);
 uint8_t cur_u8(struct cur *c, const char *what);
 uint16_t cur_u16(struct cur *c, const char *what);

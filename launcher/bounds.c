@@ -58,15 +58,12 @@ int bounds_prepare(struct run_plan *pl, const struct cpol *p,
 	return i;
 }
 
-/* After the clone: the namespaces we got decide disk and files. */
-void bounds_started(const struct launch *ln, struct bounds *b)
+/* After the clone: what holds disk and files, as the plan says (re-planned
+ * when the kernel refused the namespaces: plan_ns_refused). */
+void bounds_started(const struct run_plan *pl, struct bounds *b)
 {
-	enum bound_by by = ln->ns_flags & CLONE_NEWNS ? BY_TMPFS : BY_WATCH;
-
-	if (b->limit[B_DISK] != UINT64_MAX)
-		b->by[B_DISK] = by;
-	if (b->limit[B_FILES] != UINT64_MAX)
-		b->by[B_FILES] = by;
+	b->by[B_DISK] = pl->by[B_DISK];
+	b->by[B_FILES] = pl->by[B_FILES];
 }
 
 /* After the run, every process reaped: usage, then the cgroup removed.

@@ -8,7 +8,8 @@ LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.
 	launcher/denials.c launcher/audit.c launcher/auditrec.c \
 	launcher/auditsay.c launcher/notes.c launcher/feed.c \
 	launcher/plan.c launcher/probe.c launcher/plansay.c launcher/filter.c \
-	launcher/companion.c launcher/initend.c launcher/late.c
+	launcher/companion.c launcher/initend.c launcher/late.c \
+	launcher/limits.c launcher/llplan.c
 # The rooms (HACKING.md): the egress proxy, warm pools, the modes that
 # watch a run's calls.  Each has one header the rest of the launcher
 # includes (egress.h, warm.h, learnmode.h); every folder is on the include
@@ -102,6 +103,6 @@ $(WARM_PY:%=$(WARM_DIR)/%): $(WARM_DIR)/%.py: launcher/warm/%.py
 # --version (Makefile: CORDON_VERSION).
 $(BUILD)/launcher/main.o $(WARM_DIR)/obj/launcher/main.o: VERSION
 
-# make layering (compiler/build.mk) reads the launcher's calls too: no
-# circle among its objects.
-layering: $(LAUNCHER_OBJS) $(TLS_OBJS)
+# make layering (compiler/build.mk) reads the launcher's calls too, and
+# common/'s: no circle among either's objects.
+layering: $(LAUNCHER_OBJS) $(TLS_OBJS) $(COMMON_OBJS)

@@ -268,8 +268,10 @@ struct launch {
 	unsigned short nbpf, nbpf_notify;
 	int notify_skipped;           /* program too long for the listener */
 	int notify_w;                 /* init -> cordon: the listener, or -1 */
-	unsigned long ns_flags;       /* CLONE_NEW* the clone got */
-	int private_tmp, private_shm; /* the plan's, until a fallback */
+	unsigned long ns_flags;       /* CLONE_NEW* for the clone: the
+	                               * plan's (re-planned if the kernel
+	                               * refused them, launch.c) */
+	int private_tmp, private_shm; /* the plan's, likewise */
 	int nice, idle;               /* lower the run's priority (opts) */
 	int go_r, ready_w;            /* a warm spare: the run's stdin (its
 	                               * request) and fd 3 ("warm"), or -1 */
@@ -366,7 +368,7 @@ int workdir_remove(const char *path, const char *snippet, char *err,
 /* bounds.c: how the whole-run bounds are held, and what the run used */
 int bounds_prepare(struct run_plan *pl, const struct cpol *p,
     struct launch *ln, struct bounds *b, char *err);
-void bounds_started(const struct launch *ln, struct bounds *b);
+void bounds_started(const struct run_plan *pl, struct bounds *b);
 int bounds_finish(struct launch *ln, struct bounds *b, int mnt, int wfd,
     char *err);
 
@@ -457,6 +459,10 @@ void command_free(char **v);
 
 /* run.c */
 int run_caps_drop(void);
+/* The child, cloned with ln->ns_flags (the plan's): its pid, -1 with err,
+ * or RUN_NS_REFUSED when the kernel refused the namespaces (nothing
+ * decided here: the caller re-plans, plan_ns_refused, and calls again). */
+#define RUN_NS_REFUSED (-2)
 pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen);
 int run_probe_ns(unsigned long flags);
 int run_workdir_private(const struct launch *ln);

@@ -297,6 +297,12 @@ static void llwatch_build(struct cpol_insn *f, const struct cpol_insn *blob,
 	copy(f + w, blob, n, COPY_WATCH);
 }
 
+int filter_fits(enum filter_prog which, size_t n)
+{
+	return n > 0 && n <= CPOL_MAX_INSNS && prefix_len(which) <= UINT8_MAX &&
+	    prefix_len(which) + ncopies(which) * n <= CPOL_MAX_INSNS;
+}
+
 struct cpol_insn *filter_build(enum filter_prog which,
     const struct cpol_insn *blob, size_t n, struct filter_text t,
     size_t *len)
@@ -304,8 +310,7 @@ struct cpol_insn *filter_build(enum filter_prog which,
 	size_t total = prefix_len(which) + ncopies(which) * n;
 	struct cpol_insn *f;
 
-	if (n == 0 || n > CPOL_MAX_INSNS || total > CPOL_MAX_INSNS ||
-	    prefix_len(which) > UINT8_MAX || t.lo > t.hi ||
+	if (!filter_fits(which, n) || t.lo > t.hi ||
 	    t.lo >> 32 != t.hi >> 32) {
 		errno = E2BIG;
 		return NULL;

@@ -41,6 +41,11 @@ struct filter_text filter_own_text(void);
  * (the watched table's column; execve, exit and exit_group apart)? */
 int filter_watches(enum filter_prog which, uint32_t nr);
 
+/* Does which's program for a blob of n instructions fit the kernel's
+ * length (filter_build's size check, the only one; the plan asks it)?
+ * No system call. */
+int filter_fits(enum filter_prog which, size_t n);
+
 /* which's program for the blob's n instructions and text t: allocated,
  * *len its length; NULL with errno E2BIG when it cannot be made, ENOMEM
  * without memory.  Not yet proven. */

@@ -42,6 +42,8 @@ struct res {
 	struct sup sup;
 	struct launch ln;
 	struct llwatch llw;           /* --landlock-watch (llwatch.c) */
+	struct run_plan *pl;          /* ln.plan, which a warm request's
+	                               * options re-plan (plan_request) */
 };
 
 static int signals_block(int *sigfd)
@@ -100,47 +102,38 @@ close_in:
 	return rc;
 }
 
-/* The plan's FILTER_NOTIFY (a PID namespace, and a program that refuses
- * something): the run's init hands cordon a listener for the filter,
- * and the filter's kills and errnos become notifications: cordon then
- * KNOWS which call the filter stopped and records it (denials.c); it
- * answers an errno with the policy's own errno, and for a kill it kills
- * the run without ever answering (so the call never proceeds).  The
- * program is filter.c's notify rewrite (traps stay traps; cordon's own
- * first exec runs the blob's program as it is); with --landlock-watch
- * (and Landlock, and a PID namespace) the watch's, or in learn mode
- * learn mode's; each proven there before the clone.  A program too long
- * for the prefix and two copies (the plan says), or cordon's text across
- * a 4 GiB line, gets no listener (the status then says denials were not
- * observed).  A warm run execs nothing: its extension's text range is
- * empty (launcher/build.mk), so no call is let through as cordon's. */
-static int notify_prepare(struct launch *ln, struct res *s, int watch,
-    char *err)
+/* The plan's filter (plan_filter decided which, and that it fits): with
+ * a listener (a PID namespace), the filter's kills and errnos become
+ * notifications: cordon then KNOWS which call the filter stopped and
+ * records it (denials.c); it answers an errno with the policy's own
+ * errno, and for a kill it kills the run without ever answering (so the
+ * call never proceeds).  The program is filter.c's (traps stay traps;
+ * cordon's own first exec runs the blob's program as it is), proven
+ * there before the clone.  Cordon's text across a 4 GiB line (a fact of
+ * this process, not the plan's) gets no listener: the status then says
+ * denials were not observed; learn mode refuses the run.  A warm run
+ * execs nothing: its extension's text range is empty
+ * (launcher/build.mk), so no call is let through as cordon's. */
+static int notify_prepare(struct launch *ln, struct res *s, char *err)
 {
-	enum filter_result fr = FILTER_NO_FIT;
+	static const enum filter_prog prog[] = { [FILTER_NOTIFY] =
+	    FPROG_NOTIFY, [FILTER_LEARN] = FPROG_LEARN, [FILTER_LLWATCH] =
+	    FPROG_LLWATCH };
+	enum plan_filter pf = ln->plan->filter;
+	enum filter_result fr;
 
 	ln->notify_skipped = ln->plan->notify_skipped;
-	if (ln->plan->filter == FILTER_LEARN) {
-		fr = filter_make(FPROG_LEARN, ln->pol, &ln->bpf_notify,
-		    &ln->nbpf_notify, err, ERRLEN);
-		if (fr == FILTER_NO_FIT)
-			snprintf(err, ERRLEN, "learn mode's filter: the "
-			    "policy's program is too long for its prefix, or "
-			    "cordon's text crosses a 4 GiB line");
-	} else if (watch && ln->ruleset_fd >= 0 &&
-	    (ln->ns_flags & CLONE_NEWPID)) {
-		fr = filter_make(FPROG_LLWATCH, ln->pol, &ln->bpf_notify,
-		    &ln->nbpf_notify, err, ERRLEN);
-		s->llw.on = fr == FILTER_MADE;
-	}
-	if (fr == FILTER_NO_FIT && ln->plan->filter == FILTER_NOTIFY) {
-		fr = filter_make(FPROG_NOTIFY, ln->pol, &ln->bpf_notify,
-		    &ln->nbpf_notify, err, ERRLEN);
-		ln->notify_skipped |= fr == FILTER_NO_FIT;
-	}
+	if (pf == FILTER_BLOB)
+		return 0;
+	fr = filter_make(prog[pf], ln->pol, &ln->bpf_notify,
+	    &ln->nbpf_notify, err, ERRLEN);
+	s->llw.on = pf == FILTER_LLWATCH && fr == FILTER_MADE;
+	ln->notify_skipped |= fr == FILTER_NO_FIT;
+	if (fr == FILTER_NO_FIT && pf == FILTER_LEARN)
+		snprintf(err, ERRLEN, "learn mode's filter: cordon's text "
+		    "crosses a 4 GiB line");
 	if (fr != FILTER_MADE)
-		return fr == FILTER_FAILED || ln->plan->filter == FILTER_LEARN ?
-		    -1 : 0;
+		return fr == FILTER_FAILED || pf == FILTER_LEARN ? -1 : 0;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 	    s->notify) < 0) {
 		snprintf(err, ERRLEN, "seccomp listener: %s", strerror(errno));
@@ -199,7 +192,7 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 		return -1;
 	}
 	ln->nbpf = (unsigned short)p->ninsns;  /* bpf_check: <= 4096 */
-	if (notify_prepare(ln, s, o->ll_watch, err) < 0)
+	if (notify_prepare(ln, s, err) < 0)
 		return -1;
 	if (ln->ns_flags) {
 		snprintf(ln->uid_map, sizeof(ln->uid_map), "%u %u 1\n",
@@ -283,8 +276,8 @@ static int hold(struct opts *o, const struct cpol *p, struct res *s,
 	closefd(&s->go[0]);
 	closefd(&s->ready[1]);
 	rc = o->hold(o, &w, r, err);
-	if (rc == 0)          /* a request's --session --timeout, refused */
-		rc = command_session_ok(p, o, err, ERRLEN);
+	if (rc == 0)          /* the request's options: the plan's bounds */
+		rc = plan_request(s->pl, p, o, err, ERRLEN);
 	s->sup.listener = w.listener;  /* supervise() answers it */
 	if (rc < 0)
 		closefd(&s->sup.listener);
@@ -302,19 +295,32 @@ static int hold(struct opts *o, const struct cpol *p, struct res *s,
 	return rc;
 }
 
-/* The timeout and output cap: from here on, the run's.  A warm spare's
- * request may have tightened them (warmhold.c): the options decide. */
-static void bounds_arm(const struct opts *o, const struct cpol *p,
-    struct res *s)
+/* The timeout and output cap: from here on, the run's, as the plan says
+ * (a warm spare's request re-planned them: hold). */
+static void bounds_arm(const struct opts *o, struct res *s)
 {
 	struct sup *sp = &s->sup;
 
-	sp->deadline = command_timeout_ms(p, o);
+	sp->deadline = s->ln.plan->timeout_ms;
 	sp->frames = o->session;
-	sp->cap = command_output_cap(p, o->output_cap);
+	sp->cap = s->ln.plan->output_cap;
 	sp->deadline += clock_now_ms();
 	sp->truncate = s->ln.plan->truncate;
 	cpu_limits(&s->ln, sp);
+}
+
+/* The kernel refused the clone's namespaces: the plan without them
+ * (plan_ns_refused: refused where the run cannot go without them), its
+ * namespaces and private /tmp applied, and the clone again. */
+static pid_t ns_refused_start(const struct opts *o, const struct cpol *p,
+    struct res *s, char *err)
+{
+	if (plan_ns_refused(s->pl, p, o, err, ERRLEN) < 0)
+		return -1;
+	s->ln.ns_flags = s->pl->ns_flags;
+	s->ln.private_tmp = s->pl->private_tmp;
+	s->ln.private_shm = s->pl->private_shm;
+	return run_start(&s->ln, &s->sup.pidfd, err, ERRLEN);
 }
 
 /* The kernel's audit records of the run (audit.c): the group joined
@@ -389,16 +395,18 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 	}
 	audit_start(s);
 	sp->pid = run_start(&s->ln, &sp->pidfd, err, ERRLEN);
+	if (sp->pid == RUN_NS_REFUSED)
+		sp->pid = ns_refused_start(o, p, s, err);
 	sp->audit->pid = sp->pid;
 	sp->audit->private_tmp = s->ln.private_tmp;
 	sp->audit->private_shm = s->ln.private_shm;
 	r->audit = sp->audit;
-	/* The clone may have fallen back to no namespace: no listener. */
+	/* The plan's filter (re-planned if the clone had no namespace),
+	 * unless this process's text left the run without its listener. */
 	sp->den = denials_init(o->policy, p, (s->ln.ns_flags &
-	    CLONE_NEWPID) && !s->ln.notify_skipped, s->ln.notify_skipped ?
-	    "the policy's program is too long to add the listener's copy" :
-	    "no PID namespace: the filter's refusals reach no listener "
-	    "(--no-namespaces, or the kernel refused namespaces)");
+	    CLONE_NEWPID) && !s->ln.notify_skipped, s->ln.notify_skipped &&
+	    !s->ln.plan->notify_skipped ? "cordon's text crosses a 4 GiB "
+	    "line: no listener" : s->ln.plan->filter_why);
 	sp->prog = p->insns;
 	sp->nprog = p->ninsns;
 	sp->learn = o->observe != NULL;
@@ -407,7 +415,7 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 	if (sp->pid < 0)
 		return EXIT_CORDON;
 	layers_fill(&r->layers, &s->ln);   /* the child applies them */
-	bounds_started(&s->ln, &r->bounds);
+	bounds_started(s->ln.plan, &r->bounds);
 	closefd(&s->mnt_sock[1]);
 	for (i = 0; i < NPIPES; i++)
 		closefd(&s->pipe[i][1]);
@@ -432,7 +440,7 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 			;
 		return EXIT_CORDON;
 	}
-	bounds_arm(o, p, s);
+	bounds_arm(o, s);
 	sp->cg = &s->ln.cg;
 	sp->watch_fd = -1;
 	if (r->bounds.by[B_DISK] == BY_WATCH ||
@@ -531,6 +539,7 @@ int launch(struct opts *o, const struct cpol *p, struct run_plan *pl,
 	char msg[ERRLEN];
 
 	res_init(&s);
+	s.pl = pl;
 	if (files_make(o, &s, err) < 0)
 		goto cleanup;
 	memcpy(r->workdir, s.workdir, sizeof(r->workdir));

@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 
 #include "bpf.h"
+#include "filter.h"
 #include "landlock_compat.h"
 #include "plan.h"
 
@@ -234,12 +235,12 @@ static int plan_bounds(const struct cpol *p, const struct opts *o,
 
 /* Without namespaces (--no-namespaces, or a kernel that refuses them):
  * refused when one is required, else what is left. */
-static int plan_no_ns(const struct opts *o, const struct probe *pr,
-    struct run_plan *pl, char *err, size_t errlen)
+static int plan_no_ns(const struct opts *o, int ns, struct run_plan *pl,
+    char *err, size_t errlen)
 {
 	int i;
 
-	if (!o->no_namespaces && pr->ns != 0)
+	if (!o->no_namespaces && ns != 0)
 		return 0;
 	if (pl->ns_required[0]) {
 		snprintf(err, errlen, "%s, %s", pl->ns_required,
@@ -259,8 +260,12 @@ static int plan_no_ns(const struct opts *o, const struct probe *pr,
 
 /* The seccomp program: the blob's as it is, or rewritten so that its
  * refusals notify cordon (a PID namespace's init hands over the
- * listener: launch.c), or learn mode's (learn.c). */
-static void plan_filter(const struct cpol *p, struct run_plan *pl)
+ * listener: launch.c), or learn mode's (learn.c), or the Landlock
+ * watch's (llwatch.c; else the notify rewrite where its three copies do
+ * not fit).  Whether each fits is filter.c's one size check.  -1 with
+ * err: learn mode's does not fit. */
+static int plan_filter(const struct cpol *p, const struct opts *o,
+    struct run_plan *pl, char *err, size_t errlen)
 {
 	uint32_t i;
 	int refusals = 0;
@@ -269,19 +274,31 @@ static void plan_filter(const struct cpol *p, struct run_plan *pl)
 	if (!(pl->ns_flags & CLONE_NEWPID)) {
 		pl->filter_why = "no PID namespace: the filter's refusals "
 		    "reach no listener";
-		return;
+		return 0;
 	}
 	if (pl->learn) {
 		pl->filter = FILTER_LEARN;
 		pl->filter_why = "--observe: refused calls let through and "
 		    "recorded";
-		return;
+		if (filter_fits(FPROG_LEARN, p->ninsns))
+			return 0;
+		snprintf(err, errlen, "learn mode's filter: the policy's "
+		    "program is too long for its prefix");
+		return -1;
 	}
-	if (NOTIFY_PREFIX + 2u * p->ninsns > CPOL_MAX_INSNS) {
+	if (o->ll_watch && pl->landlock &&
+	    filter_fits(FPROG_LLWATCH, p->ninsns)) {
+		pl->filter = FILTER_LLWATCH;
+		pl->filter_why = "--landlock-watch: path and port calls sent to "
+		    "cordon and checked against the policy's rules; the "
+		    "filter's refusals notify cordon";
+		return 0;
+	}
+	if (p->ninsns && !filter_fits(FPROG_NOTIFY, p->ninsns)) {
 		pl->notify_skipped = 1;
 		pl->filter_why = "the policy's program is too long to add the "
 		    "listener's copy";
-		return;
+		return 0;
 	}
 	for (i = 0; i < p->ninsns; i++)
 		refusals |= p->insns[i].code == (BPF_RET | BPF_K) &&
@@ -290,6 +307,7 @@ static void plan_filter(const struct cpol *p, struct run_plan *pl)
 	pl->filter_why = refusals ? "its kills and errnos notify cordon, "
 	    "which records each refusal" : "the program refuses nothing: "
 	    "no listener";
+	return 0;
 }
 
 /* The command's environment: the policy's, and where the run's way out
@@ -325,6 +343,26 @@ static int plan_cgroup(const struct cpol *p, const struct probe *pr,
 	return plan_held(pl, p, &cg, err, errlen);
 }
 
+/* What the namespaces decide (ns: the probe's, 0 once the kernel
+ * refused the clone's): none, or the refusal naming the one cause a run
+ * cannot go without them; what holds the disk and files bounds; the
+ * filter. */
+static int plan_ns(const struct cpol *p, const struct opts *o, int ns,
+    struct run_plan *pl, char *err, size_t errlen)
+{
+	if (plan_no_ns(o, ns, pl, err, errlen) < 0)
+		return -1;
+	pl->by[B_DISK] = pl->limit[B_DISK] == UINT64_MAX ? BY_NONE :
+	    pl->ns_flags & CLONE_NEWNS ? BY_TMPFS : BY_WATCH;
+	pl->by[B_FILES] = pl->limit[B_FILES] == UINT64_MAX ? BY_NONE :
+	    pl->ns_flags & CLONE_NEWNS ? BY_TMPFS : BY_WATCH;
+	if (pl->by[B_DISK] == BY_WATCH || pl->by[B_FILES] == BY_WATCH)
+		snprintf(pl->disk_why, sizeof(pl->disk_why), "no mount "
+		    "namespace: cordon watches the workdir (Landlock keeps "
+		    "every write inside it) and ends the run past the bound");
+	return plan_filter(p, o, pl, err, errlen);
+}
+
 int plan_make(const struct cpol *p, const struct opts *o,
     const struct probe *pr, struct run_plan *pl, char *err, size_t errlen)
 {
@@ -352,22 +390,25 @@ int plan_make(const struct cpol *p, const struct opts *o,
 		return -1;
 	plan_mnt(p, pl);
 	plan_required(p, pr, pl);
-	if (plan_no_ns(o, pr, pl, err, errlen) < 0)
+	if (plan_ns(p, o, pr->ns, pl, err, errlen) < 0)
 		return -1;
-	pl->by[B_DISK] = pl->limit[B_DISK] == UINT64_MAX ? BY_NONE :
-	    pl->ns_flags & CLONE_NEWNS ? BY_TMPFS : BY_WATCH;
-	pl->by[B_FILES] = pl->limit[B_FILES] == UINT64_MAX ? BY_NONE :
-	    pl->ns_flags & CLONE_NEWNS ? BY_TMPFS : BY_WATCH;
-	if (pl->by[B_DISK] == BY_WATCH || pl->by[B_FILES] == BY_WATCH)
-		snprintf(pl->disk_why, sizeof(pl->disk_why), "no mount "
-		    "namespace: cordon watches the workdir (Landlock keeps "
-		    "every write inside it) and ends the run past the bound");
-	plan_filter(p, pl);
+	pl->truncate = (p->flags & CPOL_F_OUTPUT_TRUNCATE) != 0;
+	return plan_request(pl, p, o, err, errlen);
+}
+
+int plan_ns_refused(struct run_plan *pl, const struct cpol *p,
+    const struct opts *o, char *err, size_t errlen)
+{
+	return plan_ns(p, o, 0, pl, err, errlen);
+}
+
+int plan_request(struct run_plan *pl, const struct cpol *p,
+    const struct opts *o, char *err, size_t errlen)
+{
 	if (command_session_ok(p, o, err, errlen) < 0)
 		return -1;
 	pl->timeout_ms = command_timeout_ms(p, o);
 	pl->output_cap = command_output_cap(p, o->output_cap);
-	pl->truncate = (p->flags & CPOL_F_OUTPUT_TRUNCATE) != 0;
 	return 0;
 }
 

@@ -20,7 +20,7 @@ struct probe {
 	int landlock_abi, landlock_errata;  /* 0: no Landlock */
 	int ns;               /* 1: the kernel gives the namespaces, 0: it
 	                       * refuses them, -1: not asked (a run: the
-	                       * clone tries, and falls back, run.c) */
+	                       * clone tries; refused, plan_ns_refused) */
 	int root;             /* uid 0: RLIMIT_NPROC does not bind it */
 	const char *grows_outside;  /* the first rule path that can grow
 	                       * something outside the workdir, or NULL */
@@ -39,9 +39,12 @@ void probe_make(const struct cpol *p, const struct opts *o, int ask,
 /* The namespaces, in the order the status names them. */
 enum { PLAN_NS_USER, PLAN_NS_PID, PLAN_NS_NET, PLAN_NS_MNT, PLAN_NS_N };
 
-/* The seccomp program the run gets (the prefix of the notify rewrite,
- * launch.c, is NOTIFY_PREFIX instructions). */
-enum plan_filter { FILTER_BLOB, FILTER_NOTIFY, FILTER_LEARN };
+/* The seccomp program the run gets, each but the blob's made by
+ * filter.c (the prefix of the notify rewrite is NOTIFY_PREFIX
+ * instructions): the blob's as it is; the notify rewrite; learn mode's
+ * (--observe); the Landlock watch's (--landlock-watch). */
+enum plan_filter { FILTER_BLOB, FILTER_NOTIFY, FILTER_LEARN,
+	FILTER_LLWATCH };
 #define NOTIFY_PREFIX 10
 
 struct run_plan {
@@ -83,6 +86,20 @@ struct run_plan {
 /* Every decision, or -1 with the one cause in err.  No system call. */
 int plan_make(const struct cpol *p, const struct opts *o,
     const struct probe *pr, struct run_plan *pl, char *err, size_t errlen);
+/* The wall-clock bound and the output cap (and a --session --timeout
+ * past the policy's session bound, refused): part of plan_make, and
+ * again once a warm spare's request has tightened the options
+ * (warmhold.c), so that the supervisor reads them from the plan only.
+ * No system call. */
+int plan_request(struct run_plan *pl, const struct cpol *p,
+    const struct opts *o, char *err, size_t errlen);
+/* The kernel refused the clone's namespaces (run_start): the plan
+ * without them, as plan_make makes it for a probe that found none (the
+ * same refusal where the run cannot go without them), so that the apply
+ * side reads the namespaces, the private /tmp, what holds the disk bound
+ * and the filter from the plan only.  No system call. */
+int plan_ns_refused(struct run_plan *pl, const struct cpol *p,
+    const struct opts *o, char *err, size_t errlen);
 /* Memory and pids, once the cgroup is made (cgroup.c), or as --check's
  * probe foresees it: held by it, or by the per-process rlimits (capped
  * here); -1 with err where the policy requires a controller.  No system

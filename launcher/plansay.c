@@ -15,7 +15,8 @@ static const char *const ns_name[PLAN_NS_N] = { "user", "pid", "net",
     "mnt" };
 static const unsigned long ns_flag[PLAN_NS_N] = { CLONE_NEWUSER,
     CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWNS };
-static const char *const filter_name[] = { "blob", "notify", "learn" };
+static const char *const filter_name[] = { "blob", "notify", "learn",
+	"llwatch" };
 
 static const char *probed(const struct probe *pr, const struct run_plan *pl)
 {

@@ -538,28 +538,10 @@ static int ns_refused(int e)
 
 pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen)
 {
-	pid_t pid = -1;
+	pid_t pid = spawn(ln->ns_flags, pidfd);
 
-	if (ln->ns_flags) {
-		pid = spawn(ln->ns_flags, pidfd);
-		if (pid < 0 && !ns_refused(errno)) {
-			snprintf(err, errlen, "clone: %s", strerror(errno));
-			return -1;
-		}
-	}
-	/* The plan names the one cause the run cannot go without them. */
-	if (pid < 0 && ln->plan->ns_required[0]) {
-		snprintf(err, errlen, "%s, but the kernel refused namespaces. "
-		    "Hint: sysctl user.max_user_namespaces, "
-		    "kernel.apparmor_restrict_unprivileged_userns",
-		    ln->plan->ns_required);
-		return -1;
-	}
-	if (pid < 0) {
-		ln->ns_flags = 0;
-		ln->private_tmp = ln->private_shm = 0;
-		pid = spawn(0, pidfd);
-	}
+	if (pid < 0 && ln->ns_flags && ns_refused(errno))
+		return RUN_NS_REFUSED;
 	if (pid == 0) {
 		tls_forget();  /* this copy of the credentials, before all */
 		child(ln);

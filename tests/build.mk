@@ -27,7 +27,8 @@ soak: all
 -include tests/oci/build.mk
 
 # test_landlock: the launcher's Landlock decisions, against the kernel.
-$(BUILD)/tests/test_landlock: $(BUILD)/launcher/landlock.o
+$(BUILD)/tests/test_landlock: $(BUILD)/launcher/landlock.o \
+	$(BUILD)/launcher/llplan.o
 $(BUILD)/tests/unit/test_landlock.o: CPPFLAGS += -Ilauncher
 
 # test_cgown: cordon's own cgroup v1 group, from a mountinfo line.
@@ -40,9 +41,11 @@ $(BUILD)/tests/test_host: $(BUILD)/launcher/egress/proxyreq.o $(BUILD)/launcher/
 $(BUILD)/tests/unit/test_host.o: CPPFLAGS += -Ilauncher
 
 # test_plan: the run's plan (blob, options, kernel facts -> decisions or
-# the refusal with its cause), with the two files it reads limits through.
-$(BUILD)/tests/test_plan: $(BUILD)/launcher/plan.o $(BUILD)/launcher/command.o \
-	$(BUILD)/launcher/landlock.o
+# the refusal with its cause), with the pure files it decides limits,
+# Landlock and the listener programs' sizes through: none makes a system
+# call (make layering checks that test_plan links no object that does).
+$(BUILD)/tests/test_plan: $(BUILD)/launcher/plan.o $(BUILD)/launcher/limits.o \
+	$(BUILD)/launcher/filter.o $(BUILD)/launcher/llplan.o
 $(BUILD)/tests/unit/test_plan.o: CPPFLAGS += -Ilauncher
 
 # test_filter: the programs cordon makes for its listener, each proven,

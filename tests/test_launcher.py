@@ -609,6 +609,48 @@ def test_no_namespaces_reported(cordon, blob):
     assert r.status["layers"]["namespaces"] == []
 
 
+def _no_namespaces_left(cordon_bin, blob, snippet, status):
+    """cordon run in a user namespace whose max_user_namespaces is 0: the
+    kernel refuses the clone's namespaces (ENOSPC)."""
+    sh = ('echo 0 > /proc/sys/user/max_user_namespaces || exit 99; '
+          'exec "$0" --status-file "$1" "$2" "$3"')
+    try:
+        return subprocess.run(
+            ["unshare", "--user", "--map-root-user", "sh", "-c", sh,
+             str(cordon_bin), str(status), str(blob), str(snippet)],
+            capture_output=True, text=True, timeout=90)
+    except FileNotFoundError:
+        pytest.skip("no unshare(1) here")
+
+
+def test_kernel_refusing_namespaces_replans(cordon_bin, launcher_blobs,
+                                            tmp_path):
+    """The clone's namespaces refused by the kernel: the run goes on as
+    the plan without them says (plan_ns_refused): no namespace, the disk
+    bound watched, the filter's reason the plan's; a policy that needs
+    them is refused with the plan's one cause and hint."""
+    snip = tmp_path / "s.py"
+    snip.write_text("print('ran')\n")
+    st = tmp_path / "status.json"
+    r = _no_namespaces_left(cordon_bin, launcher_blobs("launcher-bounds"),
+                            snip, st)
+    if r.returncode == 99 or "unshare failed" in r.stderr:
+        pytest.skip("no user namespace to refuse namespaces in: %s"
+                    % r.stderr.strip())
+    assert r.returncode == 0 and r.stdout == "ran\n", r
+    status = json.loads(st.read_text())
+    assert status["layers"]["namespaces"] == [], status
+    assert status["bounds"]["disk"]["by"] == "watch", status
+    assert status["denials_reason"].startswith(
+        "no PID namespace: the filter's refusals reach no listener"), status
+    r = _no_namespaces_left(cordon_bin, launcher_blobs("launcher-private"),
+                            snip, st)
+    assert r.returncode == 125 and "ran" not in r.stdout, r
+    assert "requires a private /tmp, which needs a mount namespace, but " \
+        "the kernel refuses namespaces. Hint: sysctl " \
+        "user.max_user_namespaces" in r.stderr, r
+
+
 def test_private_tmp(cordon, launcher_blobs):
     b = launcher_blobs("launcher-private")
     # Names no other process on the host uses (the check below looks at
@@ -619,7 +661,7 @@ def test_private_tmp(cordon, launcher_blobs):
             "open('/tmp/%s','w').write('1'); open('/dev/shm/%s','w').write('2')\n"
             "print(open('/tmp/%s').read(), os.getcwd())" % (x, y, x))
     r = cordon(b, code)
-    if r.rc == 125 and "refused namespaces" in r.err:
+    if r.rc == 125 and "refuses namespaces" in r.err:
         pytest.skip("the kernel refuses unprivileged namespaces here")
     assert r.rc == 0, r
     tmp_list, shm_list = r.out.splitlines()[0].split("] [")

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """tools/facts.py - each fact written once (HACKING.md): a fact that has
-its one home may not be written again elsewhere in the C sources.  Run by
+its one home may not be written again elsewhere in the C sources (or, for
+PY_RULES, in the Python client's modules).  Run by
 `make layering` (part of `make check`).  Each rule: a pattern that is a
 sure sign of a copy, the files allowed to hold it, and the fact's home.
 Exits 1 naming every copy found."""
@@ -34,12 +35,20 @@ RULES = [
      'the version: VERSION (Makefile: CORDON_VERSION)'),
 ]
 
+# The same for the client's Python (comments are code here: a '#' line
+# is skipped only where it starts the line).
+PY_DIRS = ('clients/python/cordon',)
+PY_RULES = [
+    (r'CORDONSESSION|b"[CI]%0\d*x', {'clients/python/cordon/_sessiondrv.py'},
+     'the session protocol: clients/python/cordon/_sessiondrv.py'),
+]
 
-def sources(top):
-    for d in DIRS:
+
+def sources(top, dirs=DIRS, exts=('.c', '.h', '.l', '.y')):
+    for d in dirs:
         for base, _, files in os.walk(os.path.join(top, d)):
             for f in sorted(files):
-                if f.endswith(('.c', '.h', '.l', '.y')):
+                if f.endswith(exts):
                     yield os.path.relpath(os.path.join(base, f), top)
 
 
@@ -57,11 +66,22 @@ def main():
                 if path not in allowed and re.search(pat, code):
                     found.append(f'{path}:{n}: a copy of a fact whose '
                                  f'home is {home}\n    {line.strip()}')
+    for path in sources(top, PY_DIRS, ('.py',)):
+        with open(os.path.join(top, path), encoding='utf-8') as f:
+            lines = f.read().split('\n')
+        for n, line in enumerate(lines, 1):
+            if line.lstrip().startswith('#'):
+                continue
+            for pat, allowed, home in PY_RULES:
+                if path not in allowed and re.search(pat, line):
+                    found.append(f'{path}:{n}: a copy of a fact whose '
+                                 f'home is {home}\n    {line.strip()}')
     for f in found:
         print(f'facts: {f}', file=sys.stderr)
     if found:
         return 1
-    print(f'facts: ok ({len(RULES)} facts, each written once)')
+    print(f'facts: ok ({len(RULES) + len(PY_RULES)} facts, each written '
+          f'once)')
     return 0
 
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """layering.py - the rules the compiler's tree keeps (HACKING.md), checked.
 
-usage: layering.py OBJECT...   (the compiler's and the launcher's objects,
-                               for call edges)
+usage: layering.py OBJECT...   (the compiler's, the launcher's and
+                               common/'s objects, for call edges)
 
 Fails (exit 1, one line per breach) when:
   - a compiler file includes a header of a folder its folder may not use
@@ -12,15 +12,27 @@ Fails (exit 1, one line per breach) when:
   - the same for the launcher's rooms (LAUNCHER_DEPENDS, LAUNCHER_PUBLIC),
     and the cold core includes warm.h only in main.c (LAUNCHER_ONLY);
   - two headers in common/, compiler/ and launcher/ share a base name;
-  - the compiler's objects, or the launcher's, call each other in a
-    circle (file level, from nm: a defines what b uses and b defines
-    what a uses, or longer);
+  - the compiler's objects, the launcher's, or common/'s, call each
+    other in a circle (file level, from nm: a defines what b uses and b
+    defines what a uses, or longer);
   - <seccomp.h> is included outside backend/ and names/tables_syscalls.c;
   - a function in compiler/, common/ or launcher/ is over 80 lines, or a
     .c file there over 600;
   - a module of the warm pool's Python (launcher/warm/*.py) imports one
     of the folder's modules WARM_PY_IMPORTS does not allow it, or is over
-    600 lines, or has a function over 80.
+    600 lines, or has a function over 80;
+  - the Python modules of a folder in PY_PACKAGES (the client,
+    clients/python/cordon, and launcher/warm) import each other in a
+    circle: every import counts, at the top, in a function or under
+    TYPE_CHECKING, but for a module's own `if __name__ == "__main__":`
+    block (it runs as __main__, another module object);
+  - a PURE object (the plan and the files it decides through) reaches,
+    through the objects it calls, a function outside them that is not in
+    PURE_LIBC: the plan makes no system call (tests/unit/test_plan.c
+    links only these);
+  - a file of MAPPED's folders (their path below the folder), or an
+    entry at the top of the tree, is not named between backquotes in
+    HACKING.md's map (git ls-files; skipped outside a git checkout).
 Reads files and runs nm; writes nothing.
 """
 import ast
@@ -94,6 +106,26 @@ WARM_PY_IMPORTS = {
     'warm_run': {'_cordon_warm', 'warm_preload'},
     'warm_preload': {'_cordon_warm'},
 }
+# folder -> the package name its modules are imported under ('' for a
+# folder of top-level modules): their imports of each other must not
+# make a circle.
+PY_PACKAGES = {'clients/python/cordon': 'cordon', WARM_PY: ''}
+# The plan and the files it decides through: no system call, at any
+# depth (their calls into common/ included); PURE_LIBC is the C library
+# they may use (no system call behind any of it).
+PURE = ('launcher/plan.o', 'launcher/limits.o', 'launcher/llplan.o',
+        'launcher/filter.o')
+PURE_LIBC = {
+    'snprintf', '__snprintf_chk', '__vsnprintf_chk', 'strlen', 'strcmp',
+    'strncmp', 'strchr', 'strstr', 'strspn', 'strcasecmp', 'memcpy',
+    'memset', 'memcmp', 'memchr', 'calloc', 'malloc', 'realloc', 'free',
+    'inet_ntop', 'inet_pton', '__stack_chk_fail', '__errno_location',
+    '__executable_start', 'etext',
+}
+# The folders whose every file HACKING.md names (by its path below the
+# folder), and the map.
+MAPPED = ('common', 'launcher', 'clients/python/cordon', 'tools', 'grammar')
+MAP = 'HACKING.md'
 MAX_FILE_LINES = 600
 SECCOMP_OK = ('compiler/backend/', 'compiler/names/tables_syscalls.c')
 MAX_FUNCTION_LINES = 80
@@ -243,6 +275,114 @@ def check_warm_python(errors):
             errors.append(f'{f}: {n} lines (over {MAX_FILE_LINES})')
 
 
+def py_imports(tree, mods, package):
+    """The modules of MODS that TREE imports (a package's own modules by
+    relative or absolute import; '__init__' for the package itself),
+    leaving out a module-level `if __name__ == "__main__":` block."""
+    nodes = []
+    for top in tree.body:
+        t = getattr(top, 'test', None)
+        if isinstance(top, ast.If) and isinstance(t, ast.Compare) and \
+                isinstance(t.left, ast.Name) and t.left.id == '__name__':
+            continue
+        nodes += list(ast.walk(top))
+    out = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                parts = a.name.split('.')
+                if package and parts[0] == package:
+                    out.add(parts[1] if len(parts) > 1 else '__init__')
+                elif not package and parts[0] in mods:
+                    out.add(parts[0])
+        elif isinstance(node, ast.ImportFrom):
+            parts = (node.module or '').split('.')
+            if node.level == 1 or (package and node.level == 0 and
+                                   parts[0] == package):
+                sub = parts[0] if node.level == 1 else \
+                    (parts[1] if len(parts) > 1 else '')
+                if sub:
+                    out.add(sub)
+                else:
+                    out |= {a.name if a.name in mods else '__init__'
+                            for a in node.names}
+            elif node.level == 0 and not package and parts[0] in mods:
+                out.add(parts[0])
+    return out & mods
+
+
+def check_py_circles(errors, packages=None):
+    for d, package in (packages or PY_PACKAGES).items():
+        files = [f for f in sources([d], ('.py',))
+                 if os.path.dirname(f) == d]
+        mods = {os.path.basename(f)[:-3] for f in files}
+        graph = {}
+        for f in files:
+            with open(f, encoding='utf-8') as fh:
+                tree = ast.parse(fh.read(), f)
+            graph[os.path.basename(f)[:-3]] = sorted(
+                py_imports(tree, mods, package))
+        for cyc in circles(graph):
+            errors.append(f'import circle in {d}: ' + ' -> '.join(cyc))
+
+
+def check_pure(objects, errors):
+    """Every function a PURE object reaches is in a PURE object, in an
+    object it reaches, or in PURE_LIBC."""
+    defs, uses = {}, {}
+    for o in objects:
+        out = subprocess.run(['nm', o], capture_output=True, text=True,
+                             check=True).stdout
+        defs[o], uses[o] = set(), set()
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) == 3 and f[1] in 'TDBR':
+                defs[o].add(f[2])
+            elif len(f) == 2 and f[0] == 'U':
+                uses[o].add(f[1])
+    owner = {s: o for o, d in defs.items() for s in d}
+    todo = [o for o in objects if o.endswith(PURE) and '/warm/' not in o]
+    seen = set(todo)
+    while todo:
+        o = todo.pop()
+        for s in sorted(uses[o]):
+            if s in owner:
+                if owner[s] not in seen:
+                    seen.add(owner[s])
+                    todo.append(owner[s])
+            elif s not in PURE_LIBC:
+                errors.append(f'{o}: the plan\'s pure code calls {s} '
+                              f'(not in PURE_LIBC)')
+    for o in sorted(seen):
+        if '/launcher/' in o and not o.endswith(PURE):
+            errors.append(f'{o}: reached from the plan, not one of PURE')
+
+
+def check_map(errors):
+    """Every file of MAPPED and every top-level entry is named in MAP."""
+    try:
+        out = subprocess.run(['git', 'ls-files'], capture_output=True,
+                             text=True, check=True).stdout.split('\n')
+    except (OSError, subprocess.CalledProcessError):
+        return                  # not a checkout (a copy for make deb)
+    with open(MAP, encoding='utf-8') as fh:
+        named = set(re.findall(r'`([^`\n]+)`', fh.read()))
+    named |= {n.rstrip('/') for n in named}
+    tops = {n.split('/')[0] for n in named}
+    missing = []
+    for f in sorted(filter(None, out)):
+        if not os.path.exists(f):
+            continue            # removed, not yet staged
+        top = f.split('/')[0]
+        if top not in tops and f'the map does not name {top}' not in missing:
+            missing.append(f'the map does not name {top}')
+        for d in MAPPED:
+            if f.startswith(d + '/') and f[len(d) + 1:] not in named:
+                missing.append(f'the map does not name {f} (as '
+                               f'`{f[len(d) + 1:]}`)')
+    errors += [f'{MAP}: {m}' for m in missing]
+
+
 def check_unique_headers(files, errors):
     """Every folder is on the include path: a header's base name must say
     which header it is (a second audit.h would be found first by some
@@ -280,10 +420,14 @@ def main(argv):
                    LAUNCHER_DEPENDS, LAUNCHER_PUBLIC)
     check_only(sources(['launcher'], ('.c', '.h')), errors)
     check_warm_python(errors)
+    check_py_circles(errors)
+    check_map(errors)
     check_unique_headers(sources(['common', ROOT, 'launcher'], ('.h',)),
                          errors)
-    for part in ('/compiler/', '/launcher/'):
+    for part in ('/compiler/', '/launcher/', '/common/'):
         check_calls([o for o in argv[1:] if part in o], errors)
+    check_pure([o for o in argv[1:] if '/launcher/' in o or
+                '/common/' in o], errors)
     check_lengths(sources([ROOT, 'common', 'launcher'], ('.c',)), errors)
     for e in errors:
         print('layering: ' + e)
@@ -291,7 +435,9 @@ def main(argv):
         return 1
     print('layering: ok (folders, public headers, no include or call '
           'circle, files within %d lines, functions within %d; the warm '
-          'pool\'s Python)' % (MAX_FILE_LINES, MAX_FUNCTION_LINES))
+          'pool\'s Python; no Python import circle; the plan makes no '
+          'system call; HACKING.md names every file)' % (MAX_FILE_LINES,
+          MAX_FUNCTION_LINES))
     return 0
 
 

@@ -89,7 +89,17 @@ static const struct row rows[] = {
 	{ "program too long for the listener", OFF, .abi = 7, .ns = -1,
 	  .ninsns = 2100, .ns_flags = ANY, .required = "",
 	  .filter = FILTER_BLOB },
+	{ "landlock-watch: the watch's program", OFF, .opts = O_WATCH,
+	  .abi = 7, .ns = -1, .ns_flags = U | P | N, .required = "",
+	  .filter = FILTER_LLWATCH },
+	{ "landlock-watch, too long for its copies: notify", OFF,
+	  .opts = O_WATCH, .abi = 7, .ns = -1, .ninsns = 1400,
+	  .ns_flags = U | P | N, .required = "", .filter = FILTER_NOTIFY },
 	/* refusals, each with its one cause */
+	{ "observe, too long for learn's prefix", OFF, .opts = O_OBSERVE,
+	  .abi = 7, .ns = -1, .ninsns = 4090,
+	  .refused = "learn mode's filter: the policy's program is too long",
+	  .not_said = "4 GiB" },
 	{ "observe-hosts alone", OFF, .opts = O_HOSTS, .abi = 7, .ns = -1,
 	  .refused = "--observe-hosts is a part of learn mode" },
 	{ "landlock-watch with observe", OFF, .opts = O_WATCH | O_OBSERVE,
@@ -347,12 +357,93 @@ static void test_check_cgroup_env(void **state)
 	assert_true(!pl.env_proxy && !pl.env_ca);
 }
 
+/* A warm spare is planned with its pool's options; its request may
+ * tighten the timeout and the cap (warmhold.c), and plan_request is the
+ * one place they become the plan's, which is all the supervisor reads:
+ * tighter options tighten it, never widen; a --session --timeout past
+ * the policy's session bound is refused, not capped. */
+static void test_request(void **state)
+{
+	static struct cpol_insn insns[1];
+	struct cpol_limit lim[8];
+	struct row r = { "request", OFF, .abi = 7, .ns = -1 };
+	struct run_plan pl;
+	struct cpol p;
+	struct opts o;
+	struct probe pr = { .landlock_abi = 7, .ns = -1 };
+	char err[ERRLEN];
+
+	(void)state;
+	policy(&r, &p, insns, lim);
+	options(&r, &o);
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_int_equal(pl.timeout_ms, 60000);
+	assert_int_equal(pl.output_cap, 1 << 20);
+	o.timeout_ms = 5000;                    /* the request's */
+	o.output_cap = 4096;
+	assert_int_equal(plan_request(&pl, &p, &o, err, sizeof(err)), 0);
+	assert_int_equal(pl.timeout_ms, 5000);
+	assert_int_equal(pl.output_cap, 4096);
+	o.timeout_ms = 120000;                  /* wider: the policy's */
+	o.output_cap = UINT64_MAX;
+	assert_int_equal(plan_request(&pl, &p, &o, err, sizeof(err)), 0);
+	assert_int_equal(pl.timeout_ms, 60000);
+	assert_int_equal(pl.output_cap, 1 << 20);
+	o.session = 1;                          /* past the session bound */
+	o.timeout_ms = 61000;
+	err[0] = '\0';
+	assert_int_equal(plan_request(&pl, &p, &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "longer than the policy's session bound"));
+}
+
+/* The clone's namespaces refused by the kernel (a run's probe does not
+ * ask): the plan again without them, from the plan's own functions: no
+ * namespace, no private /tmp, the disk bound watched, the blob's
+ * program; refused with the one cause where the run needs them. */
+static void test_ns_refused(void **state)
+{
+	static struct cpol_insn insns[1];
+	struct cpol_limit lim[8];
+	struct row r = { "ns refused", OFF, .disk = GB, .abi = 7, .ns = -1 };
+	struct run_plan pl;
+	struct cpol p;
+	struct opts o;
+	struct probe pr = { .landlock_abi = 7, .ns = -1 };
+	char err[ERRLEN];
+
+	(void)state;
+	policy(&r, &p, insns, lim);
+	options(&r, &o);
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_int_equal(pl.ns_flags, U | P | N | M);
+	assert_int_equal(pl.by[B_DISK], BY_TMPFS);
+	assert_int_equal(pl.filter, FILTER_NOTIFY);
+	assert_int_equal(plan_ns_refused(&pl, &p, &o, err, sizeof(err)), 0);
+	assert_int_equal(pl.ns_flags, 0);
+	assert_int_equal(pl.by[B_DISK], BY_WATCH);
+	assert_int_equal(pl.by[B_FILES], BY_NONE);
+	assert_int_equal(pl.filter, FILTER_BLOB);
+	assert_non_null(strstr(pl.filter_why, "no PID namespace"));
+	assert_non_null(strstr(pl.ns_why[PLAN_NS_MNT],
+	    "the kernel refuses namespaces"));
+	p.flags |= TMP;                         /* needs a mount namespace */
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_true(pl.private_tmp);
+	err[0] = '\0';
+	assert_int_equal(plan_ns_refused(&pl, &p, &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "private /tmp"));
+	assert_non_null(strstr(err, "but the kernel refuses namespaces. "
+	    "Hint: sysctl user.max_user_namespaces"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_check_cgroup_env),
+		cmocka_unit_test(test_request),
+		cmocka_unit_test(test_ns_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,7 +13,7 @@ from .client import Client
 from .errors import CordonError
 
 if TYPE_CHECKING:
-    from .mcp import Config
+    from ._mcpconfig import Config
 
 
 class SessionRefused(Exception):

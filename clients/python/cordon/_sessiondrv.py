@@ -26,8 +26,22 @@ import sys
 import threading
 import traceback
 
-FRAME = b"\0CORDONSESSION"
-REQ_MAX = 16 << 20          # one cell's source, at most
+# -- the session protocol: its one definition.  cordon/session.py imports
+# these names from this file, which runs alone in the sandbox (so the
+# definition lives here); tools/facts.py refuses a copy elsewhere.
+FRAME = b"\0CORDONSESSION"  # a frame's mark (driver -> client)
+CELL = b"C"                 # a request's mark: run a cell
+INTERRUPT = b"I"            # a request's mark: interrupt cell seq
+HEAD_DIGITS = 8             # the JSON's length, in hex, after a mark
+REQ_MAX = 16 << 20          # one request's JSON (a cell's source), at most
+
+
+def header(mark, n):
+    """A request's or a frame's head: its mark, the JSON's length n in
+    HEAD_DIGITS hex digits, a newline."""
+    return mark + b"%08x\n" % n
+
+
 FILE_BYTES = 64 << 10       # a changed file's content sent, at most
 FILES_MAX = 256             # changed files listed, at most
 FILES_BYTES = 1 << 20       # contents sent per cell, in all
@@ -72,8 +86,9 @@ def _read_exact(fd, n):
 def _request(fd):
     """(kind, request): kind b"C" (a cell) or b"I" (an interrupt); None
     at the end or on a malformed request."""
-    head = _read_exact(fd, 10)
-    if head is None or head[:1] not in (b"C", b"I") or head[9:] != b"\n":
+    head = _read_exact(fd, 1 + HEAD_DIGITS + 1)
+    if head is None or head[:1] not in (CELL, INTERRUPT) or \
+            head[1 + HEAD_DIGITS:] != b"\n":
         return None
     n = int(head[1:9], 16)
     if n > REQ_MAX:
@@ -94,7 +109,7 @@ def _reader(fd, cells):
             cells.put(None)
             return
         kind, req = got
-        if kind == b"C":
+        if kind == CELL:
             cells.put(req)
             continue
         with _cell_lock:
@@ -108,7 +123,7 @@ def _reader(fd, cells):
 
 def _send(fd, obj):
     data = json.dumps(obj).encode()
-    msg = FRAME + b"%08x\n" % len(data) + data
+    msg = header(FRAME, len(data)) + data
     while msg:
         msg = msg[os.write(fd, msg):]
 
@@ -360,4 +375,5 @@ def main():
         _send(frame_fd, res)
 
 
-main()
+if __name__ == "__main__":       # the run's snippet (cold or warm)
+    main()

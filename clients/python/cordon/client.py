@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
-import json
 import logging
 import os
 import re
@@ -24,6 +23,7 @@ from .inputs import check_name, make_folder, place_inputs
 from .outputs import (OutputFile, OutputLimits, RefusedOutput,
                       collect_outputs)
 from .policy import PolicyStore, StrPath
+from ._status import parse_status as _parse_status
 from .result import (Layers, Outcome, RunResult, Timings,
                      denials_from_status)
 
@@ -74,21 +74,6 @@ def _with_credentials(env: Mapping[str, str] | None,
             raise ValueError(f"credential {name} is also in env=")
         out[name] = value
     return out, tuple(credentials)
-
-
-def _parse_status(raw: bytes) -> dict[str, Any] | None:
-    """cordon's status report, or None.  Bytes that are not UTF-8 (an
-    older cordon wrote a denied path's raw bytes) are read as cordon
-    escapes them now, \\udcXX (surrogateescape, cordon(1)): a name the
-    run chose never costs the run's outcome."""
-    line = raw.strip().split(b"\n", 1)[0] if raw.strip() else b""
-    if not line:
-        return None
-    try:
-        d = json.loads(line.decode("utf-8", "surrogateescape"))
-    except ValueError:
-        return None
-    return d if isinstance(d, dict) else None
 
 
 # The words before cordon's options, and those after them (the blob).
@@ -695,7 +680,7 @@ class Client:
         kw.setdefault("warm", None)
         return _session.SyncSession(self, tool, **kw)
 
-    def _session_open(self, s: Any) -> None:
+    def session_opened(self, s: Any) -> None:
         from .session import SessionLimit
         with self._pool_lock:
             live = self.__dict__.setdefault("_sessions", set())
@@ -712,6 +697,44 @@ class Client:
         with self._pool_lock:
             return len(self.__dict__.get("_sessions", ()))
 
-    def _session_closed(self, s: Any) -> None:
+    def session_closed(self, s: Any) -> None:
         with self._pool_lock:
             self.__dict__.setdefault("_sessions", set()).discard(s)
+
+    # -- the interface a Session uses (session.SessionHost) ---------------
+    # Public names for the run machinery above, so that session.py calls
+    # no private method of Client.
+
+    def in_io(self, fn: Callable[..., T], *args: Any,
+              **kwargs: Any) -> "asyncio.Future[T]":
+        """fn(*args, **kwargs) on the client's file-work threads."""
+        return self._in_io(fn, *args, **kwargs)
+
+    async def command(self, tool: str, info: BlobInfo,
+                      warm: bool | None = None
+                      ) -> tuple[_Command, _pool.Pool | None]:
+        """The launcher's words for a run of TOOL, and the warm pool it
+        uses (None: cold), released by release()."""
+        return await self._command(tool, info, warm)
+
+    def release(self, pool: _pool.Pool | None) -> None:
+        """A run of the pool ended (a retired pool may stop now)."""
+        self._release(pool)
+
+    def run_env(self, extra: Mapping[str, str] | None) -> dict[str, str]:
+        """The environment cordon is started with (env_keep, PATH, extra)."""
+        return self._env(extra)
+
+    @staticmethod
+    def remove_run_dir(base: str) -> str | None:
+        """Remove a run folder; what stays, logged, or None."""
+        return Client._remove(base)
+
+    def result(self, tool: str, info: BlobInfo, rc: int,
+               status: dict[str, Any],
+               out: tuple[bytes, bool], err: tuple[bytes, bool],
+               outputs: dict[str, OutputFile],
+               refused: list[RefusedOutput], t0: float) -> RunResult:
+        """A RunResult from cordon's status and what the client read."""
+        return self._result(tool, info, rc, status, out, err, outputs,
+                            refused, t0)

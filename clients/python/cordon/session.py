@@ -39,22 +39,59 @@ import os
 import sys
 import threading
 import time
-from typing import Any, Mapping
+from typing import Any, Awaitable, Callable, Mapping, Protocol
 
 from . import _fs
-from .errors import CordonError, InputError, LauncherError
+from ._status import parse_status
+from .errors import CordonError, InputError
 from .inputs import encode_inputs
 from .result import RunResult
 
-FRAME = b"\0CORDONSESSION"
+# The protocol's one definition is the driver's (imported, not copied).
+from ._sessiondrv import CELL, FRAME, HEAD_DIGITS, INTERRUPT, header
+from ._sessiondrv import REQ_MAX as REQUEST_MAX
+
 FRAME_MAX = 24 << 20            # one frame's JSON, at most
-REQUEST_MAX = 16 << 20          # one request (the driver's REQ_MAX)
 DEFAULT_IDLE_TIMEOUT = 300.0
 CELL_GRACE = 2.0                # past a cell's timeout: the session ends
 READY_TIMEOUT = 60.0            # the driver's first frame
 DEFAULT_MAX_SESSIONS = 8        # live sessions per client
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                       "_sessiondrv.py")
+
+
+class SessionHost(Protocol):
+    """What a Session needs of the client that made it: Client's public
+    interface (client.py, "the interface a Session uses"); this module
+    imports nothing of client.py's."""
+    warm: bool
+    check_kernel: bool
+    work_root: str
+    grace: float
+    stream_cap: int
+    policies: Any
+
+    def in_io(self, fn: Callable[..., Any], *args: Any,
+              **kwargs: Any) -> Awaitable[Any]: ...
+
+    async def command(self, tool: str, info: Any,
+                      warm: bool | None = None) -> tuple[Any, Any]: ...
+
+    def release(self, pool: Any) -> None: ...
+
+    def run_env(self, extra: Mapping[str, str] | None
+                ) -> dict[str, str]: ...
+
+    def remove_run_dir(self, base: str) -> str | None: ...
+
+    def result(self, tool: str, info: Any, rc: int, status: dict[str, Any],
+               out: tuple[bytes, bool], err: tuple[bytes, bool],
+               outputs: dict[str, Any], refused: list[Any],
+               t0: float) -> RunResult: ...
+
+    def session_opened(self, s: Any) -> None: ...
+
+    def session_closed(self, s: Any) -> None: ...
 
 
 class SessionError(CordonError):
@@ -167,7 +204,8 @@ def _cell(d: Mapping[str, Any], seq: int) -> CellResult:
 class Session:
     """Made by Client.session(); use as ``async with``."""
 
-    def __init__(self, client: Any, tool: str, *, timeout: float | None,
+    def __init__(self, client: "SessionHost", tool: str, *,
+                 timeout: float | None,
                  cell_timeout: float | None, idle_timeout: float,
                  env: Mapping[str, str] | None,
                  warm: bool | None = None) -> None:
@@ -209,7 +247,7 @@ class Session:
 
     async def start(self) -> None:
         c = self.client
-        c._session_open(self)
+        c.session_opened(self)
         try:
             await self._start()
         except BaseException:
@@ -219,11 +257,11 @@ class Session:
     async def _start(self) -> None:
         c = self.client
         self._t0 = time.monotonic()
-        info = await c._in_io(c.policies.check if c.check_kernel else
+        info = await c.in_io(c.policies.check if c.check_kernel else
                               c.policies.load, self.tool)
         self._info = info
         self._bounds(info)
-        self._base = await c._in_io(_fs.make_private_dir, c.work_root,
+        self._base = await c.in_io(_fs.make_private_dir, c.work_root,
                                     f"cordon-session-{self.tool}-")
         workdir = os.path.join(self._base, "work")
         os.mkdir(workdir, 0o700)
@@ -235,7 +273,7 @@ class Session:
             f.write(self._code)
         # Cold: cordon [priority] --stdin ... BLOB DRIVER; warm: cordon
         # --submit @POOL --stdin ... DRIVER (the pool's blob, priority).
-        command, self._pool = await c._command(self.tool, info, self.warm)
+        command, self._pool = await c.command(self.tool, info, self.warm)
         rfd, wfd = os.pipe()
         self._status_r = rfd
         extra = ["--timeout", f"{self.timeout:g}"] if self.timeout else []
@@ -248,7 +286,7 @@ class Session:
                 *argv, stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, pass_fds=(wfd,),
-                env=c._env(self.env), cwd=self._base, limit=FRAME_MAX)
+                env=c.run_env(self.env), cwd=self._base, limit=FRAME_MAX)
         finally:
             os.close(wfd)
         assert self._proc.stderr is not None
@@ -299,7 +337,7 @@ class Session:
         assert proc.stdout is not None
         rd = proc.stdout
         try:
-            head = await rd.readexactly(len(FRAME) + 9)
+            head = await rd.readexactly(len(FRAME) + HEAD_DIGITS + 1)
         except asyncio.IncompleteReadError:
             raise _Bad("eof") from None
         if head[:len(FRAME)] != FRAME or head[-1:] != b"\n":
@@ -363,7 +401,7 @@ class Session:
 
             assert proc.stdin is not None
             try:
-                proc.stdin.write(b"C%08x\n" % len(body) + body)
+                proc.stdin.write(header(CELL, len(body)) + body)
                 await proc.stdin.drain()
                 if self._proc is not proc:      # ended while it was sent
                     raise _Bad("the session ended")
@@ -397,7 +435,7 @@ class Session:
         body = json.dumps({"seq": seq}).encode()
         try:
             assert proc.stdin is not None
-            proc.stdin.write(b"I%08x\n" % len(body) + body)
+            proc.stdin.write(header(INTERRUPT, len(body)) + body)
             await proc.stdin.drain()
             d = await asyncio.wait_for(self._frame(proc), CELL_GRACE)
             self.last_cancelled = _cell(d, seq)
@@ -452,21 +490,20 @@ class Session:
             os.close(self._status_r)
             self._status_r = -1
         pool, self._pool = self._pool, None
-        self.client._release(pool)      # a retired pool may stop now
+        self.client.release(pool)      # a retired pool may stop now
         if self._base is not None:
             base, self._base = self._base, None
-            await self.client._in_io(self.client._remove, base)
-        self.client._session_closed(self)
+            await self.client.in_io(self.client.remove_run_dir, base)
+        self.client.session_closed(self)
 
     async def _collect(self, proc: asyncio.subprocess.Process) -> None:
-        from .client import _parse_status
         err = await self._err_task if self._err_task else b""
         try:
             rest = await proc.stdout.read() if proc.stdout else b""
         except RuntimeError:    # a cell is reading it: the frames are its
             rest = b""
-        raw = await self.client._in_io(_read_status, self._status_r)
-        status = _parse_status(raw)
+        raw = await self.client.in_io(_read_status, self._status_r)
+        status = parse_status(raw)
         words = end_words(status, self.max_age)
         if words and self.end_reason.startswith("cell ") and \
                 "frames broke off" in self.end_reason:
@@ -483,7 +520,7 @@ class Session:
         assert proc.returncode is not None
         # stdout carried the frames (the cells' output is in each
         # CellResult): the run's stdout is what followed the last frame.
-        res = self.client._result(
+        res = self.client.result(
             self.tool, self._info, proc.returncode, status, (rest, False),
             (err, False), {}, [], self._t0)
         self.result = dataclasses.replace(
@@ -583,42 +620,8 @@ def reason_launcher(status: Mapping[str, Any] | None) -> str:
     return str((status or {}).get("reason", ""))
 
 
-# -- the command line ------------------------------------------------------
-
-async def _cli(tool: str, text: str, warm: bool = False) -> int:
-    from .client import Client
-    cells = [c for c in text.split("\n#%%\n")]
-    async with Client(warm=warm) as client:
-        async with client.session(tool) as s:
-            for code in cells:
-                r = await s.run(code)
-                d = dataclasses.asdict(r)
-                d.pop("run", None)
-                d["files"] = [{"name": f.name, "size": f.size}
-                              for f in r.files]
-                print(json.dumps(d), flush=True)
-                if r.session_ended:
-                    break
-        res = s.result
-        print(json.dumps({"end_reason": s.end_reason,
-                          "status": dict(res.status) if res else None}))
-        return 0 if res is not None else 1
-
-
-def main(argv: list[str]) -> int:
-    warm = argv[1:2] == ["--warm"]      # in a warm pool, started for it
-    if warm:
-        argv = argv[:1] + argv[2:]
-    if len(argv) != 2:
-        print("usage: python3 -m cordon.session [--warm] TOOL < cells",
-              file=sys.stderr)
-        return 2
-    try:
-        return asyncio.run(_cli(argv[1], sys.stdin.read(), warm))
-    except (CordonError, LauncherError) as e:
-        print(f"cordon.session: {e}", file=sys.stderr)
-        return 1
-
-
 if __name__ == "__main__":
+    # python3 -m cordon.session: the command line is _sessioncli's (it
+    # makes a Client; this module never imports client.py).
+    from cordon._sessioncli import main
     sys.exit(main(sys.argv))
