@@ -13,7 +13,11 @@ LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.
 # watch a run's calls.  Each has one header the rest of the launcher
 # includes (egress.h, warm.h, learnmode.h); every folder is on the include
 # path, so an #include names a header by its base name.
-LAUNCHER_SRCS += $(addprefix launcher/egress/,proxy.c addrs.c proxyreq.c \
+# A room the plain cold core leaves out is linked into the program that
+# holds it (companion.c: cordon executes that program for a run that needs
+# it); cordon links the room's no*.c instead, whose every function fails
+# closed.
+EGRESS_SRCS := $(addprefix launcher/egress/,proxy.c addrs.c proxyreq.c \
 	refused.c dns.c httpreq.c around.c sni.c)
 LAUNCHER_SRCS += $(addprefix launcher/warm/,serve.c warmdir.c submit.c \
 	warmhuge.c warmhold.c warmreq.c)
@@ -32,12 +36,20 @@ TLS_LIBS := -lssl -lcrypto
 TLS_SRCS := launcher/egress/tls.c launcher/egress/proxyhttp.c \
 	launcher/egress/httptarget.c
 LAUNCHER_OBJS := $(LAUNCHER_SRCS:%.c=$(BUILD)/%.o)
+EGRESS_OBJS := $(EGRESS_SRCS:%.c=$(BUILD)/%.o)
+NOEGRESS_OBJS := $(BUILD)/launcher/egress/noegress.o
 TLS_OBJS := $(TLS_SRCS:%.c=$(BUILD)/%.o)
 NOTLS_OBJS := $(BUILD)/launcher/egress/notls.o
 # The launcher handles sizes from the blob: conversions must be explicit.
-$(LAUNCHER_OBJS) $(TLS_OBJS) $(NOTLS_OBJS): CFLAGS += $(WARN_STRICT)
+$(LAUNCHER_OBJS) $(EGRESS_OBJS) $(NOEGRESS_OBJS) $(TLS_OBJS) $(NOTLS_OBJS): \
+	CFLAGS += $(WARN_STRICT)
 
-PROGRAMS += $(BUILD)/cordon $(BUILD)/cordon-tls $(BUILD)/cordon-static
+# The programs (companion.c's table): cordon, the plain cold core; and one
+# program per feature it leaves out, each the core with that room.
+# They are installed in PREFIX/lib/cordon/ (Makefile: install).
+CORDON_COMPANIONS := cordon-egress cordon-tls
+PROGRAMS += $(BUILD)/cordon $(CORDON_COMPANIONS:%=$(BUILD)/%) \
+	$(BUILD)/cordon-static
 
 # cordon itself is a static PIE: no dynamic loader at each launch (about
 # 1.4 ms per run on the bench machine, see bench/README.md) and no shared
@@ -48,9 +60,12 @@ CORDON_LINK := $(filter-out -pie,$(LDFLAGS)) -static-pie
 else
 CORDON_LINK := $(LDFLAGS)
 endif
-$(BUILD)/cordon: $(LAUNCHER_OBJS) $(NOTLS_OBJS) $(COMMON_OBJS)
+CORDON_OBJS := $(LAUNCHER_OBJS) $(NOEGRESS_OBJS) $(NOTLS_OBJS) $(COMMON_OBJS)
+$(BUILD)/cordon: $(CORDON_OBJS)
 	$(CC) $(CORDON_LINK) -o $@ $^
-$(BUILD)/cordon-tls: $(LAUNCHER_OBJS) $(TLS_OBJS) $(COMMON_OBJS)
+$(BUILD)/cordon-egress: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(NOTLS_OBJS) $(COMMON_OBJS)
+	$(CC) $(CORDON_LINK) -o $@ $^
+$(BUILD)/cordon-tls: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) $(COMMON_OBJS)
 	$(CC) $(CORDON_LINK) -o $@ $^ $(TLS_LIBS)
 
 # The same objects, linked statically (no -pie: static-pie needs glibc's
@@ -59,7 +74,7 @@ $(BUILD)/cordon-tls: $(LAUNCHER_OBJS) $(TLS_OBJS) $(COMMON_OBJS)
 # (build/cordon-tls is the same program with its symbols).  It was under
 # 1 MiB until OpenSSL came in for the proxy's TLS (credentials, http
 # rules): 5.7 MiB, see bench/README.md section 3.
-$(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(TLS_OBJS) $(COMMON_OBJS)
+$(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) $(COMMON_OBJS)
 	$(CC) $(filter-out -pie,$(LDFLAGS)) -static-pie -s -o $@ $^ $(TLS_LIBS)
 
 # The warm pool's template (cordon --serve): warm.py with its modules and
@@ -73,7 +88,8 @@ $(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(TLS_OBJS) $(COMMON_OBJS)
 WARM_PYTHON ?= /usr/bin/python3
 WARM_PYINC := $(shell $(WARM_PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
 WARM_DIR := $(BUILD)/warm
-WARM_OBJS := $(LAUNCHER_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(TLS_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
+WARM_OBJS := $(LAUNCHER_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(EGRESS_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
+	$(TLS_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
 	$(COMMON_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(WARM_DIR)/obj/launcher/warm/pywarm.o
 # The template's modules, one job each (warm.py's docstring names them).
 WARM_PY := warm.py warm_preload.py warm_serve.py warm_request.py \
@@ -104,4 +120,7 @@ $(BUILD)/launcher/main.o $(WARM_DIR)/obj/launcher/main.o: VERSION
 
 # make layering (compiler/build.mk) reads the launcher's calls too: no
 # circle among its objects.
-layering: $(LAUNCHER_OBJS) $(TLS_OBJS)
+layering: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) $(BUILD)/cordon
+# ... and counts the lines of the program cordon, what a plain cold run
+# executes: its objects' sources and the tree's headers they include.
+LAYERING_ARGS += --cordon $(CORDON_OBJS)

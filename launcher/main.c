@@ -73,19 +73,18 @@ static int prepare(const struct opts *o, struct cpol *pol,
 	return rc;
 }
 
-/* A policy with HTTP hosts: the same command line run by cordon-tls,
- * the program with the proxy's TLS (notls.c says why this one has
- * none), before anything of the run is made.  Returns on failure only. */
-static int tls_exec(char **argv, char *err)
+/* What this program holds of the features cordon leaves out of its
+ * plain cold core (companion.c): each room's egress_built, tls_built... */
+static unsigned int holds(void)
 {
-	static char path[PATH_MAX];
+	return (egress_built ? HOLD_EGRESS : 0) | (tls_built ? HOLD_TLS : 0) |
+	    HOLD_LEARN | HOLD_POOL;
+}
 
-	if (companion_path("cordon-tls", path, sizeof(path)) == 0)
-		execv(path, argv);
-	snprintf(err, ERRLEN, "the policy names HTTP hosts, whose TLS is "
-	    "cordon-tls's (beside cordon, or in PREFIX/lib/cordon/): %s",
-	    strerror(errno));
-	return EXIT_CORDON;
+/* What the run needs of them: the plan's proxy and its TLS. */
+static unsigned int needs(const struct run_plan *pl)
+{
+	return (pl->egress ? HOLD_EGRESS : 0) | (pl->tls ? HOLD_TLS : 0);
 }
 
 /* The run; learn mode says first what it gives up. */
@@ -153,10 +152,8 @@ int main(int argc, char **argv)
 		rc = serve_exec(&o, &pol, argv, err);  /* on failure only */
 	else if (o.check)
 		rc = plan_say(&pol, &pl, &pr, o.json) < 0 ? EXIT_CORDON : 0;
-	else if (pl.tls && !tls_built)
-		rc = tls_exec(argv, err);     /* on failure only */
-	else
-		rc = run(&o, &pol, &pl, &r, err);
+	else if ((rc = companion_exec(needs(&pl), holds(), argv, err)) == 0)
+		rc = run(&o, &pol, &pl, &r, err);  /* all it needs is here */
 	if (r.outcome == OUT_ERROR && rc != 0) {
 		if (err[0])
 			fprintf(stderr, "cordon: %s\n", err);
