@@ -78,13 +78,15 @@ static int prepare(const struct opts *o, struct cpol *pol,
 static unsigned int holds(void)
 {
 	return (egress_built ? HOLD_EGRESS : 0) | (tls_built ? HOLD_TLS : 0) |
-	    HOLD_LEARN | HOLD_POOL;
+	    (learn_built ? HOLD_LEARN : 0) | HOLD_POOL;
 }
 
-/* What the run needs of them: the plan's proxy and its TLS. */
-static unsigned int needs(const struct run_plan *pl)
+/* What the run needs of them: the plan's proxy and its TLS, the modes
+ * that watch its calls. */
+static unsigned int needs(const struct opts *o, const struct run_plan *pl)
 {
-	return (pl->egress ? HOLD_EGRESS : 0) | (pl->tls ? HOLD_TLS : 0);
+	return (pl->egress ? HOLD_EGRESS : 0) | (pl->tls ? HOLD_TLS : 0) |
+	    (o->observe || o->ll_watch ? HOLD_LEARN : 0);
 }
 
 /* The run; learn mode says first what it gives up. */
@@ -152,7 +154,8 @@ int main(int argc, char **argv)
 		rc = serve_exec(&o, &pol, argv, err);  /* on failure only */
 	else if (o.check)
 		rc = plan_say(&pol, &pl, &pr, o.json) < 0 ? EXIT_CORDON : 0;
-	else if ((rc = companion_exec(needs(&pl), holds(), argv, err)) == 0)
+	else if ((rc = companion_exec(needs(&o, &pl), holds(), argv,
+	    err)) == 0)
 		rc = run(&o, &pol, &pl, &r, err);  /* all it needs is here */
 	if (r.outcome == OUT_ERROR && rc != 0) {
 		if (err[0])

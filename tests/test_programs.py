@@ -13,6 +13,7 @@ import workload_util as wu
 # A symbol of each room's code, and the program that must hold it.
 ROOMS = {
     "egress": (b"proxyreq_parse", "cordon-egress"),
+    "learn": (b"pathcall_peek", "cordon-observe"),
 }
 
 
@@ -78,3 +79,23 @@ def test_program_without_its_room_fails_closed(setup):
     assert "cordon-egress lacks" in r.stderr and "broken" in r.stderr, \
         r.stderr
     assert r.stdout == "" and list(tmp.iterdir()) == []
+
+
+@pytest.mark.parametrize("opts", [["--observe", "TRACE"],
+                                  ["--landlock-watch"]])
+def test_watch_modes_run_in_cordon_observe(setup, cordon_bin, opts):
+    """--observe and --landlock-watch (they read the run's paths): cordon
+    alone refuses them, naming cordon-observe, and writes no trace; with
+    cordon-observe beside it they run."""
+    alone, tmp, _hosts, plain, run = setup
+    trace = tmp.parent / "trace.json"
+    opts = [str(trace) if o == "TRACE" else o for o in opts]
+    r = run(alone / "cordon", plain, *opts)
+    assert r.returncode == 125 and "cordon-observe" in r.stderr, r.stderr
+    assert r.stdout == "" and list(tmp.iterdir()) == []
+    assert not trace.exists()
+    shutil.copy(cordon_bin.parent / "cordon-observe",
+                alone / "cordon-observe")
+    r = run(alone / "cordon", plain, *opts)
+    assert (r.returncode, r.stdout) == (0, "42\n"), r.stderr
+    assert trace.exists() == ("--observe" in opts)
