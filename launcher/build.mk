@@ -19,7 +19,7 @@ LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.
 # closed.
 EGRESS_SRCS := $(addprefix launcher/egress/,proxy.c addrs.c proxyreq.c \
 	refused.c dns.c httpreq.c around.c sni.c)
-LAUNCHER_SRCS += $(addprefix launcher/warm/,serve.c warmdir.c submit.c \
+WARMC_SRCS := $(addprefix launcher/warm/,serve.c warmdir.c submit.c \
 	warmhuge.c warmhold.c warmreq.c)
 LEARN_SRCS := $(addprefix launcher/learn/,learn.c learnjudge.c \
 	pathcall.c llwatch.c)
@@ -40,16 +40,19 @@ EGRESS_OBJS := $(EGRESS_SRCS:%.c=$(BUILD)/%.o)
 NOEGRESS_OBJS := $(BUILD)/launcher/egress/noegress.o
 LEARN_OBJS := $(LEARN_SRCS:%.c=$(BUILD)/%.o)
 NOLEARN_OBJS := $(BUILD)/launcher/learn/nolearn.o
+WARMC_OBJS := $(WARMC_SRCS:%.c=$(BUILD)/%.o)
+NOWARM_OBJS := $(BUILD)/launcher/warm/nowarm.o
 TLS_OBJS := $(TLS_SRCS:%.c=$(BUILD)/%.o)
 NOTLS_OBJS := $(BUILD)/launcher/egress/notls.o
 # The launcher handles sizes from the blob: conversions must be explicit.
 $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(NOEGRESS_OBJS) $(LEARN_OBJS) \
-	$(NOLEARN_OBJS) $(TLS_OBJS) $(NOTLS_OBJS): CFLAGS += $(WARN_STRICT)
+	$(NOLEARN_OBJS) $(WARMC_OBJS) $(NOWARM_OBJS) $(TLS_OBJS) \
+	$(NOTLS_OBJS): CFLAGS += $(WARN_STRICT)
 
 # The programs (companion.c's table): cordon, the plain cold core; and one
 # program per feature it leaves out, each the core with that room.
 # They are installed in PREFIX/lib/cordon/ (Makefile: install).
-CORDON_COMPANIONS := cordon-egress cordon-tls cordon-observe
+CORDON_COMPANIONS := cordon-egress cordon-tls cordon-observe cordon-pool
 PROGRAMS += $(BUILD)/cordon $(CORDON_COMPANIONS:%=$(BUILD)/%) \
 	$(BUILD)/cordon-static
 
@@ -63,20 +66,25 @@ else
 CORDON_LINK := $(LDFLAGS)
 endif
 CORDON_OBJS := $(LAUNCHER_OBJS) $(NOEGRESS_OBJS) $(NOTLS_OBJS) \
-	$(NOLEARN_OBJS) $(COMMON_OBJS)
+	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(COMMON_OBJS)
 $(BUILD)/cordon: $(CORDON_OBJS)
 	$(CC) $(CORDON_LINK) -o $@ $^
 $(BUILD)/cordon-egress: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(NOTLS_OBJS) \
-	$(NOLEARN_OBJS) $(COMMON_OBJS)
+	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(COMMON_OBJS)
 	$(CC) $(CORDON_LINK) -o $@ $^
 $(BUILD)/cordon-tls: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) \
-	$(NOLEARN_OBJS) $(COMMON_OBJS)
+	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(COMMON_OBJS)
 	$(CC) $(CORDON_LINK) -o $@ $^ $(TLS_LIBS)
 # Learn mode is for trusted code only: its program has every room but the
 # warm pool's, and the proxy's TLS (a policy with HTTP hosts observed).
 $(BUILD)/cordon-observe: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) \
-	$(LEARN_OBJS) $(COMMON_OBJS)
+	$(LEARN_OBJS) $(NOWARM_OBJS) $(COMMON_OBJS)
 	$(CC) $(CORDON_LINK) -o $@ $^ $(TLS_LIBS)
+# cordon --serve (which executes the pool's template, whose extension has
+# every room) and cordon --submit (a run sent to a pool).
+$(BUILD)/cordon-pool: $(LAUNCHER_OBJS) $(NOEGRESS_OBJS) $(NOTLS_OBJS) \
+	$(NOLEARN_OBJS) $(WARMC_OBJS) $(COMMON_OBJS)
+	$(CC) $(CORDON_LINK) -o $@ $^
 
 # The same objects, linked statically (no -pie: static-pie needs glibc's
 # rcrt1.o, which Debian ships; -static-pie keeps ASLR for the binary) and
@@ -85,7 +93,7 @@ $(BUILD)/cordon-observe: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) \
 # 1 MiB until OpenSSL came in for the proxy's TLS (credentials, http
 # rules): 5.7 MiB, see bench/README.md section 3.
 $(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) \
-	$(LEARN_OBJS) $(COMMON_OBJS)
+	$(LEARN_OBJS) $(WARMC_OBJS) $(COMMON_OBJS)
 	$(CC) $(filter-out -pie,$(LDFLAGS)) -static-pie -s -o $@ $^ $(TLS_LIBS)
 
 # The warm pool's template (cordon --serve): warm.py with its modules and
@@ -100,7 +108,7 @@ WARM_PYTHON ?= /usr/bin/python3
 WARM_PYINC := $(shell $(WARM_PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
 WARM_DIR := $(BUILD)/warm
 WARM_OBJS := $(LAUNCHER_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(EGRESS_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
-	$(LEARN_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
+	$(LEARN_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(WARMC_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
 	$(TLS_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
 	$(COMMON_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(WARM_DIR)/obj/launcher/warm/pywarm.o
 # The template's modules, one job each (warm.py's docstring names them).
@@ -132,7 +140,8 @@ $(BUILD)/launcher/main.o $(WARM_DIR)/obj/launcher/main.o: VERSION
 
 # make layering (compiler/build.mk) reads the launcher's calls too: no
 # circle among its objects.
-layering: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) $(LEARN_OBJS) $(BUILD)/cordon
+layering: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) $(LEARN_OBJS) \
+	$(WARMC_OBJS) $(BUILD)/cordon
 # ... and counts the lines of the program cordon, what a plain cold run
 # executes: its objects' sources and the tree's headers they include.
 LAYERING_ARGS += --cordon $(CORDON_OBJS)

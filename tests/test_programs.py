@@ -14,6 +14,7 @@ import workload_util as wu
 ROOMS = {
     "egress": (b"proxyreq_parse", "cordon-egress"),
     "learn": (b"pathcall_peek", "cordon-observe"),
+    "warm": (b"warmreq_split", "cordon-pool"),
 }
 
 
@@ -99,3 +100,26 @@ def test_watch_modes_run_in_cordon_observe(setup, cordon_bin, opts):
     r = run(alone / "cordon", plain, *opts)
     assert (r.returncode, r.stdout) == (0, "42\n"), r.stderr
     assert trace.exists() == ("--observe" in opts)
+
+
+@pytest.mark.parametrize("how", ["serve", "submit"])
+def test_warm_pools_run_in_cordon_pool(setup, cordon_bin, how):
+    """cordon --serve and --submit: cordon alone refuses them, naming
+    cordon-pool; with cordon-pool beside it they are cordon-pool's (a
+    --serve at a path is refused by its own check, a --submit to a pool
+    that is not there by its own)."""
+    alone, tmp, _hosts, plain, _run = setup
+    argv = (["--serve", str(tmp / "sock"), str(plain)] if how == "serve"
+            else ["--submit", "@cordon-test-no-such-pool", str(plain)])
+
+    def go():
+        return subprocess.run([str(alone / "cordon"), *argv],
+                              capture_output=True, text=True, timeout=60)
+    r = go()
+    assert r.returncode == 125 and "cordon-pool" in r.stderr, r.stderr
+    shutil.copy(cordon_bin.parent / "cordon-pool", alone / "cordon-pool")
+    r = go()
+    assert r.returncode == 125 and "cordon-pool" not in r.stderr, r.stderr
+    assert ("abstract" if how == "serve" else "no-such-pool") in r.stderr, \
+        r.stderr
+    assert list(tmp.iterdir()) == []
