@@ -65,25 +65,32 @@ CORDON_LINK := $(filter-out -pie,$(LDFLAGS)) -static-pie
 else
 CORDON_LINK := $(LDFLAGS)
 endif
+# common/ comes as an archive: each program takes only the objects it
+# calls (the linker pulls a member for a symbol it needs), so cordon holds
+# no blob writer.  cordon's link map says what it holds (make layering).
+LAUNCHER_COMMON := $(BUILD)/common/common.a
+$(LAUNCHER_COMMON): $(COMMON_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
 CORDON_OBJS := $(LAUNCHER_OBJS) $(NOEGRESS_OBJS) $(NOTLS_OBJS) \
-	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(COMMON_OBJS)
+	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(LAUNCHER_COMMON)
 $(BUILD)/cordon: $(CORDON_OBJS)
-	$(CC) $(CORDON_LINK) -o $@ $^
+	$(CC) $(CORDON_LINK) -Wl,-Map=$@.map -o $@ $^
 $(BUILD)/cordon-egress: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(NOTLS_OBJS) \
-	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(COMMON_OBJS)
+	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(LAUNCHER_COMMON)
 	$(CC) $(CORDON_LINK) -o $@ $^
 $(BUILD)/cordon-tls: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) \
-	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(COMMON_OBJS)
+	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(LAUNCHER_COMMON)
 	$(CC) $(CORDON_LINK) -o $@ $^ $(TLS_LIBS)
 # Learn mode is for trusted code only: its program has every room but the
 # warm pool's, and the proxy's TLS (a policy with HTTP hosts observed).
 $(BUILD)/cordon-observe: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) \
-	$(LEARN_OBJS) $(NOWARM_OBJS) $(COMMON_OBJS)
+	$(LEARN_OBJS) $(NOWARM_OBJS) $(LAUNCHER_COMMON)
 	$(CC) $(CORDON_LINK) -o $@ $^ $(TLS_LIBS)
 # cordon --serve (which executes the pool's template, whose extension has
 # every room) and cordon --submit (a run sent to a pool).
 $(BUILD)/cordon-pool: $(LAUNCHER_OBJS) $(NOEGRESS_OBJS) $(NOTLS_OBJS) \
-	$(NOLEARN_OBJS) $(WARMC_OBJS) $(COMMON_OBJS)
+	$(NOLEARN_OBJS) $(WARMC_OBJS) $(LAUNCHER_COMMON)
 	$(CC) $(CORDON_LINK) -o $@ $^
 
 # The same objects, linked statically (no -pie: static-pie needs glibc's
@@ -93,7 +100,7 @@ $(BUILD)/cordon-pool: $(LAUNCHER_OBJS) $(NOEGRESS_OBJS) $(NOTLS_OBJS) \
 # 1 MiB until OpenSSL came in for the proxy's TLS (credentials, http
 # rules): 5.7 MiB, see bench/README.md section 3.
 $(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) \
-	$(LEARN_OBJS) $(WARMC_OBJS) $(COMMON_OBJS)
+	$(LEARN_OBJS) $(WARMC_OBJS) $(LAUNCHER_COMMON)
 	$(CC) $(filter-out -pie,$(LDFLAGS)) -static-pie -s -o $@ $^ $(TLS_LIBS)
 
 # The warm pool's template (cordon --serve): warm.py with its modules and
@@ -143,5 +150,6 @@ $(BUILD)/launcher/main.o $(WARM_DIR)/obj/launcher/main.o: VERSION
 layering: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) $(LEARN_OBJS) \
 	$(WARMC_OBJS) $(BUILD)/cordon
 # ... and counts the lines of the program cordon, what a plain cold run
-# executes: its objects' sources and the tree's headers they include.
-LAYERING_ARGS += --cordon $(CORDON_OBJS)
+# executes: the objects its link map names, their sources and the tree's
+# headers they include.
+LAYERING_ARGS += --cordon $(BUILD)/cordon.map

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """layering.py - the rules the compiler's tree keeps (HACKING.md), checked.
 
-usage: layering.py OBJECT... [--cordon OBJECT...]
-       (the compiler's and the launcher's objects, for call edges; then
-       the objects linked into the program cordon, for its size)
+usage: layering.py OBJECT... [--cordon MAP]
+       (the compiler's and the launcher's objects, for call edges; the
+       link map of the program cordon, for its size)
 
 Fails (exit 1, one line per breach) when:
   - a compiler file includes a header of a folder its folder may not use
@@ -19,8 +19,8 @@ Fails (exit 1, one line per breach) when:
   - <seccomp.h> is included outside backend/ and names/tables_syscalls.c;
   - a function in compiler/, common/ or launcher/ is over 80 lines, or a
     .c file there over 600;
-  - the program cordon (what a plain cold run executes: the objects
-    after --cordon) is made of more than CORDON_MAX_LINES lines of C,
+  - the program cordon (what a plain cold run executes: the objects its
+    link map names) is made of more than CORDON_MAX_LINES lines of C,
     counted as whole files: each object's source and every header of
     the tree it includes (from the compiler's .d files);
   - a module of the warm pool's Python (launcher/warm/*.py) imports one
@@ -301,10 +301,27 @@ def program_lines(objects):
     return total
 
 
-def check_cordon(objects, errors):
-    if not objects:
+def map_objects(path):
+    """The tree's objects a link map says the linker used: each object
+    given (LOAD) and each archive member it pulled in, as its object's
+    path; the C library's (absolute paths) are not the tree's."""
+    objs = set()
+    member = re.compile(r'^(\S+\.a)\((\S+\.o)\)')
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            if line.startswith('LOAD ') and line.rstrip().endswith('.o'):
+                objs.add(line.split()[1])
+            m = member.match(line)
+            if m:
+                objs.add(os.path.join(os.path.dirname(m.group(1)),
+                                      m.group(2)))
+    return sorted(o for o in objs if not o.startswith('/'))  # the tree's
+
+
+def check_cordon(link_map, errors):
+    if not link_map:
         return None
-    n = program_lines(objects)
+    n = program_lines(map_objects(link_map[0]))
     if n > CORDON_MAX_LINES:
         errors.append(f'the program cordon: {n} lines of C (over '
                       f'{CORDON_MAX_LINES}): a feature that a plain cold '
