@@ -93,15 +93,28 @@ $(BUILD)/cordon-pool: $(LAUNCHER_OBJS) $(NOEGRESS_OBJS) $(NOTLS_OBJS) \
 	$(NOLEARN_OBJS) $(WARMC_OBJS) $(LAUNCHER_COMMON)
 	$(CC) $(CORDON_LINK) -o $@ $^
 
-# The same objects, linked statically (no -pie: static-pie needs glibc's
-# rcrt1.o, which Debian ships; -static-pie keeps ASLR for the binary) and
-# stripped (-s), for containers: one file, so it has the proxy's TLS
-# (build/cordon-tls is the same program with its symbols).  It was under
+# Every room in one program, linked statically (no -pie: static-pie needs
+# glibc's rcrt1.o, which Debian ships; -static-pie keeps ASLR for the
+# binary) and stripped (-s), for a container that wants one file: it
+# never executes another program, and its plain runs hold every room's
+# code (the image, deploy/kubernetes/, takes build/image/ instead).  It was under
 # 1 MiB until OpenSSL came in for the proxy's TLS (credentials, http
 # rules): 5.7 MiB, see bench/README.md section 3.
 $(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) \
 	$(LEARN_OBJS) $(WARMC_OBJS) $(LAUNCHER_COMMON)
 	$(CC) $(filter-out -pie,$(LDFLAGS)) -static-pie -s -o $@ $^ $(TLS_LIBS)
+
+# For container images (deploy/kubernetes/Containerfile): cordon and its
+# programs stripped, laid out as under PREFIX (bin/cordon, lib/cordon/),
+# so that an image's plain run, too, holds none of the rooms.
+IMAGE_DIR := $(BUILD)/image
+PROGRAMS += $(IMAGE_DIR)/bin/cordon $(CORDON_COMPANIONS:%=$(IMAGE_DIR)/lib/cordon/%)
+$(IMAGE_DIR)/bin/cordon: $(BUILD)/cordon
+	@mkdir -p $(@D)
+	strip -o $@ $<
+$(IMAGE_DIR)/lib/cordon/%: $(BUILD)/%
+	@mkdir -p $(@D)
+	strip -o $@ $<
 
 # The warm pool's template (cordon --serve): warm.py with its modules and
 # _cordon_warm.so, a CPython extension made of the launcher's own sources

@@ -102,10 +102,11 @@ WARM_PY_IMPORTS = {
 MAX_FILE_LINES = 600
 # The program cordon, the plain cold core (features are programs of their
 # own: launcher/companion.c), in lines of C, whole files and headers: the
-# figure it has (HACKING.md, "Features as programs"), so it cannot grow
-# unseen.  Issue 40 asks for 8,000; what is left to reach it is written
-# there.
-CORDON_MAX_LINES = 99999
+# figure it has, so that it cannot grow unseen (18,923 before the rooms
+# left it).  Issue 40 asks for 8,000: that needs the core's own rooms and
+# headers (its steps 3 and 5), the audit reader as a build option, and
+# egress.h's core-facing part apart from the proxy's.
+CORDON_MAX_LINES = 14719
 SECCOMP_OK = ('compiler/backend/', 'compiler/names/tables_syscalls.c')
 MAX_FUNCTION_LINES = 80
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^">]+)[">]', re.M)
