@@ -116,7 +116,8 @@ install: all
 		$(DESTDIR)$(BASH_COMPLETION_DIR)
 	install -m 0755 $(BUILD)/cordon $(BUILD)/cordonc $(DESTDIR)$(PREFIX)/bin/
 	install -d $(DESTDIR)$(PREFIX)/lib/cordon
-	install -m 0755 $(BUILD)/cordon-tls $(DESTDIR)$(PREFIX)/lib/cordon/
+	install -m 0755 $(CORDON_COMPANIONS:%=$(BUILD)/%) \
+		$(DESTDIR)$(PREFIX)/lib/cordon/
 	if [ -e $(BUILD)/warm/_cordon_warm.so ]; then \
 		install -d $(DESTDIR)$(PREFIX)/lib/cordon/warm && \
 		install -m 0644 $(BUILD)/warm/_cordon_warm.so \

@@ -80,11 +80,12 @@ $(COMPILER_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/compiler/main.o: \
 # the objects with nm), no function over 80 lines in compiler/, common/
 # or launcher/ and no .c file over 600, the warm pool's Python imports
 # only what WARM_PY_IMPORTS allows, libseccomp only in backend/ (and
-# names/'s syscall table);
+# names/'s syscall table), the plain cold program cordon's sources within
+# their ceiling (launcher/build.mk: LAYERING_ARGS);
 # and tools/facts.py: no copy of a fact that has its one home (errno and
 # action names, units, right groups and letters, -D, exit codes, version).
 layering: $(BUILD)/compiler/main.o $(COMPILER_SRCS:%.c=$(BUILD)/%.o)
-	$(PYTHON) tools/layering.py $^
+	$(PYTHON) tools/layering.py $(filter %.o,$^) $(LAYERING_ARGS)
 	$(PYTHON) tools/facts.py
 check: layering
 .PHONY: layering

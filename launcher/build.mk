@@ -9,16 +9,20 @@ LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.
 	launcher/auditsay.c launcher/notes.c launcher/feed.c \
 	launcher/plan.c launcher/probe.c launcher/plansay.c launcher/filter.c \
 	launcher/companion.c launcher/initend.c launcher/late.c \
-	launcher/limits.c launcher/llplan.c
+	launcher/limits.c launcher/llplan.c launcher/sigs.c
 # The rooms (HACKING.md): the egress proxy, warm pools, the modes that
 # watch a run's calls.  Each has one header the rest of the launcher
 # includes (egress.h, warm.h, learnmode.h); every folder is on the include
 # path, so an #include names a header by its base name.
-LAUNCHER_SRCS += $(addprefix launcher/egress/,proxy.c addrs.c proxyreq.c \
+# A room the plain cold core leaves out is linked into the program that
+# holds it (companion.c: cordon executes that program for a run that needs
+# it); cordon links the room's no*.c instead, whose every function fails
+# closed.
+EGRESS_SRCS := $(addprefix launcher/egress/,proxy.c addrs.c proxyreq.c \
 	refused.c dns.c httpreq.c around.c sni.c)
-LAUNCHER_SRCS += $(addprefix launcher/warm/,serve.c warmdir.c submit.c \
+WARMC_SRCS := $(addprefix launcher/warm/,serve.c warmdir.c submit.c \
 	warmhuge.c warmhold.c warmreq.c)
-LAUNCHER_SRCS += $(addprefix launcher/learn/,learn.c learnjudge.c \
+LEARN_SRCS := $(addprefix launcher/learn/,learn.c learnjudge.c \
 	pathcall.c llwatch.c)
 LAUNCHER_DIRS := launcher launcher/egress launcher/warm launcher/learn
 CPPFLAGS += $(addprefix -I,$(LAUNCHER_DIRS))
@@ -33,12 +37,25 @@ TLS_LIBS := -lssl -lcrypto
 TLS_SRCS := launcher/egress/tls.c launcher/egress/proxyhttp.c \
 	launcher/egress/httptarget.c
 LAUNCHER_OBJS := $(LAUNCHER_SRCS:%.c=$(BUILD)/%.o)
+EGRESS_OBJS := $(EGRESS_SRCS:%.c=$(BUILD)/%.o)
+NOEGRESS_OBJS := $(BUILD)/launcher/egress/noegress.o
+LEARN_OBJS := $(LEARN_SRCS:%.c=$(BUILD)/%.o)
+NOLEARN_OBJS := $(BUILD)/launcher/learn/nolearn.o
+WARMC_OBJS := $(WARMC_SRCS:%.c=$(BUILD)/%.o)
+NOWARM_OBJS := $(BUILD)/launcher/warm/nowarm.o
 TLS_OBJS := $(TLS_SRCS:%.c=$(BUILD)/%.o)
 NOTLS_OBJS := $(BUILD)/launcher/egress/notls.o
 # The launcher handles sizes from the blob: conversions must be explicit.
-$(LAUNCHER_OBJS) $(TLS_OBJS) $(NOTLS_OBJS): CFLAGS += $(WARN_STRICT)
+$(LAUNCHER_OBJS) $(EGRESS_OBJS) $(NOEGRESS_OBJS) $(LEARN_OBJS) \
+	$(NOLEARN_OBJS) $(WARMC_OBJS) $(NOWARM_OBJS) $(TLS_OBJS) \
+	$(NOTLS_OBJS): CFLAGS += $(WARN_STRICT)
 
-PROGRAMS += $(BUILD)/cordon $(BUILD)/cordon-tls $(BUILD)/cordon-static
+# The programs (companion.c's table): cordon, the plain cold core; and one
+# program per feature it leaves out, each the core with that room.
+# They are installed in PREFIX/lib/cordon/ (Makefile: install).
+CORDON_COMPANIONS := cordon-egress cordon-tls cordon-observe cordon-pool
+PROGRAMS += $(BUILD)/cordon $(CORDON_COMPANIONS:%=$(BUILD)/%) \
+	$(BUILD)/cordon-static
 
 # cordon itself is a static PIE: no dynamic loader at each launch (about
 # 1.4 ms per run on the bench machine, see bench/README.md) and no shared
@@ -49,19 +66,56 @@ CORDON_LINK := $(filter-out -pie,$(LDFLAGS)) -static-pie
 else
 CORDON_LINK := $(LDFLAGS)
 endif
-$(BUILD)/cordon: $(LAUNCHER_OBJS) $(NOTLS_OBJS) $(COMMON_OBJS)
+# common/ comes as an archive: each program takes only the objects it
+# calls (the linker pulls a member for a symbol it needs), so cordon holds
+# no blob writer.  cordon's link map says what it holds (make layering).
+LAUNCHER_COMMON := $(BUILD)/common/common.a
+$(LAUNCHER_COMMON): $(COMMON_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+CORDON_OBJS := $(LAUNCHER_OBJS) $(NOEGRESS_OBJS) $(NOTLS_OBJS) \
+	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(LAUNCHER_COMMON)
+$(BUILD)/cordon: $(CORDON_OBJS)
+	$(CC) $(CORDON_LINK) -Wl,-Map=$@.map -o $@ $^
+$(BUILD)/cordon-egress: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(NOTLS_OBJS) \
+	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(LAUNCHER_COMMON)
 	$(CC) $(CORDON_LINK) -o $@ $^
-$(BUILD)/cordon-tls: $(LAUNCHER_OBJS) $(TLS_OBJS) $(COMMON_OBJS)
+$(BUILD)/cordon-tls: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) \
+	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(LAUNCHER_COMMON)
 	$(CC) $(CORDON_LINK) -o $@ $^ $(TLS_LIBS)
+# Learn mode is for trusted code only: its program has every room but the
+# warm pool's, and the proxy's TLS (a policy with HTTP hosts observed).
+$(BUILD)/cordon-observe: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) \
+	$(LEARN_OBJS) $(NOWARM_OBJS) $(LAUNCHER_COMMON)
+	$(CC) $(CORDON_LINK) -o $@ $^ $(TLS_LIBS)
+# cordon --serve (which executes the pool's template, whose extension has
+# every room) and cordon --submit (a run sent to a pool).
+$(BUILD)/cordon-pool: $(LAUNCHER_OBJS) $(NOEGRESS_OBJS) $(NOTLS_OBJS) \
+	$(NOLEARN_OBJS) $(WARMC_OBJS) $(LAUNCHER_COMMON)
+	$(CC) $(CORDON_LINK) -o $@ $^
 
-# The same objects, linked statically (no -pie: static-pie needs glibc's
-# rcrt1.o, which Debian ships; -static-pie keeps ASLR for the binary) and
-# stripped (-s), for containers: one file, so it has the proxy's TLS
-# (build/cordon-tls is the same program with its symbols).  It was under
+# Every room in one program, linked statically (no -pie: static-pie needs
+# glibc's rcrt1.o, which Debian ships; -static-pie keeps ASLR for the
+# binary) and stripped (-s), for a container that wants one file: it
+# never executes another program, and its plain runs hold every room's
+# code (the image, deploy/kubernetes/, takes build/image/ instead).  It was under
 # 1 MiB until OpenSSL came in for the proxy's TLS (credentials, http
 # rules): 5.7 MiB, see bench/README.md section 3.
-$(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(TLS_OBJS) $(COMMON_OBJS)
+$(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) \
+	$(LEARN_OBJS) $(WARMC_OBJS) $(LAUNCHER_COMMON)
 	$(CC) $(filter-out -pie,$(LDFLAGS)) -static-pie -s -o $@ $^ $(TLS_LIBS)
+
+# For container images (deploy/kubernetes/Containerfile): cordon and its
+# programs stripped, laid out as under PREFIX (bin/cordon, lib/cordon/),
+# so that an image's plain run, too, holds none of the rooms.
+IMAGE_DIR := $(BUILD)/image
+PROGRAMS += $(IMAGE_DIR)/bin/cordon $(CORDON_COMPANIONS:%=$(IMAGE_DIR)/lib/cordon/%)
+$(IMAGE_DIR)/bin/cordon: $(BUILD)/cordon
+	@mkdir -p $(@D)
+	strip -o $@ $<
+$(IMAGE_DIR)/lib/cordon/%: $(BUILD)/%
+	@mkdir -p $(@D)
+	strip -o $@ $<
 
 # The warm pool's template (cordon --serve): warm.py with its modules and
 # _cordon_warm.so, a CPython extension made of the launcher's own sources
@@ -74,7 +128,9 @@ $(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(TLS_OBJS) $(COMMON_OBJS)
 WARM_PYTHON ?= /usr/bin/python3
 WARM_PYINC := $(shell $(WARM_PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
 WARM_DIR := $(BUILD)/warm
-WARM_OBJS := $(LAUNCHER_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(TLS_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
+WARM_OBJS := $(LAUNCHER_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(EGRESS_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
+	$(LEARN_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(WARMC_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
+	$(TLS_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
 	$(COMMON_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(WARM_DIR)/obj/launcher/warm/pywarm.o
 # The template's modules, one job each (warm.py's docstring names them).
 WARM_PY := warm.py warm_preload.py warm_serve.py warm_request.py \
@@ -105,4 +161,9 @@ $(BUILD)/launcher/main.o $(WARM_DIR)/obj/launcher/main.o: VERSION
 
 # make layering (compiler/build.mk) reads the launcher's calls too, and
 # common/'s: no circle among either's objects.
-layering: $(LAUNCHER_OBJS) $(TLS_OBJS) $(COMMON_OBJS)
+layering: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) $(LEARN_OBJS) \
+	$(WARMC_OBJS) $(COMMON_OBJS) $(BUILD)/cordon
+# ... and counts the lines of the program cordon, what a plain cold run
+# executes: the objects its link map names, their sources and the tree's
+# headers they include.
+LAYERING_ARGS += --cordon $(BUILD)/cordon.map

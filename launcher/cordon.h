@@ -467,6 +467,10 @@ pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen);
 int run_probe_ns(unsigned long flags);
 int run_workdir_private(const struct launch *ln);
 
+/* sigs.c: SIGINT, SIGTERM, SIGHUP blocked and read through *sigfd;
+ * SIGPIPE ignored.  -1 with errno. */
+int signals_take(int *sigfd);
+
 /* clock.c: deadlines (monotonic ms) and a dead process's CPU time */
 uint64_t clock_now_ms(void);
 uint64_t clock_cpu_us(pid_t pid);
@@ -476,6 +480,18 @@ int file_put(const char *file, const char *text);
 /* companion.c: a file that comes with cordon (warm/warm.py, cordon-tls)
  * beside the running program, or PREFIX/lib/cordon/; 0, or -1 (errno). */
 int companion_path(const char *name, char *out, size_t len);
+/* The features a run may need that the plain cold core (the program
+ * `cordon`) does not hold: each is in a program of its own, found by
+ * companion_path and executed with the same command line (companion.c
+ * lists them; HACKING.md "Features as programs").  Each room says whether
+ * this program holds it (egress_built, tls_built, learn_built,
+ * pool_built: the room's code, or its no*.c); main.c adds them up. */
+enum { HOLD_EGRESS = 1, HOLD_TLS = 2, HOLD_LEARN = 4, HOLD_POOL = 8 };
+/* needs (HOLD_*) not all in holds (this program's): executes the program
+ * that holds them with argv; returns only on failure (EXIT_CORDON, err
+ * says which program is missing or why it cannot run).  All held: 0. */
+int companion_exec(unsigned int needs, unsigned int holds, char **argv,
+    char *err);
 
 /* supervise.c: the parent's side of a started run. */
 struct sup {

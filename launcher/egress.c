@@ -5,6 +5,7 @@
  * after the exec, the listener taken and the proxy started; after the
  * run, the proxy ended and its counts copied for the status.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +18,33 @@
 
 #include "cordon.h"
 #include "egress.h"
+
+/* --resolve NAME:ADDRESS, read with the options (opts.c) whether or not
+ * this program holds the proxy. */
+int egress_map_parse(const char *arg, struct egress_map *m)
+{
+	const char *colon = strchr(arg, ':');
+	size_t n = colon ? (size_t)(colon - arg) : 0;
+	struct sockaddr_in *v4 = (struct sockaddr_in *)&m->addr;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&m->addr;
+
+	memset(m, 0, sizeof(*m));
+	if (n == 0 || n > CPOL_MAX_HOSTNAME)
+		return -1;
+	memcpy(m->name, arg, n);
+	if (cpol_host_kind(m->name) != CPOL_HOST_NAME)
+		return -1;
+	if (inet_pton(AF_INET, colon + 1, &v4->sin_addr) == 1) {
+		v4->sin_family = AF_INET;
+		m->len = sizeof(*v4);
+	} else if (inet_pton(AF_INET6, colon + 1, &v6->sin6_addr) == 1) {
+		v6->sin6_family = AF_INET6;
+		m->len = sizeof(*v6);
+	} else {
+		return -1;
+	}
+	return 0;
+}
 
 void egress_init(struct egress_run *e)
 {

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -45,21 +44,6 @@ struct res {
 	struct run_plan *pl;          /* ln.plan, which a warm request's
 	                               * options re-plan (plan_request) */
 };
-
-static int signals_block(int *sigfd)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR ||
-	    sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		return -1;
-	*sigfd = signalfd(-1, &set, SFD_CLOEXEC);
-	return *sigfd < 0 ? -1 : 0;
-}
 
 static void closefd(int *fd)
 {
@@ -365,7 +349,6 @@ static void llwatch_started(struct res *s, const struct opts *o,
 	s->sup.llw = w->on ? w : NULL;
 }
 
-/* Start the child and supervise it; returns cordon's exit status. */
 /* The workdir cordon made, once its files are in the run tmpfs and the
  * run sees it below its private /tmp (run_workdir_private): removed
  * now, so that a cordon killed during the run leaves no directory on the
@@ -388,7 +371,7 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 	struct sup *sp = &s->sup;
 	int status = 0, i;
 
-	if (signals_block(&sp->sigfd) < 0 ||
+	if (signals_take(&sp->sigfd) < 0 ||
 	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
 		snprintf(err, ERRLEN, "supervisor set-up: %s", strerror(errno));
 		return EXIT_CORDON;

@@ -73,19 +73,34 @@ static int prepare(const struct opts *o, struct cpol *pol,
 	return rc;
 }
 
-/* A policy with HTTP hosts: the same command line run by cordon-tls,
- * the program with the proxy's TLS (notls.c says why this one has
- * none), before anything of the run is made.  Returns on failure only. */
-static int tls_exec(char **argv, char *err)
+/* What this program holds of the features cordon leaves out of its
+ * plain cold core (companion.c): each room's egress_built, tls_built... */
+static unsigned int holds(void)
 {
-	static char path[PATH_MAX];
+	return (egress_built ? HOLD_EGRESS : 0) | (tls_built ? HOLD_TLS : 0) |
+	    (learn_built ? HOLD_LEARN : 0) | (pool_built ? HOLD_POOL : 0);
+}
 
-	if (companion_path("cordon-tls", path, sizeof(path)) == 0)
-		execv(path, argv);
-	snprintf(err, ERRLEN, "the policy names HTTP hosts, whose TLS is "
-	    "cordon-tls's (beside cordon, or in PREFIX/lib/cordon/): %s",
-	    strerror(errno));
-	return EXIT_CORDON;
+/* What the run needs of them: a warm pool (--serve); or the plan's
+ * proxy and its TLS, the modes that watch its calls. */
+static unsigned int needs(const struct opts *o, const struct run_plan *pl)
+{
+	if (o->serve)
+		return HOLD_POOL;
+	return (pl->egress ? HOLD_EGRESS : 0) | (pl->tls ? HOLD_TLS : 0) |
+	    (o->observe || o->ll_watch ? HOLD_LEARN : 0);
+}
+
+/* cordon --submit: a run sent to a warm pool, cordon-pool's. */
+static int submit(int argc, char **argv)
+{
+	char err[ERRLEN];
+	int rc = companion_exec(HOLD_POOL, holds(), argv, err);
+
+	if (rc == 0)
+		return submit_main(argc - 2, argv + 2);
+	fprintf(stderr, "cordon: %s\n", err);
+	return rc;
 }
 
 /* The run; learn mode says first what it gives up. */
@@ -129,7 +144,7 @@ int main(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	memset(&pol, 0, sizeof(pol));
 	if (argc >= 2 && strcmp(argv[1], "--submit") == 0 && !warm_resume)
-		return submit_main(argc - 2, argv + 2);   /* a warm pool's run */
+		return submit(argc, argv);      /* a warm pool's run */
 	r.outcome = OUT_ERROR;      /* until the snippet has run */
 	r.warm = warm_resume != NULL;
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
@@ -149,12 +164,13 @@ int main(int argc, char **argv)
 	r.wall_ms = clock_now_ms();
 	if (prepare(&o, &pol, &pr, &pl, &r, err) < 0)
 		rc = EXIT_CORDON;
+	else if (o.check && !o.serve)
+		rc = plan_say(&pol, &pl, &pr, o.json) < 0 ? EXIT_CORDON : 0;
+	else if ((rc = companion_exec(needs(&o, &pl), holds(), argv,
+	    err)) != 0)
+		;       /* the program that holds what it needs: failed */
 	else if (o.serve)
 		rc = serve_exec(&o, &pol, argv, err);  /* on failure only */
-	else if (o.check)
-		rc = plan_say(&pol, &pl, &pr, o.json) < 0 ? EXIT_CORDON : 0;
-	else if (pl.tls && !tls_built)
-		rc = tls_exec(argv, err);     /* on failure only */
 	else
 		rc = run(&o, &pol, &pl, &r, err);
 	if (r.outcome == OUT_ERROR && rc != 0) {

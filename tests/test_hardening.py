@@ -13,7 +13,8 @@ import subprocess
 
 import pytest
 
-BINARIES = ["cordonc", "cordon", "cordon-tls", "cordon-static"]
+BINARIES = ["cordonc", "cordon", "cordon-egress", "cordon-tls",
+            "cordon-observe", "cordon-pool", "cordon-static"]
 
 pytestmark = pytest.mark.skipif(shutil.which("readelf") is None,
                                 reason="readelf (binutils) is not installed")

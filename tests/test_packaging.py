@@ -108,7 +108,8 @@ def debs(src_dir, tmp_path):
 
 def test_deb_install_run_remove(debs, src_dir, tmp_path):
     for f in ("/usr/bin/cordon", "/usr/bin/cordonc",
-              "/usr/lib/cordon/cordon-tls",
+              "/usr/lib/cordon/cordon-tls", "/usr/lib/cordon/cordon-egress",
+              "/usr/lib/cordon/cordon-observe", "/usr/lib/cordon/cordon-pool",
               "/usr/share/cordon/policies/code_gen.cpol",
               "/usr/share/cordon/policies/base/python.policy",
               "/usr/share/man/man1/cordon.1.gz",

@@ -843,13 +843,15 @@ def test_pool_refuses_a_caller_of_another_uid(tmp_path, pool):
     if os.geteuid() != 0:
         pytest.skip("needs root: the caller runs as another uid (65534)")
     # The checkout (and pytest's tmp_path) may be where that uid cannot
-    # enter: its copy of cordon and the snippet lie in a folder it reads.
+    # enter: its copy of cordon (with cordon-pool, which runs --submit)
+    # and the snippet lie in a folder it reads.
     import shutil
     import tempfile
     d = pathlib.Path(tempfile.mkdtemp(prefix="cordon-test-uid."))
     try:
         d.chmod(0o755)
         shutil.copy(BUILD / "cordon", d / "cordon")
+        shutil.copy(BUILD / "cordon-pool", d / "cordon-pool")
         (d / "s.py").write_text("print('ran')\n")
         (d / "s.py").chmod(0o644)
         p = subprocess.run([str(d / "cordon"), "--submit", pool,

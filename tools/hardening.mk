@@ -162,7 +162,8 @@ check: fuzz-regress
 #   1. build everything with ASan+UBSan (LeakSanitizer on);
 #   2. run the ASan launcher over every shipped blob with --check (blob
 #      loading, validation, layer probing: no rlimits applied);
-#   3. replace build-san/cordon and cordon-tls by UBSan-only builds of the
+#   3. replace build-san/cordon and its companions (cordon-tls...) by
+#      UBSan-only builds of the
 #      same sources (no shadow memory: rlimits work), built apart in
 #      SAN_UB_BUILD;
 #   4. make check in build-san: unit, golden, fuzz regressions and every
@@ -179,8 +180,9 @@ sanitize:
 	done
 	$(SAN_MAKE) BUILD=$(SAN_UB_BUILD) \
 		SAN_FLAGS='-fsanitize=undefined -fno-sanitize-recover=all' \
-		$(SAN_UB_BUILD)/cordon $(SAN_UB_BUILD)/cordon-tls
-	cp $(SAN_UB_BUILD)/cordon $(SAN_UB_BUILD)/cordon-tls build-san/
+		$(SAN_UB_BUILD)/cordon $(CORDON_COMPANIONS:%=$(SAN_UB_BUILD)/%)
+	cp $(SAN_UB_BUILD)/cordon $(CORDON_COMPANIONS:%=$(SAN_UB_BUILD)/%) \
+		build-san/
 	$(SAN_MAKE) BUILD=build-san SAN_FLAGS='$(SAN_CFLAGS)' check
 
 # ---------------------------------------------------------------------

@@ -220,8 +220,11 @@ size_t egress_answer(char *buf, size_t size, const char *status,
     const char *dest, enum egress_why why, const char *what,
     const char *detail);
 
-/* proxy.c */
-int egress_map_parse(const char *arg, struct egress_map *m);
+/* proxy.c; in cordon, the program without the proxy, noegress.c, whose
+ * every function fails closed (companion.c: cordon executes cordon-egress
+ * for a run with the proxy, before anything of it is made).  1 in a
+ * program with the proxy, 0 in cordon. */
+extern const int egress_built;
 int egress_conf_load(struct egress_conf *c, char *err, size_t errlen);
 pid_t egress_start(int listener, const struct egress_conf *c,
     struct egress_shared *sh, int null_fd);
@@ -268,6 +271,7 @@ struct egress_creds {
 	const char *upstream_ca;
 	int wfd;                    /* the run's workdir: its CA bundle */
 };
+int egress_map_parse(const char *arg, struct egress_map *m);
 void egress_init(struct egress_run *e);
 int egress_prepare(struct egress_run *e, const struct cpol *p,
     unsigned int procs, const struct egress_map *map, int nmap,

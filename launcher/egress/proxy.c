@@ -46,30 +46,7 @@ static void refuse(struct egress_shared *sh, const char *dest,
 	egress_refuse(sh, dest, why, NULL, NULL);
 }
 
-int egress_map_parse(const char *arg, struct egress_map *m)
-{
-	const char *colon = strchr(arg, ':');
-	size_t n = colon ? (size_t)(colon - arg) : 0;
-	struct sockaddr_in *v4 = (struct sockaddr_in *)&m->addr;
-	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&m->addr;
-
-	memset(m, 0, sizeof(*m));
-	if (n == 0 || n > CPOL_MAX_HOSTNAME)
-		return -1;
-	memcpy(m->name, arg, n);
-	if (cpol_host_kind(m->name) != CPOL_HOST_NAME)
-		return -1;
-	if (inet_pton(AF_INET, colon + 1, &v4->sin_addr) == 1) {
-		v4->sin_family = AF_INET;
-		m->len = sizeof(*v4);
-	} else if (inet_pton(AF_INET6, colon + 1, &v6->sin6_addr) == 1) {
-		v6->sin6_family = AF_INET6;
-		m->len = sizeof(*v6);
-	} else {
-		return -1;
-	}
-	return 0;
-}
+const int egress_built = 1;
 
 /* Read a small text file whole ("" when absent), or refuse it: never a
  * part of it (a name past the cut would silently not resolve). */

@@ -38,6 +38,12 @@ struct llwatch {
 	unsigned int n;
 };
 
+/* 1 in a program with these modes (learn.c: cordon-observe, the warm
+ * pool's extension), 0 in cordon (nolearn.c: every function fails
+ * closed; main.c executes cordon-observe for --observe and
+ * --landlock-watch, companion.c). */
+extern const int learn_built;
+
 /* Is nr a call the watch is sent? */
 int llwatch_watched(uint32_t nr);
 

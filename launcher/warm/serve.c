@@ -37,6 +37,8 @@
 
 #define SERVE_ARGV_MAX (CPOL_MAX_ARGV + CPOL_MAX_PRELOAD + 64)
 
+const int pool_built = 1;
+
 /* The index of the "$SNIPPET" word, or -1. */
 static int snippet_word(const struct cpol *p)
 {

@@ -105,6 +105,10 @@ static inline uint32_t warm_head_get(const char *p)
 	    (uint32_t)u[4] << 24;
 }
 
+/* 1 in a program with warm pools (serve.c: cordon-pool, the pool's
+ * extension), 0 in cordon (nowarm.c: every function fails closed; main.c
+ * executes cordon-pool for --serve and --submit, companion.c). */
+extern const int pool_built;
 /* serve.c: cordon --serve: exec the pool's template (warm.py) */
 int serve_exec(const struct opts *o, const struct cpol *p, char **argv,
     char *err);
