@@ -336,7 +336,46 @@ def test_upstream_not_verified_is_refused(upstream_ca, cordon_bin,
     assert "refused" in r.stdout and "reached" not in r.stdout, r.stdout
     assert heads == [], heads
     whys = [e["why"] for e in r.status["network_refused"]]
-    assert any(w.startswith("upstream TLS failed") for w in whys), whys
+    # issue 41: said as an untrusted chain, not as a name not verified
+    assert whys == ["upstream certificate not trusted (its chain reaches "
+                    "no CA of the system's store or --upstream-ca)"], whys
+
+
+def test_upstream_naming_another_host_is_refused(upstream_ca, cordon_bin,
+                                                 cordonc_bin, src_dir,
+                                                 tmp_path):
+    """A chain --upstream-ca trusts, on a certificate for other names
+    (the stand-in's are NAME and TUNNEL): refused as a name mismatch,
+    distinct from an untrusted chain, and nothing sent."""
+    other = "other.example.org"
+    snippet = ("import sys, urllib.request\n"
+               "try:\n"
+               "    urllib.request.urlopen('https://%s:%s/v1/x' % "
+               "(sys.argv[1], sys.argv[2]), timeout=15)\n"
+               "    print('reached')\n"
+               "except Exception as e:\n"
+               "    print('refused', e)\n")
+    with Upstream(upstream_ca) as up:
+        pol = tmp_path / "other.policy"
+        pol.write_text('include "base/python.policy";\npolicy "other";\n'
+                       'network connect "%s":%d;\n'
+                       'http "%s":%d GET "/v1/";\n'
+                       % (other, up.port, other, up.port))
+        blob = wu.compile_policy(cordonc_bin, pol, tmp_path / "other.cpol",
+                                 include_dirs=[src_dir / "policies"])
+        work = tmp_path / "w"
+        work.mkdir()
+        r = wu.run_cordon(cordon_bin, blob, snippet, work,
+                          args=(other, up.port), timeout=120,
+                          extra=["--resolve", other + ":127.0.0.1",
+                                 "--upstream-ca",
+                                 str(upstream_ca / "ca.pem")])
+        heads = list(up.heads)
+    assert r.returncode == 0, r.describe()
+    assert "refused" in r.stdout and "reached" not in r.stdout, r.stdout
+    assert heads == [], heads
+    whys = [e["why"] for e in r.status["network_refused"]]
+    assert whys == ["upstream certificate names another host"], whys
 
 
 def PlainUpstream():
