@@ -596,3 +596,54 @@ def test_cordon_tls_runs_http_hosts(cordon_bin, cordonc_bin, src_dir,
     r = run(alone / "cordon", blob)
     assert (r.returncode, r.stdout) == (0, "42\n"), r.stderr
     assert list(tmp.iterdir()) == []
+
+
+CLIENT_SNIPPET = r'''
+import json, sys, urllib.request, urllib.error
+try:
+    with urllib.request.urlopen("https://%s:%s/v1/q" % (sys.argv[1],
+                                sys.argv[2]), timeout=15) as r:
+        print(json.dumps({"got": "%d %s" % (r.status, r.read().decode())}))
+except Exception as e:
+    print(json.dumps({"got": "error %r" % (e,)}))
+'''
+
+
+def test_client_reaches_a_local_stand_in(upstream_ca, cordonc_bin,
+                                         cordon_bin, src_dir, tmp_path,
+                                         monkeypatch):
+    """Issue 41: the README's testing recipe from Python: the client
+    passes resolve= (cordon --resolve) and upstream_ca= (--upstream-ca,
+    a relative path made absolute), so a credential policy is tested
+    against a local TLS stand-in; without upstream_ca the stand-in's
+    certificate is refused as not trusted, and nothing reaches it."""
+    from client_support import import_client
+    with Upstream(upstream_ca) as up:
+        blob, _ = _setup(tmp_path, cordonc_bin, src_dir, up.port)
+        blobs = tmp_path / "blobs"
+        blobs.mkdir()
+        blob.rename(blobs / "cred_test.cpol")
+        runs = tmp_path / "runs"
+        runs.mkdir()
+        monkeypatch.chdir(upstream_ca)
+        with import_client(src_dir).Client(blobs, cordon=cordon_bin,
+                                           work_root=runs) as c:
+            kw = dict(args=[NAME, str(up.port)],
+                      credentials={"CORDON_TEST_TOKEN": SECRET},
+                      resolve={NAME: "127.0.0.1"})
+            ok = c.run("cred_test", CLIENT_SNIPPET, upstream_ca="ca.pem",
+                       **kw)
+            heads = list(up.heads)
+            bad = c.run("cred_test", CLIENT_SNIPPET, **kw)
+            with pytest.raises(ValueError):
+                c.run("cred_test", "", resolve={"a:b": "127.0.0.1"})
+        assert list(up.heads) == heads, up.heads
+    assert ok.ok, (ok.reason, ok.stderr, ok.status)
+    assert json.loads(ok.stdout)["got"] == "200 " + BODY.decode()
+    assert len(heads) == 1 and ("Authorization: Bearer " + SECRET) in \
+        heads[0], heads
+    assert ok.network_refused == ()
+    assert [n.why for n in bad.network_refused] == [
+        "upstream certificate not trusted (its chain reaches no CA of the "
+        "system's store or --upstream-ca)"], bad.status
+    assert SECRET.encode() not in ok.stdout + ok.stderr + bad.stdout
