@@ -8,6 +8,9 @@
 
 #include "egress.h"
 
+static const char untrusted[] = "upstream certificate not trusted (its "
+    "chain reaches no CA of the system's store or --upstream-ca)";
+
 /* The refusal names (the status report's "why"): the one table. */
 static const char *const whys[] = {
 	[EGRESS_BAD_REQUEST] = "bad request",
@@ -35,8 +38,7 @@ static const char *const whys[] = {
 	    "a private address the policy does not mark private",
 	[EGRESS_AROUND_RULES] =
 	    "the server of a host with http rules, around them",
-	[EGRESS_TLS_UNTRUSTED] = "upstream certificate not trusted (its "
-	    "chain reaches no CA of the system's store or --upstream-ca)",
+	[EGRESS_TLS_UNTRUSTED] = untrusted,
 	[EGRESS_TLS_NAME] = "upstream certificate names another host",
 	[EGRESS_TLS_INVALID] = "upstream certificate not valid",
 };
