@@ -1,6 +1,7 @@
 # cordon - top-level Makefile (GNU make).
 #
 #   make            build build/cordonc, build/cordon and build/policies/*.cpol
+#   make blobs      build/cordonc and build/policies/*.cpol alone (CI)
 #   make deps       install build and test dependencies (Debian, as root)
 #   make check      build, then run every test
 #   make demo       run one real snippet per shipped tool policy
@@ -65,6 +66,10 @@ POLICY_SRCS := $(wildcard policies/*.policy)
 POLICY_BLOBS := $(POLICY_SRCS:policies/%.policy=$(BUILD)/policies/%.cpol)
 
 all: $(PROGRAMS) $(POLICY_BLOBS)
+
+# The compiler and the shipped policies' blobs alone (the README's CI
+# example: no launcher, so no static libraries needed).
+blobs: $(BUILD)/cordonc $(POLICY_BLOBS)
 
 $(BUILD)/policies/%.cpol: policies/%.policy $(wildcard policies/base/*.policy) $(BUILD)/cordonc
 	@mkdir -p $(@D)
@@ -183,7 +188,7 @@ DEB_PATH ?= /usr/sbin:/usr/bin:/sbin:/bin
 demo: all
 	$(PYTHON) tools/demo.py --build $(BUILD)
 
-.PHONY: all deps check clean install install-python deb demo bench sanitize fuzz lint soak
+.PHONY: all blobs deps check clean install install-python deb demo bench sanitize fuzz lint soak
 .DELETE_ON_ERROR:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -15,7 +15,7 @@ COMPILER_SRCS := $(addprefix compiler/front/,ast.c diag.c parse.c incsearch.c)
 COMPILER_SRCS += $(addprefix compiler/check/,check.c merge.c checkfs.c \
 	checkhttp.c checkexp.c rules.c rulesentry.c value.c)
 COMPILER_SRCS += $(addprefix compiler/names/,tables_syscalls.c tables_rights.c \
-	tables_groups.c tables_consts.c tables_args.c)
+	tables_groups.c tables_consts.c tables_args.c tables_vars.c)
 COMPILER_SRCS += $(addprefix compiler/backend/,emit.c validate.c)
 COMPILER_SRCS += $(addprefix compiler/explain/,explain.c explain_fmt.c \
 	explain_json.c)

@@ -39,6 +39,9 @@ static int cmd_explain(int argc, char **argv);
 #define HELP_I "  -I DIR            search DIR for includes (up to 32, in order)\n"
 #define HELP_D "  -D NAME=VALUE     define NAME, overriding its define statement\n"
 #define HELP_JSON "  --json            print one JSON object\n"
+#define HELP_SUPPRESSED "  -v, --verbose     show suppressed findings too (a clean policy\n" \
+    "                    prints nothing without it; JSON and SARIF\n" \
+    "                    always carry them, marked)\n"
 
 /* One text per subcommand: the usage line (also printed, alone, on bad
  * usage), what it does, and every option (`cordonc SUB --help`). */
@@ -67,7 +70,7 @@ static const struct subcommand {
 	    "report risky things a policy allows (rule ids CL000...)",
 	    "  --strict          fail on warnings and notes too\n"
 	    "  --list            print the lint rules\n"
-	    HELP_JSON HELP_I HELP_D },
+	    HELP_SUPPRESSED HELP_JSON HELP_I HELP_D },
 	{ "diff", auditcmd_diff, AUDITCMD_USAGE_DIFF,
 	    "show what NEW allows that OLD did not, and the reverse",
 	    HELP_JSON
@@ -79,7 +82,7 @@ static const struct subcommand {
 	{ "audit", auditcmd_audit, AUDITCMD_USAGE_AUDIT,
 	    "exposure scores, capability matrix and lint findings",
 	    "  --format FORMAT   text (the default), json, markdown or sarif\n"
-	    HELP_I HELP_D },
+	    HELP_SUPPRESSED HELP_I HELP_D },
 	{ "export", oci_export_cmd, OCI_USAGE_EXPORT,
 	    "write a policy's seccomp part as an OCI seccomp profile",
 	    "  --format oci      the one format\n"

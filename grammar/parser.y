@@ -88,6 +88,7 @@ static void spaced_unit(struct ast_val *v, char *unit, const POLLTYPE *loc);
 %token CREDENTIAL "credential" HEADER "header" FOR "for" HTTP "http"
 %token PLAIN "plain"
 %token EQ "==" NE "!=" LE "<=" GE ">=" LT "<" GT ">"
+%token ELLIPSIS "..."
 %token <str> IDENT "identifier" GROUP "@group" VAR "${name}"
 %token <str> STRING "string" PATH "path name" DOTTED "dotted name"
 %token <val> NUMBER "number" QUANTITY "number with a unit"
@@ -251,6 +252,11 @@ expectation:
 		{ if (!($$ = st_items(AST_EXPECT, &@$, $2))) YYNOMEM;
 		  $$->action.kind = AST_A_DENY; $$->action.loc = @1;
 		  $$->ekind = AST_E_SYSCALL; }
+	/* "deny write PATH": meant as no-write PATH; the check says so. */
+	| "deny" IDENT pathval
+		{ if (!($$ = st_val(AST_EXPECT, &@$, $3))) { free($2); YYNOMEM; }
+		  $$->name = $2; $$->name_loc = @2; $$->ekind = AST_E_PATH;
+		  $$->action.kind = AST_A_DENY; $$->action.loc = @1; }
 	| IDENT pathval
 		{ if (!($$ = st_val(AST_EXPECT, &@$, $2))) { free($1); YYNOMEM; }
 		  $$->name = $1; $$->name_loc = @1; $$->ekind = AST_E_PATH; }
@@ -351,8 +357,19 @@ patterns: pattern
 	| patterns ',' pattern	{ $$ = $3; $$->next = $1; }
 	;
 
+/* NAME=VALUE, NAME == VALUE and "...": meant as a position and the
+ * rest left out; the check says how to write them. */
 pattern:  valexpr
 	| '*'		{ if (!($$ = ast_val_new(AST_V_ANY, &@$))) YYNOMEM; }
+	| "..."		{ if (!($$ = ast_val_new(AST_V_REST, &@$))) YYNOMEM; }
+	| argname '=' valexpr
+		{ if (!($$ = val_str(&@$, AST_V_NAMED, $1))) {
+		      ast_val_free($3); YYNOMEM; }
+		  $$->port = $3; $$->num = AST_OP_EQ; }
+	| argname cmpop valexpr
+		{ if (!($$ = val_str(&@$, AST_V_NAMED, $1))) {
+		      ast_val_free($3); YYNOMEM; }
+		  $$->port = $3; $$->num = (uint64_t)$2; }
 	;
 
 scalar:	  atom

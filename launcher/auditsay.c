@@ -146,24 +146,6 @@ const char *audit_advice(const struct audit *a,
 	return buf;
 }
 
-/* s with every byte outside printable ASCII as \xNN: the snippet chose
- * the path and its comm, and must not write cordon's lines. */
-static const char *shown(const char *s, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	for (; *s && o + 5 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < 0x20 || c > 0x7e || c == '\\')
-			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", c);
-		else
-			buf[o++] = (char)c;
-	}
-	buf[o] = 0;
-	return buf;
-}
-
 /* One denial's line on stderr. */
 static void say_one(const struct audit *a, const struct audit_denial *d)
 {
@@ -173,13 +155,13 @@ static void say_one(const struct audit *a, const struct audit_denial *d)
 	audit_advice(a, d, adv, sizeof(adv));
 	if (d->pid >= 0)
 		snprintf(who, sizeof(who), " (%s, pid %ld)",
-		    shown(d->comm, comm, sizeof(comm)), d->pid);
+		    sink_shown(d->comm, comm, sizeof(comm)), d->pid);
 	else
 		who[0] = 0;
 	sink_say("cordon: Landlock refused %s on %s%s, %llu time%s; add: %s",
-	    d->access, shown(d->object, obj, sizeof(obj)), who,
+	    d->access, sink_shown(d->object, obj, sizeof(obj)), who,
 	    (unsigned long long)d->count, d->count == 1 ? "" : "s",
-	    shown(adv, advs, sizeof(advs)));
+	    sink_shown(adv, advs, sizeof(advs)));
 }
 
 /* The summary on cordon's stderr after a run that failed. */

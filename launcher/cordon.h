@@ -237,6 +237,8 @@ struct report {
 	int copied_back;              /* copyback holds a copy-back's counts */
 	struct runfs_budget copyback;
 };
+/* egress.c: the proxy's refusals, on stderr after a run that failed */
+void egress_say(const struct report *r);
 
 struct rlim {
 	int resource;                 /* RLIMIT_* */
@@ -564,6 +566,7 @@ int sink_wait(const struct sink *s, uint64_t deadline);
 int sink_write_all(struct sink *s, const char *p, size_t n,
     uint64_t deadline);
 void sink_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *sink_shown(const char *s, char *buf, size_t len);
 /* notes.c: the timeout, output cap, capped options and fallbacks said */
 void notes_say(const struct opts *o, const struct cpol *p,
     const struct report *r);

@@ -3,7 +3,8 @@
  * before the clone, a socketpair for the child's listener, the shared
  * page for the proxy's counts and refusals, and the name files read;
  * after the exec, the listener taken and the proxy started; after the
- * run, the proxy ended and its counts copied for the status.
+ * run, the proxy ended and its counts copied for the status, and its
+ * refusals said on stderr after a run that failed.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -164,4 +165,33 @@ void egress_end(struct egress_run *e, struct egress_shared *out)
 		tls_free(e->conf->tls);
 	free(e->conf);
 	egress_init(e);
+}
+
+/* The summary on cordon's stderr after a run that failed: what the proxy
+ * refused, in the status's words (the run chose the host and path). */
+void egress_say(const struct report *r)
+{
+	const struct egress_shared *n = &r->net;
+	char dest[sizeof(n->r[0].dest) * 4], what[sizeof(n->r[0].method) * 4 +
+	    sizeof(n->r[0].path) * 4 + 4];
+	char m[sizeof(n->r[0].method) * 4], p[sizeof(n->r[0].path) * 4];
+	uint32_t i, listed = n->refused;
+
+	if (!r->egress)
+		return;
+	if (listed > EGRESS_REFUSED_MAX)
+		listed = EGRESS_REFUSED_MAX;
+	for (i = 0; i < listed && i < DENIALS_SAY; i++) {
+		what[0] = 0;
+		if (n->r[i].ready && n->r[i].method[0])
+			snprintf(what, sizeof(what), " (%s %s)",
+			    sink_shown(n->r[i].method, m, sizeof(m)),
+			    sink_shown(n->r[i].path, p, sizeof(p)));
+		sink_say("cordon: network refused %s%s: %s", n->r[i].ready ?
+		    sink_shown(n->r[i].dest, dest, sizeof(dest)) : "?", what,
+		    egress_why_name(n->r[i].why));
+	}
+	if (n->refused > i)
+		sink_say("cordon: and %u more network refusals (see the "
+		    "status report)", n->refused - i);
 }

@@ -195,6 +195,8 @@ int main(int argc, char **argv)
 	if (r.denials && !o.quiet && (r.outcome != OUT_EXITED ||
 	    r.exit_code != 0))
 		denials_say(r.denials);
+	if (!o.quiet && (r.outcome != OUT_EXITED || r.exit_code != 0))
+		egress_say(&r);
 	if (r.audit && !o.quiet && (r.outcome != OUT_EXITED ||
 	    r.exit_code != 0))
 		audit_say(r.audit);

@@ -177,6 +177,25 @@ void sink_say(const char *fmt, ...)
 	sink_close(&s);
 }
 
+/* s with every byte outside printable ASCII as \xNN, in buf: the run
+ * chose it (a path, a comm, a host it asked the proxy for) and must not
+ * write cordon's lines on stderr. */
+const char *sink_shown(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s && o + 5 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c > 0x7e || c == '\\')
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", c);
+		else
+			buf[o++] = (char)c;
+	}
+	buf[o] = 0;
+	return buf;
+}
+
 /* A file the caller named (--status-file, --observe): common/outfile.c
  * decides how (a regular file replaced by rename, a character device or
  * a FIFO written in place, anything else refused), and the bytes go

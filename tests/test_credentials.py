@@ -336,7 +336,46 @@ def test_upstream_not_verified_is_refused(upstream_ca, cordon_bin,
     assert "refused" in r.stdout and "reached" not in r.stdout, r.stdout
     assert heads == [], heads
     whys = [e["why"] for e in r.status["network_refused"]]
-    assert any(w.startswith("upstream TLS failed") for w in whys), whys
+    # issue 41: said as an untrusted chain, not as a name not verified
+    assert whys == ["upstream certificate not trusted (its chain reaches "
+                    "no CA of the system's store or --upstream-ca)"], whys
+
+
+def test_upstream_naming_another_host_is_refused(upstream_ca, cordon_bin,
+                                                 cordonc_bin, src_dir,
+                                                 tmp_path):
+    """A chain --upstream-ca trusts, on a certificate for other names
+    (the stand-in's are NAME and TUNNEL): refused as a name mismatch,
+    distinct from an untrusted chain, and nothing sent."""
+    other = "other.example.org"
+    snippet = ("import sys, urllib.request\n"
+               "try:\n"
+               "    urllib.request.urlopen('https://%s:%s/v1/x' % "
+               "(sys.argv[1], sys.argv[2]), timeout=15)\n"
+               "    print('reached')\n"
+               "except Exception as e:\n"
+               "    print('refused', e)\n")
+    with Upstream(upstream_ca) as up:
+        pol = tmp_path / "other.policy"
+        pol.write_text('include "base/python.policy";\npolicy "other";\n'
+                       'network connect "%s":%d;\n'
+                       'http "%s":%d GET "/v1/";\n'
+                       % (other, up.port, other, up.port))
+        blob = wu.compile_policy(cordonc_bin, pol, tmp_path / "other.cpol",
+                                 include_dirs=[src_dir / "policies"])
+        work = tmp_path / "w"
+        work.mkdir()
+        r = wu.run_cordon(cordon_bin, blob, snippet, work,
+                          args=(other, up.port), timeout=120,
+                          extra=["--resolve", other + ":127.0.0.1",
+                                 "--upstream-ca",
+                                 str(upstream_ca / "ca.pem")])
+        heads = list(up.heads)
+    assert r.returncode == 0, r.describe()
+    assert "refused" in r.stdout and "reached" not in r.stdout, r.stdout
+    assert heads == [], heads
+    whys = [e["why"] for e in r.status["network_refused"]]
+    assert whys == ["upstream certificate names another host"], whys
 
 
 def PlainUpstream():
@@ -557,3 +596,54 @@ def test_cordon_tls_runs_http_hosts(cordon_bin, cordonc_bin, src_dir,
     r = run(alone / "cordon", blob)
     assert (r.returncode, r.stdout) == (0, "42\n"), r.stderr
     assert list(tmp.iterdir()) == []
+
+
+CLIENT_SNIPPET = r'''
+import json, sys, urllib.request, urllib.error
+try:
+    with urllib.request.urlopen("https://%s:%s/v1/q" % (sys.argv[1],
+                                sys.argv[2]), timeout=15) as r:
+        print(json.dumps({"got": "%d %s" % (r.status, r.read().decode())}))
+except Exception as e:
+    print(json.dumps({"got": "error %r" % (e,)}))
+'''
+
+
+def test_client_reaches_a_local_stand_in(upstream_ca, cordonc_bin,
+                                         cordon_bin, src_dir, tmp_path,
+                                         monkeypatch):
+    """Issue 41: the README's testing recipe from Python: the client
+    passes resolve= (cordon --resolve) and upstream_ca= (--upstream-ca,
+    a relative path made absolute), so a credential policy is tested
+    against a local TLS stand-in; without upstream_ca the stand-in's
+    certificate is refused as not trusted, and nothing reaches it."""
+    from client_support import import_client
+    with Upstream(upstream_ca) as up:
+        blob, _ = _setup(tmp_path, cordonc_bin, src_dir, up.port)
+        blobs = tmp_path / "blobs"
+        blobs.mkdir()
+        blob.rename(blobs / "cred_test.cpol")
+        runs = tmp_path / "runs"
+        runs.mkdir()
+        monkeypatch.chdir(upstream_ca)
+        with import_client(src_dir).Client(blobs, cordon=cordon_bin,
+                                           work_root=runs) as c:
+            kw = dict(args=[NAME, str(up.port)],
+                      credentials={"CORDON_TEST_TOKEN": SECRET},
+                      resolve={NAME: "127.0.0.1"})
+            ok = c.run("cred_test", CLIENT_SNIPPET, upstream_ca="ca.pem",
+                       **kw)
+            heads = list(up.heads)
+            bad = c.run("cred_test", CLIENT_SNIPPET, **kw)
+            with pytest.raises(ValueError):
+                c.run("cred_test", "", resolve={"a:b": "127.0.0.1"})
+        assert list(up.heads) == heads, up.heads
+    assert ok.ok, (ok.reason, ok.stderr, ok.status)
+    assert json.loads(ok.stdout)["got"] == "200 " + BODY.decode()
+    assert len(heads) == 1 and ("Authorization: Bearer " + SECRET) in \
+        heads[0], heads
+    assert ok.network_refused == ()
+    assert [n.why for n in bad.network_refused] == [
+        "upstream certificate not trusted (its chain reaches no CA of the "
+        "system's store or --upstream-ca)"], bad.status
+    assert SECRET.encode() not in ok.stdout + ok.stderr + bad.stdout

@@ -715,3 +715,61 @@ def test_refusal_says_who_and_why(cordon_bin, cordonc_bin, src_dir,
     assert r.status["network_refused"] == [
         {"dest": "evil.example.com:443",
          "why": "not a host the policy names"}], r.status
+
+
+REFUSED_THEN_FAIL = r'''
+import socket, sys
+for host in (b"evil.example.com:443", b"odd\x1b[2J.example.com:443"):
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=60)
+    s.sendall(b"CONNECT " + host + b" HTTP/1.1\r\nHost: " + host +
+              b"\r\n\r\n")
+    while s.recv(4096):
+        pass
+sys.exit(int(sys.argv[1]))
+'''
+
+
+@pytest.mark.parametrize("code", [1, 0])
+def test_refusals_said_after_a_failed_run(code, cordon_bin, cordonc_bin,
+                                          src_dir, tmp_path):
+    """Issue 41: what the proxy refused is on cordon's stderr after a run
+    that failed, as seccomp's denials are (the status's words, the run's
+    bytes escaped: it chose the host), and nothing after a run that
+    passed; the Python client's RunResult lists the same refusals."""
+    blob = wu.compile_policy(cordonc_bin,
+                             src_dir / "policies" / "idc_query.policy",
+                             tmp_path / "idc.cpol")
+    work = tmp_path / "w"
+    work.mkdir()
+    r = wu.run_cordon(cordon_bin, blob, REFUSED_THEN_FAIL, work,
+                      args=[code], timeout=120)
+    assert r.returncode == code, r.describe()
+    said = [ln for ln in r.stderr.splitlines()
+            if ln.startswith("cordon: network refused")]
+    whys = [(e["dest"], e["why"]) for e in r.status["network_refused"]]
+    assert whys[0] == ("evil.example.com:443",
+                       "not a host the policy names"), whys
+    assert len(whys) == 2, whys
+    if code == 0:
+        assert said == [], r.stderr
+        return
+    assert said[0] == ("cordon: network refused evil.example.com:443: "
+                       "not a host the policy names"), r.stderr
+    assert len(said) == 2, r.stderr
+    assert "\x1b" not in r.stderr, r.stderr
+    assert ": " + whys[1][1] in said[1], (said, whys)
+
+    # The Python client: RunResult.network_refused and summary().
+    from client_support import import_client
+    blobs = tmp_path / "blobs"
+    blobs.mkdir()
+    blob.rename(blobs / "idc_query.cpol")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    with import_client(src_dir).Client(blobs, cordon=cordon_bin,
+                                       work_root=runs) as c:
+        res = c.run("idc_query", REFUSED_THEN_FAIL, args=[str(code)])
+    assert res.exit_code == code, (res.reason, res.stderr)
+    assert [(n.dest, n.why) for n in res.network_refused] == whys
+    assert ("network refused: evil.example.com:443: not a host the "
+            "policy names") in res.summary(), res.summary()

@@ -39,9 +39,29 @@ def base_lines(text):
     return [ln for ln in text.splitlines() if "python.policy:" in ln]
 
 
+def test_clean_lint_and_audit_print_no_suppressed_finding(two, src_dir):
+    """Issue 41: lint of clean policies prints nothing, every shipped
+    policy included, and audit's report no suppressed finding; -v
+    (--verbose) shows them, and JSON always carries them, marked."""
+    pols = sorted(str(p) for p in (src_dir / "policies").glob("*.policy"))
+    assert cc("lint", "-I", POLICIES, *pols, rc=0) == ""
+    assert cc("lint", "-I", POLICIES, "one.policy", "two.policy", cwd=two,
+              rc=0) == ""
+    shown = cc("lint", "--verbose", "-I", POLICIES, *pols, rc=0)
+    assert "(suppressed: " in shown, shown
+    js = json.loads(cc("lint", "--json", "-I", POLICIES, *pols, rc=0))
+    assert js["findings"] and all(f["suppressed"] for f in js["findings"])
+    for fmt in ("text", "markdown"):
+        out = cc("audit", "--format", fmt, "-I", POLICIES, *pols, rc=0)
+        assert "suppressed" not in out.lower(), out
+        out = cc("audit", "-v", "--format", fmt, "-I", POLICIES, *pols,
+                 rc=0)
+        assert "(suppressed: " in out, out
+
+
 def test_lint_base_note_once_and_relative(two):
-    out = cc("lint", "-I", POLICIES, "one.policy", "two.policy", cwd=two,
-             rc=0)
+    out = cc("lint", "-v", "-I", POLICIES, "one.policy", "two.policy",
+             cwd=two, rc=0)
     assert POLICIES not in out and str(two) not in out, out
     lines = base_lines(out)
     assert lines and all(ln.startswith("base/python.policy:")
@@ -55,8 +75,8 @@ def test_lint_base_note_once_and_relative(two):
 
 def test_audit_base_note_once_and_relative(two):
     args = ("-I", POLICIES, "one.policy", "two.policy")
-    text = cc("audit", *args, cwd=two, rc=0)
-    md = cc("audit", "--format", "markdown", *args, cwd=two, rc=0)
+    text = cc("audit", "-v", *args, cwd=two, rc=0)
+    md = cc("audit", "-v", "--format", "markdown", *args, cwd=two, rc=0)
     for out in (text, md):
         assert POLICIES not in out and str(two) not in out, out
         lines = base_lines(out)
@@ -79,7 +99,7 @@ def test_audit_base_note_once_and_relative(two):
 
 def test_shipped_policies_audit_names_base_relative(src_dir):
     pols = sorted((src_dir / "policies").glob("*.policy"))
-    md = cc("audit", "--format", "markdown", *pols, rc=0)
+    md = cc("audit", "-v", "--format", "markdown", *pols, rc=0)
     lines = base_lines(md)
     assert lines and len(lines) == len(set(lines)), md
     assert all("`base/python.policy:" in ln for ln in lines), lines

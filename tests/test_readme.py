@@ -122,3 +122,80 @@ def test_zero_config_errors_say_where(src_dir, tmp_path):
                        text=True, timeout=60)
     assert str(tmp_path / "policies") in r.stderr
     assert "share/cordon/policies" in r.stderr
+
+
+def lint_ids(build_dir):
+    out = subprocess.run([str(build_dir / "cordonc"), "lint", "--list"],
+                         capture_output=True, text=True, check=True).stdout
+    return [ln.split()[0] for ln in out.splitlines()]
+
+
+def test_readme_and_man_name_every_lint_rule(src_dir, build_dir):
+    """Issue 41: the README's range of lint codes is the rules that
+    exist, first to last, and cordonc(1) describes each of them."""
+    ids = lint_ids(build_dir)
+    assert ids and ids == sorted(ids), ids
+    ranges = re.findall(r"\b(CL\d{3})-(CL\d{3})\b",
+                        (src_dir / "README.md").read_text())
+    assert ranges == [(ids[0], ids[-1])], (ranges, ids)
+    man = re.findall(r"^\.It (CL\d{3})$",
+                     (src_dir / "man" / "cordonc.1").read_text(), re.M)
+    assert man == ids, (man, ids)
+
+
+def ci_step(src_dir, name):
+    """The env and run script of the README's CI step called name (the
+    ```yaml block), read without a YAML library: its lines as written."""
+    text = (src_dir / "README.md").read_text()
+    yml = re.search(r"```yaml\n(.*?)```", text, re.S).group(1).splitlines()
+    start = [i for i, ln in enumerate(yml)
+             if ln.strip() == "- name: " + name]
+    assert start, "README's CI example lost its step %r" % name
+    env, run, i = {}, [], start[0] + 1
+    while i < len(yml) and not yml[i].strip().startswith("- "):
+        ln = yml[i]
+        m = re.match(r"\s+([A-Z_]+): (\S+)$", ln)
+        if m:
+            env[m.group(1)] = m.group(2)
+        if ln.strip() == "run: |":
+            indent = len(ln) - len(ln.lstrip()) + 2
+            i += 1
+            while i < len(yml) and (not yml[i].strip() or
+                                    yml[i].startswith(" " * indent)):
+                run.append(yml[i][indent:])
+                i += 1
+            continue
+        i += 1
+    return env, "\n".join(run) + "\n"
+
+
+def test_readme_ci_example_verifies_real_blobs(src_dir, checkout):
+    """Issue 41: the CI example's paths exist (its make target, the
+    policies, the blobs it verifies), its step verifies every shipped
+    policy's blob, and a folder without them fails loudly instead of
+    verifying nothing."""
+    make = (src_dir / "Makefile").read_text()
+    assert re.search(r"^blobs: \$\(BUILD\)/cordonc \$\(POLICY_BLOBS\)$", make,
+                     re.M) and re.search(r"^\.PHONY:.* blobs ", make, re.M)
+    assert "make blobs" in ci_step(src_dir, "Build cordonc and the blobs")[1]
+    env, script = ci_step(src_dir, "Expectations, lint, the blobs you ship")
+    assert env.get("BLOBS") and "$BLOBS" in script, (env, script)
+    pols = sorted(p.name for p in (src_dir / "policies").glob("*.policy"))
+    assert pols
+    blobs = checkout / env["BLOBS"]
+    assert blobs.is_dir(), blobs
+    r = subprocess.run(["bash", "-e", "-c", script], cwd=checkout,
+                       env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+                            **env}, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    said = sorted(ln.split()[-1].rsplit("/", 1)[-1] for ln in
+                  r.stdout.splitlines() if " matches " in ln)
+    assert said == pols, r.stdout
+    (checkout / "none").mkdir()
+    r = subprocess.run(["bash", "-e", "-c", script], cwd=checkout,
+                       env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+                            "BLOBS": "none"}, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode != 0 and "No such file" in r.stderr, \
+        r.stdout + r.stderr

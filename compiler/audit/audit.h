@@ -60,13 +60,16 @@ double audit_high_floor(unsigned int n);
 const char *audit_rating(double score);
 
 /* Write the report for v[0..n) in format "text", "json", "markdown" or
- * "sarif".  Returns 0, or -1 for an unknown format. */
+ * "sarif".  Returns 0, or -1 for an unknown format.  verbose: text and
+ * Markdown show suppressed findings too (JSON and SARIF always carry
+ * them, marked). */
 int audit_print(FILE *f, const struct audit_policy *v, unsigned int n,
-    const char *format);
-void audit_print_text(FILE *f, const struct audit_policy *v, unsigned int n);
+    const char *format, int verbose);
+void audit_print_text(FILE *f, const struct audit_policy *v, unsigned int n,
+    int verbose);
 void audit_print_json(FILE *f, const struct audit_policy *v, unsigned int n);
 void audit_print_markdown(FILE *f, const struct audit_policy *v,
-    unsigned int n);
+    unsigned int n, int verbose);
 void audit_print_sarif(FILE *f, const struct audit_policy *v, unsigned int n);
 
 #endif

@@ -203,6 +203,8 @@ int auditcmd_lint(int argc, char **argv)
 	for (unsigned int k = 0; k < all.n; k++) {
 		if (seen_before(&all, k))
 			continue;   /* a base file's finding, once */
+		if (all.v[k].suppressed && !o.json && !o.verbose)
+			continue;   /* clean is quiet: --verbose shows it */
 		if (o.json) {
 			json_sep(stdout, &first);
 			finding_json(stdout, &all.v[k]);
@@ -299,7 +301,7 @@ int auditcmd_audit(int argc, char **argv)
 			n++;
 		}
 	}
-	if (ret == 0 && audit_print(stdout, v, n, o.format) < 0)
+	if (ret == 0 && audit_print(stdout, v, n, o.format, o.verbose) < 0)
 		ret = usage(&o);
 	for (unsigned int k = 0; k < n; k++) {
 		audit_policy_free(&v[k]);

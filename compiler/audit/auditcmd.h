@@ -11,15 +11,15 @@
 #define AUDITCMD_USAGE_TEST \
 	"test [-v] [--json] [-I DIR]... [-D NAME=VALUE]... FILE..."
 #define AUDITCMD_USAGE_LINT \
-	"lint [--json] [--strict] [--list] [-I DIR]... [-D NAME=VALUE]... " \
-	"FILE..."
+	"lint [-v] [--json] [--strict] [--list] [-I DIR]... " \
+	"[-D NAME=VALUE]... FILE..."
 #define AUDITCMD_USAGE_DIFF \
 	"diff [--json] [--format text|json|markdown] [-I DIR]... " \
 	"[-D NAME=VALUE]... OLD NEW"
 #define AUDITCMD_USAGE_VERIFY \
 	"verify [--json] [-I DIR]... [-D NAME=VALUE]... POLICY BLOB"
 #define AUDITCMD_USAGE_AUDIT \
-	"audit [--format text|json|markdown|sarif] [-I DIR]... " \
+	"audit [-v] [--format text|json|markdown|sarif] [-I DIR]... " \
 	"[-D NAME=VALUE]... FILE..."
 
 int auditcmd_test(int argc, char **argv);

@@ -11,14 +11,14 @@ static const char *pname(const struct audit_policy *a)
 }
 
 int audit_print(FILE *f, const struct audit_policy *v, unsigned int n,
-    const char *format)
+    const char *format, int verbose)
 {
 	if (strcmp(format, "text") == 0)
-		audit_print_text(f, v, n);
+		audit_print_text(f, v, n, verbose);
 	else if (strcmp(format, "json") == 0)
 		audit_print_json(f, v, n);
 	else if (strcmp(format, "markdown") == 0)
-		audit_print_markdown(f, v, n);
+		audit_print_markdown(f, v, n, verbose);
 	else if (strcmp(format, "sarif") == 0)
 		audit_print_sarif(f, v, n);
 	else
@@ -32,6 +32,13 @@ int audit_print(FILE *f, const struct audit_policy *v, unsigned int n,
 static int own(const struct finding *x)
 {
 	return !(x->included && x->suppressed);
+}
+
+/* A finding of the policy's own list that text and Markdown show:
+ * suppressed ones only when asked (clean is quiet). */
+static int shown(const struct finding *x, int verbose)
+{
+	return own(x) && (verbose || !x->suppressed);
 }
 
 static int same_finding(const struct finding *a, const struct finding *b)
@@ -62,7 +69,7 @@ static int base_next(const struct audit_policy *v, unsigned int n,
 	return 0;
 }
 
-static void text_one(FILE *f, const struct audit_policy *a)
+static void text_one(FILE *f, const struct audit_policy *a, int verbose)
 {
 	fprintf(f, "%s (%s): exposure %.1f/10 %s\n", pname(a), a->in->path,
 	    a->score, audit_rating(a->score));
@@ -82,7 +89,7 @@ static void text_one(FILE *f, const struct audit_policy *a)
 		    x->human[0] ? x->human : x->detail);
 	}
 	for (unsigned int i = 0; i < a->findings.n; i++) {
-		if (!own(&a->findings.v[i]))
+		if (!shown(&a->findings.v[i], verbose))
 			continue;
 		fputs("  ", f);
 		finding_print(f, &a->findings.v[i]);
@@ -101,14 +108,15 @@ static void text_cell(FILE *f, const char *s, int width)
 		fprintf(f, " %.*s...", width - 3, s);
 }
 
-void audit_print_text(FILE *f, const struct audit_policy *v, unsigned int n)
+void audit_print_text(FILE *f, const struct audit_policy *v, unsigned int n,
+    int verbose)
 {
 	unsigned int bi = 0, nb = 0;
 	int bk = -1;
 
 	for (unsigned int i = 0; i < n; i++)
-		text_one(f, &v[i]);
-	while (base_next(v, n, &bi, &bk)) {
+		text_one(f, &v[i], verbose);
+	while (verbose && base_next(v, n, &bi, &bk)) {
 		if (!nb++)
 			fputs("Suppressed in included files\n", f);
 		fputs("  ", f);
@@ -236,7 +244,7 @@ static void md_finding(FILE *f, const struct finding *x, int first)
 	fputc('\n', f);
 }
 
-static void md_policy(FILE *f, const struct audit_policy *a)
+static void md_policy(FILE *f, const struct audit_policy *a, int verbose)
 {
 	char buf[64];
 
@@ -260,12 +268,12 @@ static void md_policy(FILE *f, const struct audit_policy *a)
 		fputc('\n', f);
 	}
 	for (unsigned int k = 0, nl = 0; k < a->findings.n; k++)
-		if (own(&a->findings.v[k]))
+		if (shown(&a->findings.v[k], verbose))
 			md_finding(f, &a->findings.v[k], nl++ == 0);
 }
 
 void audit_print_markdown(FILE *f, const struct audit_policy *v,
-    unsigned int n)
+    unsigned int n, int verbose)
 {
 	unsigned int bi = 0;
 	int bk = -1;
@@ -287,8 +295,8 @@ void audit_print_markdown(FILE *f, const struct audit_policy *v,
 		fputc('\n', f);
 	}
 	for (unsigned int i = 0; i < n; i++)
-		md_policy(f, &v[i]);
-	for (unsigned int nb = 0; base_next(v, n, &bi, &bk); nb++) {
+		md_policy(f, &v[i], verbose);
+	for (unsigned int nb = 0; verbose && base_next(v, n, &bi, &bk); nb++) {
 		if (!nb)
 			fputs("\n### Suppressed in included files\n", f);
 		md_finding(f, &v[bi].findings.v[bk], nb == 0);

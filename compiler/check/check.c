@@ -217,36 +217,37 @@ static void run_limits(struct check_ctx *c, struct cpol *out)
 		out->flags |= CPOL_F_OUTPUT_TRUNCATE;
 }
 
-/* $NAME in a command word or an environment value: cordon binds
- * $WORKDIR, and $SNIPPET in the command alone; any other $NAME would
- * reach the program as written, so it is an error (a typo, most likely).
- * A '$' not followed by a letter or '_' is plain text. */
+/* $NAME in a command word or an environment value: cordon binds those
+ * of tables_vars.c there; any other $NAME would reach the program as
+ * written, so it is an error (a typo, most likely).  A '$' not followed
+ * by a letter or '_' is plain text. */
 static void dollars(struct check_ctx *c, const struct ast_loc *loc,
     const char *s, int in_command)
 {
-	static const char *const both[] = { "WORKDIR", "SNIPPET", NULL };
-	static const char *const wd[] = { "WORKDIR", NULL };
 	static const char word[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
 	    "qrstuvwxyz_0123456789";
-	const char *sug;
-	char name[64];
+	unsigned int where = in_command ? TABLES_VAR_COMMAND : TABLES_VAR_ENV;
+	const char *sug, *bound[8];
+	char name[64], say[64];
 	size_t n;
 
 	for (; (s = strchr(s, '$')); s++) {
 		n = strspn(s + 1, word);
 		if (n == 0 || (s[1] >= '0' && s[1] <= '9') ||
-		    !strncmp(s + 1, "WORKDIR", 7) ||
-		    (in_command && !strncmp(s + 1, "SNIPPET", 7)))
+		    tables_var_bound(s + 1, n, where))
 			continue;
-		if (n == 7 && !strncmp(s + 1, "SNIPPET", 7)) {
-			diag_error(c->d, loc, "$SNIPPET is bound in the command "
-			    "only; an environment value gets it as written");
+		if (tables_var_bound(s + 1, n, ~0u)) {
+			diag_error(c->d, loc, "$%.*s is bound in %s only; %s "
+			    "gets it as written", (int)n, s + 1, in_command ?
+			    "paths" : "the command and paths", in_command ?
+			    "a command word" : "an environment value");
 			continue;
 		}
 		snprintf(name, sizeof(name), "%.*s", (int)n, s + 1);
-		sug = tables_suggest_among(name, in_command ? both : wd);
+		tables_vars(where, bound, 8);
+		sug = tables_suggest_among(name, bound);
 		diag_error(c->d, loc, "unknown $%s (cordon replaces %s)%s%s%s",
-		    name, in_command ? "$WORKDIR and $SNIPPET" : "$WORKDIR",
+		    name, tables_vars_say(where, say, sizeof(say)),
 		    sug ? "; did you mean $" : "", sug ? sug : "",
 		    sug ? "?" : "");
 	}

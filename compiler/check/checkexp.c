@@ -2,6 +2,7 @@
  * checkexp.c - expectation statements (`expect deny ptrace;`), resolved for
  * `cordonc test`.  compile checks their names and values too.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,96 @@ static const char *const path_kinds[] = { "read", "write", "exec",
 	"no-read", "no-write", "no-exec", NULL };
 static const char *const net_negated[] = { "no-connect", "no-bind", NULL };
 
+/* A pattern's text as written (a constant, a number, A|B), into buf. */
+static void pattern_text(const struct ast_val *v, char *buf, size_t len)
+{
+	size_t o = 0;
+	int n;
+
+	buf[0] = 0;
+	for (; v && o < len; v = v->alt, o += n > 0 ? (size_t)n : 0) {
+		if (v->kind == AST_V_NUM || v->kind == AST_V_QTY)
+			n = snprintf(buf + o, len - o, "%s%s%llu%s", o ? "|" :
+			    "", v->neg ? "-" : "", (unsigned long long)v->num,
+			    v->kind == AST_V_QTY ? v->str : "");
+		else
+			n = snprintf(buf + o, len - o, "%s%s%s%s", o ? "|" :
+			    "", v->kind == AST_V_VAR ? "${" : "", v->str ?
+			    v->str : "*", v->kind == AST_V_VAR ? "}" : "");
+	}
+}
+
+/* NAME OP VALUE that no position can say: a comparison other than ==,
+ * or an argument the call does not have. */
+static void no_such(struct check_ctx *c, const struct ast_item *it,
+    const struct ast_val *v)
+{
+	const char *names[7], *sug;
+	char dym[DIAG_SUGGEST_MAX];
+	unsigned int i;
+
+	if (v->num != AST_OP_EQ) {
+		diag_error(c->d, &v->loc, "an expectation matches values, not "
+		    "comparisons: write each argument's value by position, "
+		    "* for any (a rule's conditions compare)");
+		return;
+	}
+	for (i = 0; i < 6 && (names[i] = tables_arg_name(it->name, i)); i++)
+		;
+	names[i] = NULL;
+	sug = tables_suggest_among(v->str, names);
+	diag_error(c->d, &v->loc, "%s has no argument %s%s (expectation "
+	    "arguments go by position)", it->name, v->str,
+	    diag_did_you_mean(dym, sizeof(dym), "", sug, ""));
+}
+
+/* An expectation's patterns go by position, and those left out match
+ * any value: NAME=VALUE and "..." are refused with the form meant (each
+ * value at its argument's place, '*' before it, nothing after the
+ * last).  1 when refused (said). */
+static int by_position(struct check_ctx *c, const struct ast_item *it)
+{
+	char at[6][64], form[6 * 66 + 64];
+	const struct ast_val *v, *bad = NULL;
+	unsigned int pos = 0, idx, width, last = 0, i;
+	size_t o;
+
+	memset(at, 0, sizeof(at));
+	for (v = it->args; v && v->kind != AST_V_REST && pos < 6; v = v->next) {
+		idx = pos;
+		if (v->kind == AST_V_NAMED) {
+			if (v->num != AST_OP_EQ ||
+			    tables_arg(it->name, v->str, &idx, &width) < 0) {
+				no_such(c, it, v);
+				return 1;
+			}
+			bad = bad ? bad : v;
+		}
+		pattern_text(v->kind == AST_V_NAMED ? v->port : v, at[idx],
+		    sizeof(at[idx]));
+		pos = idx + 1;
+		last = pos > last ? pos : last;
+	}
+	for (v = it->args; v && v->kind != AST_V_REST; v = v->next)
+		;
+	if (!bad && !v)
+		return 0;
+	o = (size_t)snprintf(form, sizeof(form), "%s(", it->name);
+	for (i = 0; i < last && o < sizeof(form); i++)
+		o += (size_t)snprintf(form + o, sizeof(form) - o, "%s%s",
+		    i ? ", " : "", at[i][0] ? at[i] : "*");
+	snprintf(form + o, o < sizeof(form) ? sizeof(form) - o : 0, ")");
+	if (bad)
+		diag_error(c->d, &bad->loc, "expectation arguments go by "
+		    "position, not by name, and those left out match any "
+		    "value: write %s", last ? form : it->name);
+	else
+		diag_error(c->d, &v->loc, "'...' is not a pattern: arguments "
+		    "left out match any value: write %s", last ? form :
+		    it->name);
+	return 1;
+}
+
 static void syscall_args(struct check_ctx *c, const struct ast_item *it,
     struct check_expect *e)
 {
@@ -19,6 +110,8 @@ static void syscall_args(struct check_ctx *c, const struct ast_item *it,
 	uint64_t mag;
 	int neg;
 
+	if (by_position(c, it))
+		return;
 	for (v = it->args; v; v = v->next) {
 		if (e->nargs == 6) {
 			diag_error(c->d, &v->loc, "more than 6 arguments");
@@ -113,6 +206,28 @@ static void net_all(struct check_ctx *c, const struct ast_stmt *s,
 	}
 }
 
+/* "expect deny write PATH": deny takes system calls; a path refused is
+ * no-read, no-write or no-exec.  Said with the form meant. */
+static void denied_path(struct check_ctx *c, const struct ast_stmt *s)
+{
+	static const char *const plain[] = { "read", "write", "exec", NULL };
+	const char *k = tables_suggest_among(s->name, plain);
+	char path[4096];
+
+	pattern_text(s->val, path, sizeof(path));
+	if (k)
+		diag_error(c->d, &s->action.loc, "'expect deny' names system "
+		    "calls; a path the policy must refuse is written: expect "
+		    "no-%s %s%s%s;", k, s->val->kind == AST_V_STR ? "\"" : "",
+		    path, s->val->kind == AST_V_STR ? "\"" : "");
+	else
+		diag_error(c->d, &s->action.loc, "'expect deny' names system "
+		    "calls; a path's expectation is read, write, exec, "
+		    "no-read, no-write or no-exec (expect no-write %s%s%s;)",
+		    s->val->kind == AST_V_STR ? "\"" : "", path,
+		    s->val->kind == AST_V_STR ? "\"" : "");
+}
+
 static void one(struct check_ctx *c, const struct ast_stmt *s,
     struct check_expect **out, unsigned int *n)
 {
@@ -121,6 +236,10 @@ static void one(struct check_ctx *c, const struct ast_stmt *s,
 	const struct ast_item *it;
 	const char *sug;
 
+	if (s->ekind == AST_E_PATH && s->action.kind == AST_A_DENY) {
+		denied_path(c, s);
+		return;
+	}
 	if (s->ekind == AST_E_PATH) {
 		e.kind = CHECK_EXPECT_PATH;
 		for (e.right = NULL, sug = NULL; !e.right; ) {

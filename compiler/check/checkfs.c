@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "checkctx.h"
-#include "pathq.h"
 #include "landlock_compat.h"
 #include "pathq.h"
 #include "tables.h"
@@ -50,10 +49,12 @@ static const char *path_problem(const char *s)
 		return NULL;
 	if (strncmp(s, "$WORKDIR", 8) == 0)
 		rest = s + 8;
+	else if (s[0] == '$')
+		return "$SNIPPET is a whole path (the snippet's); a path below "
+		    "the working directory starts with $WORKDIR";
 	else if (s[0] != '/')
-		return s[0] == '$' ? "only $WORKDIR and $SNIPPET may start a "
-		    "path" : "relative path: paths must be absolute (or start "
-		    "with $WORKDIR)";
+		return "relative path: paths must be absolute (or start with "
+		    "$WORKDIR)";
 	if (strcmp(rest, "/") == 0 && rest == s)
 		return NULL;
 	if (rest[0] == '\0' && rest != s)
@@ -80,6 +81,30 @@ static int by_path(const void *a, const void *b)
 	    ((const struct cpol_fs *)b)->path);
 }
 
+/* A path that starts with a $NAME cordon does not bind there: said,
+ * with the bound name it was most likely meant to be.  1 when said. */
+static int unbound(struct check_ctx *c, const struct ast_val *v,
+    const char *s)
+{
+	static const char word[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
+	    "qrstuvwxyz_0123456789";
+	const char *bound[8], *sug;
+	char name[64], say[64];
+	size_t n;
+
+	n = s[0] == '$' ? strspn(s + 1, word) : 0;
+	if (s[0] != '$' || tables_var_bound(s + 1, n, TABLES_VAR_PATH))
+		return 0;
+	snprintf(name, sizeof(name), "%.*s", (int)n, s + 1);
+	tables_vars(TABLES_VAR_PATH, bound, 8);
+	sug = n ? tables_suggest_among(name, bound) : NULL;
+	diag_error(c->d, &v->loc, "%s%s%sonly %s may start a path%s%s%s",
+	    n ? "unknown $" : "", name, n ? ": " : "",
+	    tables_vars_say(TABLES_VAR_PATH, say, sizeof(say)),
+	    sug ? "; did you mean $" : "", sug ? sug : "", sug ? "?" : "");
+	return 1;
+}
+
 /* Resolve and check the path of a statement; heap copy, or NULL. */
 static char *stmt_path(struct check_ctx *c, const struct ast_val *v)
 {
@@ -88,6 +113,10 @@ static char *stmt_path(struct check_ctx *c, const struct ast_val *v)
 
 	if (value_str(c, v, &path) < 0)
 		return NULL;
+	if (unbound(c, v, path)) {
+		free(path);
+		return NULL;
+	}
 	why = path_problem(path);
 	if (why) {
 		diag_error(c->d, &v->loc, "%s", why);

@@ -27,11 +27,16 @@ enum ast_val_kind {
 	AST_V_IDENT,     /* a symbolic constant or name (str) */
 	AST_V_VAR,       /* ${NAME} (str = NAME) */
 	AST_V_ANY,       /* '*' in an expectation */
+	AST_V_NAMED,     /* NAME=VALUE or NAME OP VALUE in an expectation
+	                  * (str = NAME, port = VALUE, num = the ast_op):
+	                  * refused by the check, which says the form */
+	AST_V_REST,      /* "..." in an expectation: refused likewise */
 };
 
 /* A value.  alt chains the alternatives of A|B|C (bitwise or); next
  * chains the members of a list; port is the port of "host":port (a
- * network connect destination), whose host is str; priv says the
+ * network connect destination), whose host is str, or an AST_V_NAMED
+ * pattern's value; priv says the
  * word "private" followed it. */
 struct ast_val {
 	enum ast_val_kind kind;

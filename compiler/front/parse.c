@@ -277,8 +277,10 @@ static int read_one(struct reader *r, char *path, char *name,
 		goto done;
 	}
 	if (read_file(path, &text, &len, &st) < 0) {
-		diag_error(r->d, from, "cannot read \"%s\": %s", name,
-		    infile_strerror(errno));
+		/* the file named on the command line: as given (its
+		 * display name is its last component) */
+		diag_error(r->d, from, "cannot read \"%s\": %s", from ? name :
+		    path, infile_strerror(errno));
 		goto done;
 	}
 	for (i = 0; i < depth; i++) {

@@ -6,6 +6,7 @@
 #ifndef CORDON_TABLES_H
 #define CORDON_TABLES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct cpol;
@@ -89,5 +90,18 @@ const char *tables_rights_shorthand(uint64_t access);
  * ro, read-write: rw, exec: rx), or NULL. */
 const char *tables_right_alias(const char *word);
 const char *tables_rights_pair(unsigned int i, uint64_t *bits);
+
+/* The $NAMEs cordon binds (tables_vars.c) and where each may stand. */
+#define TABLES_VAR_PATH 1     /* starts a path ($SNIPPET: is one) */
+#define TABLES_VAR_COMMAND 2  /* in a command word */
+#define TABLES_VAR_ENV 4      /* in an environment value */
+/* Those bound where, into out (NULL-terminated, at most max - 1): the
+ * count. */
+unsigned int tables_vars(unsigned int where, const char **out,
+    unsigned int max);
+/* 1 if name[0..len) is bound where. */
+int tables_var_bound(const char *name, size_t len, unsigned int where);
+/* "$WORKDIR and $SNIPPET": those bound where, for a message. */
+const char *tables_vars_say(unsigned int where, char *buf, size_t len);
 
 #endif

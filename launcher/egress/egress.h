@@ -82,6 +82,9 @@ enum egress_why {
 	/* a special address literal without "private"; a tunnel to the
 	 * server (address and port) of a host with http rules */
 	EGRESS_PRIVATE_LITERAL, EGRESS_AROUND_RULES,
+	/* the upstream's certificate: its chain reaches no trusted CA, it
+	 * names another host, or it is not valid otherwise (expired...) */
+	EGRESS_TLS_UNTRUSTED, EGRESS_TLS_NAME, EGRESS_TLS_INVALID,
 };
 const char *egress_why_name(unsigned int why);
 
@@ -231,7 +234,7 @@ pid_t egress_start(int listener, const struct egress_conf *c,
 
 /* proxyhttp.c: a host with a credential or http rules (HTTP host hi).
  * proxyhttp_upstream: TLS to the host on ufd, verified; 0 with *u, or
- * -1.  proxyhttp_serve: the run's TLS on fd, ended here, one request
+ * why it failed (EGRESS_TLS_*).  proxyhttp_serve: the run's TLS on fd, ended here, one request
  * checked and forwarded through u (freed). */
 int proxyhttp_upstream(int ufd, const struct egress_conf *c, uint32_t hi,
     void **u);

@@ -39,7 +39,7 @@ int proxyhttp_upstream(int ufd, const struct egress_conf *c, uint32_t hi,
 {
 	(void)ufd, (void)c, (void)hi;
 	*u = NULL;
-	return -1;              /* the proxy answers 502 */
+	return EGRESS_TLS_UPSTREAM;     /* the proxy answers 502 */
 }
 
 void proxyhttp_serve(int fd, void *u, const struct egress_conf *c,

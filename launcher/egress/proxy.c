@@ -328,6 +328,7 @@ static int terminated(int fd, int out, const struct egress_conf *c,
 {
 	static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 	uint32_t hi;
+	int why;
 	void *u;
 
 	if (!http_host(c, rq, &hi))
@@ -336,9 +337,9 @@ static int terminated(int fd, int out, const struct egress_conf *c,
 		/* TLS sent before the 200: nothing ends it here */
 		answer(fd, "400 Bad Request", dest, EGRESS_BAD_REQUEST);
 		refuse(sh, dest, EGRESS_BAD_REQUEST);
-	} else if (proxyhttp_upstream(out, c, hi, &u) < 0) {
-		answer(fd, "502 Bad Gateway", dest, EGRESS_TLS_UPSTREAM);
-		refuse(sh, dest, EGRESS_TLS_UPSTREAM);
+	} else if ((why = proxyhttp_upstream(out, c, hi, &u)) != 0) {
+		answer(fd, "502 Bad Gateway", dest, (enum egress_why)why);
+		refuse(sh, dest, (enum egress_why)why);
 	} else if (write(fd, ok, sizeof(ok) - 1) == (ssize_t)sizeof(ok) - 1) {
 		proxyhttp_serve(fd, u, c, hi, sh, dest);
 	}

@@ -270,19 +270,42 @@ static void request(struct end *c, struct end *u,
 	exchange(c, u, cf, hi, sh, dest, buf, len, &rq, e);
 }
 
+/* Why the upstream's certificate was refused (its verify result), or
+ * the handshake failed for another reason (X509_V_OK). */
+static int upstream_why(long v)
+{
+	switch (v) {
+	case X509_V_OK:
+		return EGRESS_TLS_UPSTREAM;
+	case X509_V_ERR_HOSTNAME_MISMATCH:
+		return EGRESS_TLS_NAME;
+	case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
+	case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+	case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+	case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
+	case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
+	case X509_V_ERR_CERT_UNTRUSTED:
+		return EGRESS_TLS_UNTRUSTED;
+	default:
+		return EGRESS_TLS_INVALID;
+	}
+}
+
 int proxyhttp_upstream(int ufd, const struct egress_conf *cf, uint32_t hi,
     void **out)
 {
 	SSL *u = SSL_new(cf->tls->upstream);
 	const char *host = cf->pol->http[hi].host;
+	int why;
 
 	*out = NULL;
 	if (!u || SSL_set_fd(u, ufd) != 1 || SSL_set1_host(u, host) != 1 ||
 	    SSL_set_tlsext_host_name(u, host) != 1 || SSL_connect(u) != 1 ||
 	    SSL_get_verify_result(u) != X509_V_OK) {
+		why = upstream_why(u ? SSL_get_verify_result(u) : X509_V_OK);
 		SSL_free(u);
 		ERR_clear_error();
-		return -1;
+		return why;
 	}
 	*out = u;
 	return 0;

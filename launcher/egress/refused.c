@@ -8,6 +8,9 @@
 
 #include "egress.h"
 
+static const char untrusted[] = "upstream certificate not trusted (its "
+    "chain reaches no CA of the system's store or --upstream-ca)";
+
 /* The refusal names (the status report's "why"): the one table. */
 static const char *const whys[] = {
 	[EGRESS_BAD_REQUEST] = "bad request",
@@ -27,7 +30,7 @@ static const char *const whys[] = {
 	[EGRESS_HTTP_TOO_LONG] = "request head too long",
 	[EGRESS_HTTP_UNSUPPORTED] = "Transfer-Encoding not supported",
 	[EGRESS_TLS_CLIENT] = "TLS with the run failed",
-	[EGRESS_TLS_UPSTREAM] = "upstream TLS failed (name not verified)",
+	[EGRESS_TLS_UPSTREAM] = "upstream TLS failed",
 	[EGRESS_HTTP_TARGET] = "request target not in normal form",
 	[EGRESS_HTTP_UNDERSCORE] = "header name with '_'",
 	[EGRESS_HTTP_REWRITE] = "method-override or URL-rewrite header",
@@ -35,6 +38,9 @@ static const char *const whys[] = {
 	    "a private address the policy does not mark private",
 	[EGRESS_AROUND_RULES] =
 	    "the server of a host with http rules, around them",
+	[EGRESS_TLS_UNTRUSTED] = untrusted,
+	[EGRESS_TLS_NAME] = "upstream certificate names another host",
+	[EGRESS_TLS_INVALID] = "upstream certificate not valid",
 };
 
 const char *egress_why_name(unsigned int why)

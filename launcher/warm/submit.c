@@ -29,24 +29,36 @@
 #include "cordon.h"
 #include "warm.h"
 
-static int connect_pool(const char *name)
+/* The pool's socket, or -1 with why: the name's form, no pool bound to
+ * it (none started, or one still importing its preloads: it binds once
+ * ready), or the system's error. */
+static int connect_pool(const char *name, const char **why)
 {
+	static char msg[400];
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	size_t n = strlen(name);
 	int s;
 
-	if (name[0] != '@' || n < 2 || n > sizeof(a.sun_path) - 1)
-		return -1;
-	memcpy(a.sun_path + 1, name + 1, n - 1);    /* sun_path[0]: NUL */
-	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return -1;
-	if (connect(s, (struct sockaddr *)&a, (socklen_t)(offsetof(struct
-	    sockaddr_un, sun_path) + n)) < 0) {
-		close(s);
+	if (name[0] != '@' || n < 2 || n > sizeof(a.sun_path) - 1) {
+		*why = "a pool's name is @ and 1 to 107 bytes (cordon --serve "
+		    "@name policy.cpol)";
 		return -1;
 	}
-	return s;
+	memcpy(a.sun_path + 1, name + 1, n - 1);    /* sun_path[0]: NUL */
+	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s >= 0 && connect(s, (struct sockaddr *)&a, (socklen_t)(offsetof(
+	    struct sockaddr_un, sun_path) + n)) == 0)
+		return s;
+	if (s >= 0 && errno == ECONNREFUSED)
+		snprintf(msg, sizeof(msg), "no pool listens on %s yet (a pool "
+		    "takes requests once cordon --serve %s has said \"warm "
+		    "pool %s " WARM_READY_WORD "\")", name, name, name);
+	else
+		snprintf(msg, sizeof(msg), "%s", strerror(errno));
+	*why = msg;
+	if (s >= 0)
+		close(s);
+	return -1;
 }
 
 /* 0 if the pool on s runs as this process's uid or as root; else -1
@@ -189,9 +201,7 @@ int submit_main(int argc, char **argv)
 		return EXIT_CORDON;
 	}
 	len = request(argc - 1, argv + 1, buf, &fds[3], &why);
-	s = len < 0 ? -1 : connect_pool(argv[0]);
-	if (s < 0 && len >= 0)
-		why = strerror(errno);
+	s = len < 0 ? -1 : connect_pool(argv[0], &why);
 	if (s >= 0 && pool_trusted(s, &why) < 0) {
 		close(s);
 		s = -1;

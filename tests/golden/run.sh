@@ -53,6 +53,32 @@ done
 "$cc" compile -D 1X=2 ok/radiomics.policy >/dev/null 2>&1; [ $? = 2 ] || fail "bad -D: want 2"
 "$cc" frobnicate >/dev/null 2>&1; [ $? = 2 ] || fail "unknown subcommand: want 2"
 "$cc" compile -o "$tmp/x.cpol" "$tmp/nonexistent.policy" 2>/dev/null; [ $? = 1 ] || fail "missing file: want 1"
+# Messages outside a policy's diagnostics (issue 41): each says what was
+# meant and how; the exact line, the temporary folder shown as @TMP@.
+says() {
+	want=$1
+	shift
+	"$@" >"$tmp/says.out" 2>"$tmp/says.err"
+	sed "s|$tmp|@TMP@|g" "$tmp/says.err" | grep -qxF -- "$want" || {
+		fail "$*: stderr lacks: $want"
+		sed 's/^/    /' "$tmp/says.err"
+	}
+}
+cordon="$top/$BUILD/cordon"
+printf 'policy "hello";\ncommand "/usr/bin/python3" "$SNIPPET";\n' >"$tmp/hello.policy"
+echo 'print(1)' >"$tmp/p.py"
+says 'cordonc: error: cannot read "@TMP@/nonexistent/x.policy": No such file or directory' \
+	"$cc" lint "$tmp/nonexistent/x.policy"
+says 'cordonc: error: cannot read "@TMP@/nonexistent/x.policy": No such file or directory' \
+	"$cc" compile -o "$tmp/x.cpol" "$tmp/nonexistent/x.policy"
+says 'cordon: @TMP@/hello.policy: a policy source, not a compiled blob: compile it with cordonc first (cordonc compile -o @TMP@/hello.cpol @TMP@/hello.policy)' \
+	"$cordon" "$tmp/hello.policy" "$tmp/p.py"
+pool="@cordon-golden-none-$$"
+says "cordon: --submit $pool: no pool listens on $pool yet (a pool takes requests once cordon --serve $pool has said \"warm pool $pool ready\")" \
+	"$cordon" --submit "$pool" "$tmp/p.py"
+says 'cordon: --submit nopool: a pool'"'"'s name is @ and 1 to 107 bytes (cordon --serve @name policy.cpol)' \
+	"$cordon" --submit nopool "$tmp/p.py"
+
 # The output is replaced atomically, but never a device, directory or link
 # (as root, renaming over /dev/null would replace the device node).
 echo keep > "$tmp/target"; ln -s "$tmp/target" "$tmp/link"; mkfifo "$tmp/fifo"

@@ -76,6 +76,25 @@ def _with_credentials(env: Mapping[str, str] | None,
     return out, tuple(credentials)
 
 
+def _test_options(resolve: Mapping[str, str] | None,
+                  upstream_ca: StrPath | None) -> list[str]:
+    """cordon --resolve NAME:ADDRESS and --upstream-ca FILE: a policy's
+    named hosts reached at a local stand-in, its certificate checked
+    against the stand-in's own CA (tests; cordon(1) checks the values)."""
+    out: list[str] = []
+    for name, addr in (resolve or {}).items():
+        if not isinstance(name, str) or not name or ":" in name or \
+                "\0" in name:
+            raise ValueError(f"resolve: {name!r} is not a host name")
+        if not isinstance(addr, str) or not addr or "\0" in addr:
+            raise ValueError(f"resolve {name}: an address str is required")
+        out += ["--resolve", f"{name}:{addr}"]
+    if upstream_ca is not None:
+        # cordon runs in the run's own folder: the path made absolute
+        out += ["--upstream-ca", os.path.abspath(os.fspath(upstream_ca))]
+    return out
+
+
 # The words before cordon's options, and those after them (the blob).
 _Command = tuple[list[str], list[str]]
 
@@ -282,7 +301,9 @@ class Client:
                    save_outputs_to: StrPath | None = None,
                    env: Mapping[str, str] | None = None,
                    include_inputs: bool = False,
-                   credentials: Mapping[str, str] | None = None
+                   credentials: Mapping[str, str] | None = None,
+                   resolve: Mapping[str, str] | None = None,
+                   upstream_ca: StrPath | None = None
                    ) -> RunResult:
         """Run code under TOOL's policy and return its RunResult.
 
@@ -306,6 +327,14 @@ class Client:
                   them to the requests for their hosts and the run never
                   sees them.  Such a run is always cold (a warm pool takes
                   no credential).
+        resolve:  {host name: address} the egress proxy uses for the
+                  policy's named hosts instead of DNS (cordon --resolve):
+                  a local stand-in for a real service, in tests.
+        upstream_ca: a PEM file the proxy verifies the upstreams of
+                  credential and http hosts against, instead of the
+                  system's CA store (cordon --upstream-ca): the
+                  stand-in's own CA, in tests.  With either, the run is
+                  cold.
 
         Cancelling the awaiting task terminates cordon (which ends the
         whole process tree), reaps it and removes the run's folder.
@@ -317,6 +346,7 @@ class Client:
         if timeout is not None and not timeout > 0:
             raise ValueError("timeout must be > 0 seconds")
         env, creds = _with_credentials(env, credentials)
+        tests = _test_options(resolve, upstream_ca)
         async with self._semaphore(tool):
             t0 = time.monotonic()
             info = await self._in_io(self.policies.check
@@ -336,7 +366,8 @@ class Client:
                 result = await self._run_in(base, tool, info, code,
                                             inputs or {}, args, timeout,
                                             output_dir, save_outputs_to,
-                                            env, include_inputs, t0, creds)
+                                            env, include_inputs, t0, creds,
+                                            tests)
             except BaseException:
                 # Logged only: raising would hide the run's exception.
                 await uncancellable(self._in_io(self._remove, base))
@@ -386,7 +417,8 @@ class Client:
                       save_outputs_to: StrPath | None,
                       env: Mapping[str, str] | None,
                       include_inputs: bool, t0: float,
-                      creds: Sequence[str] = ()) -> RunResult:
+                      creds: Sequence[str] = (),
+                      tests: Sequence[str] = ()) -> RunResult:
         # Uncancellable: the run folder is removed only after this wrote
         # its last file.
         snippet, workdir, written = await uncancellable(self._in_io(
@@ -394,6 +426,7 @@ class Client:
         extra = ["--timeout", f"{timeout:g}"] if timeout is not None else []
         for name in creds:
             extra += ["--credential", name]
+        extra += tests
 
         def argv_for(command: _Command) -> Callable[[int], list[str]]:
             # Cold: cordon [options] BLOB snippet args; warm: cordon
@@ -409,7 +442,7 @@ class Client:
             info.timeout_ms / 1000.0
         for attempt in (1, 2):
             command, pool = await self._command(
-                tool, info, warm=False if creds else None)
+                tool, info, warm=False if creds or tests else None)
             try:
                 rc, out, err, raw_status = await self._launch(
                     argv_for(command), self._env(env), base,
