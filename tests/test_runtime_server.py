@@ -481,3 +481,15 @@ def test_credential_from_file(src_dir, build_dir, tmp_path, cordonc_bin):
                 policies=("cred_rt",),
                 wait=False)
     assert r.proc.wait(60) == 2 and "not a --policy" in r.log.read_text()
+
+
+def test_fuzz_harness_short(src_dir, build_dir):
+    """tests/fuzz/fuzz_runtime.py (make fuzz runs it longer) for a few
+    seconds, seed fixed: it runs, and finds nothing."""
+    p = subprocess.run([PYTHON, str(src_dir / "tests" / "fuzz" /
+                                    "fuzz_runtime.py"),
+                        "--build", str(build_dir), "--seconds", "8",
+                        "--seed", "1"], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert ": ok" in p.stdout, p.stdout
