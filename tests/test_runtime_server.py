@@ -200,6 +200,27 @@ def test_workspace_in_and_out(rt):
         assert any(x.startswith("symlink") for x in r["files_refused"]), r
 
 
+def test_unchanged_files_not_written_back(rt):
+    """A run writes back what it changed, not its copy of the rest: a
+    file changed through the API while the run ran keeps the change."""
+    s, h, b = rt.request("PUT", "/v1/files/f.txt", b"old")
+    assert s == 204
+    got = {}
+
+    def run():
+        got["r"] = rt.execute(code="import time\ntime.sleep(6)\n"
+                              "open('g.txt', 'w').write('new')")
+    t = threading.Thread(target=run)
+    t.start()
+    time.sleep(2)
+    s, h, b = rt.request("PUT", "/v1/files/f.txt", b"changed meanwhile")
+    assert s == 204
+    t.join()
+    assert got["r"][1]["exit_code"] == 0, got
+    assert (rt.root / "f.txt").read_bytes() == b"changed meanwhile"
+    assert (rt.root / "g.txt").read_bytes() == b"new"
+
+
 @pytest.mark.parametrize("path", ["../escape", "/etc/passwd", "a/../../x",
                                   "./x", "a//b", "..", "x\0y"])
 def test_path_escapes_refused(rt, tmp_path, path):

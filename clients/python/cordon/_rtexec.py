@@ -93,7 +93,9 @@ class Runs:
         code = await self.code_of(ex)
         async with self.slot():
             try:
-                inputs = await asyncio.to_thread(files.inputs, self.root,
+                # An empty workspace (one look, no thread) copies nothing.
+                inputs, before = ({}, {}) if files.empty(self.root) \
+                    else await asyncio.to_thread(files.inputs, self.root,
                                                  self.lim)
             except files.Refused as e:
                 raise Bad(e.message, e.status) from None
@@ -114,8 +116,9 @@ class Runs:
                         "exit_code": e.exit_code if e.exit_code is not None
                         else 125, "outcome": "error", "reason": str(e),
                         "policy": policy, "files_refused": []}
-            failed = await asyncio.to_thread(files.write_back, self.root,
-                                             dict(r.outputs))
+            failed = await asyncio.to_thread(
+                files.write_back, self.root, dict(r.outputs), before) \
+                if r.outputs else []
         refused = [f"{o.name}: {o.reason}" for o in r.refused
                    if not o.expected]
         outcome = getattr(r.outcome, "value", str(r.outcome))

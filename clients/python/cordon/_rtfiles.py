@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import hashlib
 import os
 import pathlib
 import secrets
@@ -256,64 +257,100 @@ def delete(root: str, name: str, recursive: bool) -> None:
     _fs.remove_tree(os.path.join(root, *parts))
 
 
-def inputs(root: str, lim: Limits) -> dict[str, Any]:
+def empty(root: str) -> bool:
+    """The workspace holds nothing (but the server's own temporary
+    files): one getdents, cheap enough for the event loop."""
+    with os.scandir(root) as it:
+        return all(e.name.startswith(".cordon-rt-") for e in it)
+
+
+def _digest(fd: int, name: str) -> str:
+    f = os.open(name, _READ, dir_fd=fd)
+    try:
+        h = hashlib.sha256()
+        while True:
+            b = os.read(f, 1 << 20)
+            if not b:
+                return h.hexdigest()
+            h.update(b)
+    finally:
+        os.close(f)
+
+
+def _walk_step(w: "_Tree", fd: int, depth: int, prefix: str) -> None:
+    with os.scandir(fd) as it:
+        for e in it:
+            w.entries += 1
+            if w.entries > w.lim.max_tree_entries:
+                raise Refused(413, "the workspace holds more than "
+                              f"{w.lim.max_tree_entries} entries: not "
+                              "copied into a run")
+            if not prefix and e.name.startswith(".cordon-rt-"):
+                continue
+            if not prefix:
+                w.names.append(e.name)
+            st = os.stat(e.name, dir_fd=fd, follow_symlinks=False)
+            if stat.S_ISDIR(st.st_mode):
+                if depth + 1 >= _fs.MAX_DEPTH:
+                    raise Refused(413, "the workspace is nested deeper "
+                                  f"than {_fs.MAX_DEPTH} levels")
+                w.stack.append((os.open(e.name, _DIR, dir_fd=fd),
+                                depth + 1, prefix + e.name + "/"))
+            elif stat.S_ISREG(st.st_mode):
+                w.total += st.st_size
+                if w.total > w.lim.max_tree:
+                    raise Refused(413, "the workspace holds more than "
+                                  f"{w.lim.max_tree} bytes: not copied "
+                                  "into a run (--max-tree)")
+                w.digests[prefix + e.name] = _digest(fd, e.name)
+            else:
+                raise Refused(403, f"the workspace holds {e.name[:200]!r}"
+                              ", not a file or folder (a link?): never "
+                              "copied")
+
+
+@dataclasses.dataclass
+class _Tree:
+    lim: Limits
+    stack: list[tuple[int, int, str]]
+    names: list[str] = dataclasses.field(default_factory=list)
+    digests: dict[str, str] = dataclasses.field(default_factory=dict)
+    total: int = 0
+    entries: int = 0
+
+
+def inputs(root: str, lim: Limits
+           ) -> tuple[dict[str, Any], dict[str, str]]:
     """The workspace as a run's inputs= (each top-level entry a
     pathlib.Path: _copyin copies it, no link followed), after a walk
-    that bounds its bytes and entries without following a link."""
-    total = entries = 0
-    top = os.open(root, _DIR)
-    stack = [(top, 0)]
-    names: list[str] = []
+    that bounds its bytes and entries without following a link; and
+    each file's SHA-256 by name, so that what the run left unchanged is
+    not written back (write_back)."""
+    w = _Tree(lim, [(os.open(root, _DIR), 0, "")])
     try:
-        while stack:
-            fd, depth = stack.pop()
+        while w.stack:
+            fd, depth, prefix = w.stack.pop()
             try:
-                with os.scandir(fd) as it:
-                    for e in it:
-                        entries += 1
-                        if entries > lim.max_tree_entries:
-                            raise Refused(413, "the workspace holds more "
-                                          f"than {lim.max_tree_entries} "
-                                          "entries: not copied into a run")
-                        if fd == top and not e.name.startswith(
-                                ".cordon-rt-"):
-                            names.append(e.name)
-                        st = os.stat(e.name, dir_fd=fd,
-                                     follow_symlinks=False)
-                        if stat.S_ISDIR(st.st_mode):
-                            if depth + 1 >= _fs.MAX_DEPTH:
-                                raise Refused(413, "the workspace is nested"
-                                              f" deeper than {_fs.MAX_DEPTH}"
-                                              " levels")
-                            stack.append((os.open(e.name, _DIR, dir_fd=fd),
-                                          depth + 1))
-                        elif stat.S_ISREG(st.st_mode):
-                            total += st.st_size
-                        else:
-                            raise Refused(403, f"the workspace holds "
-                                          f"{e.name[:200]!r}, not a file or"
-                                          " folder (a link?): never copied")
-                        if total > lim.max_tree:
-                            raise Refused(413, "the workspace holds more "
-                                          f"than {lim.max_tree} bytes: not "
-                                          "copied into a run (--max-tree)")
+                _walk_step(w, fd, depth, prefix)
             finally:
-                if fd != top:
-                    os.close(fd)
-    finally:
-        for fd, _ in stack:
-            if fd != top:
                 os.close(fd)
-        os.close(top)
-    return {n: pathlib.Path(root, n) for n in sorted(names)}
+    finally:
+        for fd, _, _ in w.stack:
+            os.close(fd)
+    return {n: pathlib.Path(root, n) for n in sorted(w.names)}, w.digests
 
 
-def write_back(root: str, outputs: dict[str, OutputFile]) -> list[str]:
+def write_back(root: str, outputs: dict[str, OutputFile],
+               before: dict[str, str]) -> list[str]:
     """A run's collected outputs (the client's guards passed them)
-    written into the workspace; the names that could not be, with
-    why."""
+    written into the workspace, but those the run left as they came in
+    (before: their digests): another run's change to them stays; the
+    names that could not be written, with why."""
     failed = []
     for name, out in outputs.items():
+        if name in before and \
+                hashlib.sha256(out.content).hexdigest() == before[name]:
+            continue
         try:
             write_file(root, name, out.content)
         except Refused as e:
