@@ -514,3 +514,40 @@ def test_fuzz_harness_short(src_dir, build_dir):
                        timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     assert ": ok" in p.stdout, p.stdout
+
+
+def test_help_and_checkout_wrapper(src_dir, build_dir, tmp_path):
+    """--help describes every option; tools/cordon-runtime runs from
+    anywhere with no PYTHONPATH, and says so when there is no build."""
+    r = subprocess.run([PYTHON, "-m", "cordon.runtime", "--help"],
+                       env=server_env(src_dir, build_dir),
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    usage, _, rest = r.stdout.partition("\n\n")
+    opts = set(re.findall(r"\[(--[\w-]+)", usage)) | {"--policy"}
+    assert len(opts) >= 18, usage
+    for opt in opts:
+        m = re.search(r"^  %s(?: \S+)?(?:\n {20,}| +)(\S.*)$"
+                      % re.escape(opt), rest, re.M)
+        assert m and len(m.group(1)) > 10, (opt, r.stdout)
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+           "HOME": str(tmp_path), "CORDON_BUILD": str(build_dir)}
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    p = subprocess.Popen([str(src_dir / "tools" / "cordon-runtime"),
+                          "--policy", "code_gen", "--root", str(ws),
+                          "--listen", "127.0.0.1:0"], env=env,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    try:
+        line = p.stderr.readline().decode()
+        assert re.match(r"cordon-runtime: serving on http://127\.0\.0\.1:"
+                        r"\d+/ \(no tokens: loopback; policies code_gen\)",
+                        line), line
+    finally:
+        p.terminate()
+        p.wait(30)
+    env["CORDON_BUILD"] = str(tmp_path / "none")
+    r = subprocess.run([str(src_dir / "tools" / "cordon-runtime")], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "run make" in r.stderr
