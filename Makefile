@@ -151,20 +151,23 @@ PYTHON_SITE ?= $(shell $(PYTHON) -c 'import sysconfig as s; p = "$(PREFIX)"; \
 install-python:
 	$(PYTHON) -m pip install --no-build-isolation --no-index --no-deps \
 		--upgrade --target=$(DESTDIR)$(PYTHON_SITE) clients/python
-	# cordon-mcp on PATH (pip --target leaves console scripts in its bin/).
-	rm -f $(DESTDIR)$(PYTHON_SITE)/bin/cordon-mcp
+	# cordon-mcp and cordon-runtime on PATH (pip --target leaves console
+	# scripts in its bin/).
+	rm -f $(DESTDIR)$(PYTHON_SITE)/bin/cordon-mcp \
+		$(DESTDIR)$(PYTHON_SITE)/bin/cordon-runtime
 	rmdir $(DESTDIR)$(PYTHON_SITE)/bin 2>/dev/null || true
-	# It names the client's folder and PREFIX's cordon and cordonc (when
+	# Each names the client's folder and PREFIX's cordon and cordonc (when
 	# installed) itself, so it works whatever PREFIX and PATH are.
 	install -d $(DESTDIR)$(PREFIX)/bin
+	for m in mcp runtime; do \
 	printf '%s\n' '#!/bin/sh' \
 		'PYTHONPATH=$(PYTHON_SITE)$${PYTHONPATH:+:$$PYTHONPATH}' \
 		'[ -x $(PREFIX)/bin/cordon ] && : "$${CORDON_BIN:=$(PREFIX)/bin/cordon}"' \
 		'[ -x $(PREFIX)/bin/cordonc ] && : "$${CORDONC_BIN:=$(PREFIX)/bin/cordonc}"' \
 		'export PYTHONPATH CORDON_BIN CORDONC_BIN' \
-		'exec $(PYTHON) -m cordon.mcp "$$@"' \
-		>$(DESTDIR)$(PREFIX)/bin/cordon-mcp
-	chmod 0755 $(DESTDIR)$(PREFIX)/bin/cordon-mcp
+		'exec $(PYTHON) -m cordon.'"$$m"' "$$@"' \
+		>$(DESTDIR)$(PREFIX)/bin/cordon-$$m && \
+	chmod 0755 $(DESTDIR)$(PREFIX)/bin/cordon-$$m || exit 1; done
 	@$(PYTHON) -c 'import sys; sys.exit("$(PYTHON_SITE)" in sys.path)' && \
 		echo "install-python: $(PYTHON) does not search" \
 		"$(PYTHON_SITE): cordon-mcp finds the client by itself; for" \

@@ -19,9 +19,10 @@ $(BUILD)/bench/sysbench: $(BUILD)/bench/sysbench.o $(BUILD)/bench/filter.o \
 		$(COMMON_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^
 
-# Section 8 (bench/mcp.py: cordon-mcp through the MCP SDK client, and
-# sessions) runs after, with the same flags; it needs make deps' npm ci in
-# tests/mcp and says "not run" without it.  Its report: $(BUILD)/bench-mcp.md.
+# Section 8 (bench/mcp.py: cordon-runtime's POST /execute, bench/runtime.py;
+# cordon-mcp through the MCP SDK client, and sessions) runs after, with the
+# same flags; the MCP rows need make deps' npm ci in tests/mcp and say "not
+# run" without it.  Its report: $(BUILD)/bench-mcp.md.
 bench: all $(BENCH_BINS)
 	$(PYTHON) bench/run.py --build $(BUILD) $(BENCH_FLAGS)
 	$(PYTHON) bench/mcp.py --build $(BUILD) $(BENCH_FLAGS)

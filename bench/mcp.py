@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """bench section 8: cordon-mcp and sessions.  Prints a Markdown report
 and writes it to BUILD/bench-mcp.md (make bench runs it after run.py).
+First, cordon-runtime's row (bench/runtime.py: agent-sandbox's POST
+/execute against cordon --submit; target, issue 39: p50 <= 1.2x).
 
 (a) An MCP tools/call of print(1), end to end through the official MCP
     TypeScript SDK's Client (bench/mcp_client.mjs) to cordon-mcp with a
@@ -293,12 +295,15 @@ def main():
     with open("/proc/loadavg", encoding="ascii") as f:
         load = " ".join(f.read().split()[:3])
     calm = machine.quiet()
+    import runtime as rtbench       # cordon-runtime's row (no SDK)
+    progress("cordon-runtime POST /execute against cordon --submit")
+    rows = rtbench.runtime_vs_submit(b, rounds)
     if not os.path.isdir(sdk):
-        rows = [["MCP", "–", "–", "0", "not run: no MCP SDK in "
-                 "tests/mcp/node_modules (make deps)"]]
+        rows += [["MCP", "–", "–", "0", "not run: no MCP SDK in "
+                  "tests/mcp/node_modules (make deps)"]]
     else:
         progress("MCP tools/call over stdio against cordon --submit")
-        rows = mcp_vs_submit(b, rounds)
+        rows += mcp_vs_submit(b, rounds)
         progress("MCP tools/call over Streamable HTTP against --submit")
         rows += mcp_vs_submit(b, rounds, http=True)
         progress("session cell round trip")

@@ -118,6 +118,11 @@ def test_make_install_python_other_prefix(src_dir, build_dir, tmp_path):
     run = dict(env, PATH="%s:%s" % (build_dir, SYS_PATH))
     serves([str(prefix / "bin" / "cordon-mcp"), "--tool", "code_gen"],
            run, tmp_path)
+    # cordon-runtime, written beside it the same way.
+    r = subprocess.run([str(prefix / "bin" / "cordon-runtime"),
+                        "--version"], env=run, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith("cordon-runtime "), r
 
 
 def test_venv_system_site_packages(src_dir, build_dir, tmp_path):

@@ -114,6 +114,8 @@ def test_deb_install_run_remove(debs, src_dir, tmp_path):
               "/usr/share/cordon/policies/base/python.policy",
               "/usr/share/man/man1/cordon.1.gz",
               "/usr/share/man/man1/cordon-mcp.1.gz", "/usr/bin/cordon-mcp",
+              "/usr/share/man/man1/cordon-runtime.1.gz",
+              "/usr/bin/cordon-runtime",
               "/usr/share/bash-completion/completions/cordon"):
         assert os.path.exists(f), f
     assert not os.path.exists("/usr/bin/cordon-static")

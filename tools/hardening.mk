@@ -192,7 +192,9 @@ sanitize:
 # tests; crashes land in build-fuzz/artifacts/<harness>/ and fail the run.
 # Each crash must become a file in tests/fuzz/regressions/<harness>/.
 # Then tests/fuzz/fuzz_mcp.py drives cordon-mcp's JSON-RPC layer with
-# mutated lines for as long (a failure prints the seed that reproduces it).
+# mutated lines for as long (a failure prints the seed that reproduces it),
+# and tests/fuzz/fuzz_runtime.py cordon-runtime's request parsing, in
+# process and over HTTP, for as long.
 
 FUZZ_RUN_FLAGS := -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 
@@ -217,6 +219,9 @@ fuzz: all
 	done
 	@echo "== fuzz mcp (cordon-mcp's JSON-RPC, Python) for $(FUZZ_SECONDS)s"
 	$(PYTHON) tests/fuzz/fuzz_mcp.py --build $(BUILD) \
+		--seconds $(FUZZ_SECONDS)
+	@echo "== fuzz runtime (cordon-runtime's requests, Python) for $(FUZZ_SECONDS)s"
+	$(PYTHON) tests/fuzz/fuzz_runtime.py --build $(BUILD) \
 		--seconds $(FUZZ_SECONDS)
 
 # ---------------------------------------------------------------------

@@ -57,9 +57,13 @@ def loopback(host: str) -> bool:
 
 def load_tokens(path: str) -> list[bytes]:
     """One token a line (each a client); the file must not be readable
-    or writable by others."""
+    or writable by others.  A link is followed: the file is the
+    operator's, and a Kubernetes secret volume's files are links
+    (NAME -> ..data/NAME); what it reaches must be a regular file (no
+    FIFO or device: O_NONBLOCK, then fstat)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY |
+                     os.O_CLOEXEC)
     except OSError as e:
         raise HttpConfigFail(f"--http-token-file {path}: {e.strerror}") \
             from None
@@ -107,6 +111,44 @@ def _host_of(value: str) -> str:
     if value.startswith("["):
         return value[1:value.find("]")] if "]" in value else value
     return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def guard(req: Request, on_loopback: bool, origins: set[str]) -> None:
+    """DNS rebinding: on loopback, a Host that is not a loopback name;
+    anywhere, a browser's Origin not allowed."""
+    host = req.headers.get("host")
+    if host is None and req.version == "HTTP/1.1":
+        raise HttpFail(400, "Host header required")
+    if on_loopback and host is not None and not loopback(_host_of(host)):
+        raise HttpFail(403, f"Host {host[:100]!r} is not a loopback "
+                       "name (DNS rebinding?)")
+    origin = req.headers.get("origin")
+    if origin is None or origin in origins:
+        return
+    u = urllib.parse.urlsplit(origin)
+    if on_loopback and u.scheme in ("http", "https") and \
+            u.hostname is not None and loopback(u.hostname) and not u.path:
+        return
+    raise HttpFail(403, f"Origin {origin[:100]!r} is not allowed "
+                   "(--http-allow-origin)")
+
+
+def bearer(req: Request, tokens: list[bytes], realm: str) -> int:
+    """The index of the client's token (-1 where none is needed); 401
+    without one of tokens."""
+    if not tokens:
+        return -1
+    scheme, _, given = req.headers.get("authorization", "").partition(" ")
+    got = given.strip().encode("ascii", "replace")
+    who = -1
+    for i, t in enumerate(tokens):      # each compared, in full
+        if hmac.compare_digest(got, t) and scheme.lower() == "bearer":
+            who = i
+    if who < 0:
+        raise HttpFail(401, "a bearer token is required (Authorization:"
+                       " Bearer TOKEN)", headers={
+                           "WWW-Authenticate": f'Bearer realm="{realm}"'})
+    return who
 
 
 def _event(msg: Any) -> bytes:
@@ -246,42 +288,10 @@ class Http:
                        headers={"Allow": "POST, DELETE"})
 
     def guard(self, req: Request) -> None:
-        """DNS rebinding: on loopback, a Host that is not a loopback
-        name; anywhere, a browser's Origin not allowed."""
-        host = req.headers.get("host")
-        if host is None and req.version == "HTTP/1.1":
-            raise HttpFail(400, "Host header required")
-        if self.on_loopback and host is not None and \
-                not loopback(_host_of(host)):
-            raise HttpFail(403, f"Host {host[:100]!r} is not a loopback "
-                           "name (DNS rebinding?)")
-        origin = req.headers.get("origin")
-        if origin is None or origin in self.origins:
-            return
-        u = urllib.parse.urlsplit(origin)
-        if self.on_loopback and u.scheme in ("http", "https") and \
-                u.hostname is not None and loopback(u.hostname) and \
-                not u.path:
-            return
-        raise HttpFail(403, f"Origin {origin[:100]!r} is not allowed "
-                       "(--http-allow-origin)")
+        guard(req, self.on_loopback, self.origins)
 
     def authenticate(self, req: Request) -> int:
-        """The index of the client's token (-1 where none is needed)."""
-        if not self.tokens:
-            return -1
-        scheme, _, given = req.headers.get("authorization", "").partition(
-            " ")
-        got = given.strip().encode("ascii", "replace")
-        who = -1
-        for i, t in enumerate(self.tokens):      # each compared, in full
-            if hmac.compare_digest(got, t) and scheme.lower() == "bearer":
-                who = i
-        if who < 0:
-            raise HttpFail(401, "a bearer token is required (Authorization:"
-                           " Bearer TOKEN)", headers={
-                               "WWW-Authenticate": 'Bearer realm="cordon-mcp"'})
-        return who
+        return bearer(req, self.tokens, "cordon-mcp")
 
     def session(self, req: Request, who: tuple[int, str]) -> tuple[str, _Mcp]:
         sid = req.headers.get("mcp-session-id")

@@ -21,9 +21,9 @@ SINGLE = ("content-length", "host", "authorization", "origin",
 REASONS = {200: "OK", 202: "Accepted", 204: "No Content",
            400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
            404: "Not Found", 405: "Method Not Allowed",
-           406: "Not Acceptable", 408: "Request Timeout",
+           406: "Not Acceptable", 408: "Request Timeout", 409: "Conflict",
            411: "Length Required", 413: "Content Too Large",
-           415: "Unsupported Media Type",
+           415: "Unsupported Media Type", 422: "Unprocessable Content",
            431: "Request Header Fields Too Large",
            500: "Internal Server Error", 501: "Not Implemented",
            503: "Service Unavailable", 505: "HTTP Version Not Supported"}
@@ -47,6 +47,7 @@ class Request:
     version: str
     headers: dict[str, str]         # names lower case
     body: bytes = b""
+    target: str = ""                # as sent, its query too
 
     def keep_alive(self) -> bool:
         if self.version == "HTTP/1.0":
@@ -109,12 +110,14 @@ def parse_head(head: bytes) -> Request:
             headers[name] += ", " + value
         else:
             headers[name] = value
-    return Request(method, target.split("?", 1)[0], version, headers)
+    return Request(method, target.split("?", 1)[0], version, headers,
+                   target=target)
 
 
 async def read_body(reader: asyncio.StreamReader, req: Request,
-                    max_body: int) -> None:
-    """The body, by Content-Length only, at most max_body bytes."""
+                    max_body: int, setting: str = "max_line") -> None:
+    """The body, by Content-Length only, at most max_body bytes (setting:
+    the option that says so, named in the refusal)."""
     if "transfer-encoding" in req.headers:
         raise HttpFail(501, "Transfer-Encoding is not supported: send "
                        "Content-Length", close=True)
@@ -128,7 +131,7 @@ async def read_body(reader: asyncio.StreamReader, req: Request,
     n = int(length)
     if n > max_body:
         raise HttpFail(413, f"body of {n} bytes: the maximum is {max_body}"
-                       " (max_line)", close=True)
+                       f" ({setting})", close=True)
     try:
         req.body = await asyncio.wait_for(reader.readexactly(n),
                                           BODY_TIMEOUT)

@@ -56,24 +56,31 @@ _CRED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 def _with_credentials(env: Mapping[str, str] | None,
-                      credentials: Mapping[str, str] | None
+                      credentials: Mapping[str, Any] | None
                       ) -> tuple[Mapping[str, str] | None, tuple[str, ...]]:
-    """cordon's environment with the credentials' values, and their
-    names (cordon --credential NAME reads cordon's own variable)."""
+    """cordon's environment with the credentials' values, and the words
+    of their --credential options: NAME (cordon reads its own variable)
+    for a str value, NAME=@FILE for a path (cordon reads the file; the
+    value never passes through this process)."""
     if not credentials:
         return env, ()
     out = dict(env or {})
+    words = []
     for name, value in credentials.items():
         if not isinstance(name, str) or not _CRED_NAME.match(name):
             raise ValueError(f"credential name {name!r}: letters, digits "
                              "and '_', not starting with a digit")
+        if isinstance(value, os.PathLike):
+            words.append(f"{name}=@{os.path.abspath(value)}")
+            continue
         if not isinstance(value, str) or not value:
             raise ValueError(f"credential {name}: a non-empty str value "
-                             "is required")
+                             "or a path is required")
         if name in out:
             raise ValueError(f"credential {name} is also in env=")
         out[name] = value
-    return out, tuple(credentials)
+        words.append(name)
+    return out, tuple(words)
 
 
 def _test_options(resolve: Mapping[str, str] | None,
@@ -301,7 +308,7 @@ class Client:
                    save_outputs_to: StrPath | None = None,
                    env: Mapping[str, str] | None = None,
                    include_inputs: bool = False,
-                   credentials: Mapping[str, str] | None = None,
+                   credentials: Mapping[str, Any] | None = None,
                    resolve: Mapping[str, str] | None = None,
                    upstream_ca: StrPath | None = None
                    ) -> RunResult:
@@ -323,7 +330,9 @@ class Client:
                   input's name are not collected).
         credentials: {name: value} for the policy's credential statements
                   (cordon --credential NAME, the value in cordon's own
-                  environment, which cordon wipes): the egress proxy adds
+                  environment, which cordon wipes; or {name: a
+                  pathlib.Path}: cordon --credential NAME=@FILE, cordon
+                  reads the file, a mounted secret): the egress proxy adds
                   them to the requests for their hosts and the run never
                   sees them.  Such a run is always cold (a warm pool takes
                   no credential).
@@ -424,8 +433,8 @@ class Client:
         snippet, workdir, written = await uncancellable(self._in_io(
             self._prepare, base, code, inputs, output_dir))
         extra = ["--timeout", f"{timeout:g}"] if timeout is not None else []
-        for name in creds:
-            extra += ["--credential", name]
+        for word in creds:
+            extra += ["--credential", word]
         extra += tests
 
         def argv_for(command: _Command) -> Callable[[int], list[str]]:
