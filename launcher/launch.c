@@ -402,6 +402,7 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 	sp->prog = p->insns;
 	sp->nprog = p->ninsns;
 	sp->learn = o->observe != NULL;
+	learn_begin(sp->learn ? p : NULL, s->workdir);
 	llwatch_started(s, o, r);
 	r->denials = sp->den;
 	if (sp->pid < 0)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsgrant.h"
 #include "landlock_compat.h"
 #include "learn.h"
 #include "secret.h"
@@ -38,36 +39,6 @@ static const struct { const char *path, *what; } trees[] = {
 	{ "/usr/share/zoneinfo", "time zones" },
 };
 #define NTREES (sizeof(trees) / sizeof(trees[0]))
-
-/* Is path dir itself or beneath it? */
-static int beneath(const char *dir, const char *path)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return path[0] == '/';
-	return strncmp(dir, path, n) == 0 && (!path[n] || path[n] == '/');
-}
-
-/* Rights the base already gives path (private /tmp and /dev/shm: what
- * cordon's run tmpfs gives, files and directories). */
-static uint64_t base_rights(const struct cpol *b, const char *path)
-{
-	uint64_t have = 0;
-	uint32_t i;
-
-	for (i = 0; i < b->nfs; i++)
-		if (beneath(b->fs[i].path, path))
-			have |= b->fs[i].access;
-	if (((b->flags & CPOL_F_PRIVATE_TMP) && beneath("/tmp", path) &&
-	    strcmp(path, "/tmp")) || ((b->flags & CPOL_F_PRIVATE_SHM) &&
-	    beneath("/dev/shm", path) && strcmp(path, "/dev/shm")))
-		have |= CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR |
-		    CORDON_LL_FS_WRITE_FILE | CORDON_LL_FS_TRUNCATE |
-		    CORDON_LL_FS_MAKE_REG | CORDON_LL_FS_MAKE_DIR |
-		    CORDON_LL_FS_REMOVE_FILE | CORDON_LL_FS_REMOVE_DIR;
-	return have;
-}
 
 const char *learn_path_problem(const char *path)
 {
@@ -142,7 +113,7 @@ static int fold_trees(const struct learn *l, struct learn_fold *f)
 
 	for (i = 0; i < l->npath; i++)
 		for (t = 0; t < NTREES && f->ok[i]; t++)
-			if (beneath(trees[t].path, l->path[i].path) &&
+			if (cpol_path_beneath(trees[t].path, l->path[i].path) &&
 			    (f->need[i] & CPOL_LL_READ)) {
 				r = rule_at(f, trees[t].path, trees[t].what);
 				if (!r)
@@ -184,7 +155,7 @@ static int fold_folders(const struct learn *l, struct learn_fold *f)
 	for (i = 0; i < l->npath; i++) {
 		len = parent_len(l->path[i].path);
 		for (in_tree = 0, t = 0; t < NTREES; t++)
-			in_tree |= beneath(trees[t].path, l->path[i].path);
+			in_tree |= cpol_path_beneath(trees[t].path, l->path[i].path);
 		if (!f->ok[i] || in_tree || !f->need[i] ||
 		    (f->need[i] & ~CPOL_LL_READ) || !len || len >= sizeof(dir))
 			continue;
@@ -229,11 +200,11 @@ static void cover(const struct learn *l, struct learn_fold *f)
 		if (!f->ok[i] || f->target[i] >= 0)
 			continue;
 		for (above = 0, j = 0; j < f->nrule; j++)
-			if (f->rule[j].path && beneath(f->rule[j].path,
+			if (f->rule[j].path && cpol_path_beneath(f->rule[j].path,
 			    l->path[i].path))
 				above |= f->rule[j].rights;
 		for (j = 0; j < l->npath; j++)
-			if (j != i && f->ok[j] && beneath(l->path[j].path,
+			if (j != i && f->ok[j] && cpol_path_beneath(l->path[j].path,
 			    l->path[i].path) && strcmp(l->path[j].path,
 			    l->path[i].path))
 				above |= f->need[j];
@@ -242,7 +213,7 @@ static void cover(const struct learn *l, struct learn_fold *f)
 	for (i = 0; i < f->nrule; i++) {
 		for (above = 0, j = 0; j < f->nrule; j++)
 			if (j != i && f->rule[j].path && f->rule[i].path &&
-			    beneath(f->rule[j].path, f->rule[i].path))
+			    cpol_path_beneath(f->rule[j].path, f->rule[i].path))
 				above |= f->rule[j].rights;
 		f->rule[i].shown = f->rule[i].rights & ~above;
 	}
@@ -264,7 +235,7 @@ int learn_fold(const struct learn *l, const struct cpol *b,
 	    !f->rule)
 		goto fail;
 	for (i = 0; i < l->npath; i++) {
-		f->need[i] = l->path[i].access & ~base_rights(b,
+		f->need[i] = l->path[i].access & ~cpol_fs_granted(b,
 		    l->path[i].path);
 		f->ok[i] = f->need[i] && !learn_path_problem(l->path[i].path);
 		f->target[i] = -1;
