@@ -113,7 +113,8 @@ close_in:
  * for the prefix and two copies (the plan says), or cordon's text across
  * a 4 GiB line, gets no listener (the status then says denials were not
  * observed).  A warm run execs nothing: its extension's text range is
- * empty (launcher/build.mk), so no call is let through as cordon's. */
+ * empty (launcher/build.mk), so no call is let through as cordon's.
+ * A cold run's end passes credentials: the payload's hello (fdpass.c). */
 static int notify_prepare(struct launch *ln, struct res *s, int watch,
     char *err)
 {
@@ -142,7 +143,8 @@ static int notify_prepare(struct launch *ln, struct res *s, int watch,
 		return fr == FILTER_FAILED || ln->plan->filter == FILTER_LEARN ?
 		    -1 : 0;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
-	    s->notify) < 0) {
+	    s->notify) < 0 || (!warm_resume && setsockopt(s->notify[0],
+	    SOL_SOCKET, SO_PASSCRED, &(int){ 1 }, sizeof(int)) < 0)) {
 		snprintf(err, ERRLEN, "seccomp listener: %s", strerror(errno));
 		return -1;
 	}
