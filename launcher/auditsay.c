@@ -176,10 +176,13 @@ static void say_one(const struct audit *a, const struct audit_denial *d)
 		    shown(d->comm, comm, sizeof(comm)), d->pid);
 	else
 		who[0] = 0;
-	sink_say("cordon: Landlock refused %s on %s%s, %llu time%s; add: %s",
+	/* "add:" before a rule alone: a credential file is warned of,
+	 * never offered (nor is anything no rule widens). */
+	sink_say("cordon: Landlock refused %s on %s%s, %llu time%s; %s%s",
 	    d->access, shown(d->object, obj, sizeof(obj)), who,
 	    (unsigned long long)d->count, d->count == 1 ? "" : "s",
-	    shown(adv, advs, sizeof(advs)));
+	    strncmp(adv, "path ", 5) && strncmp(adv, "network ", 8) ? "" :
+	    "add: ", shown(adv, advs, sizeof(advs)));
 }
 
 /* The summary on cordon's stderr after a run that failed. */
