@@ -297,7 +297,8 @@ class Client:
                    save_outputs_to: StrPath | None = None,
                    env: Mapping[str, str] | None = None,
                    include_inputs: bool = False,
-                   credentials: Mapping[str, str] | None = None
+                   credentials: Mapping[str, str] | None = None,
+                   watch: bool = False
                    ) -> RunResult:
         """Run code under TOOL's policy and return its RunResult.
 
@@ -321,6 +322,13 @@ class Client:
                   them to the requests for their hosts and the run never
                   sees them.  Such a run is always cold (a warm pool takes
                   no credential).
+        watch:    name what Landlock refuses even where the kernel's
+                  audit cannot (cordon --landlock-watch: each call that
+                  names a path or a port is seen by cordon, checked
+                  against the policy's rules and let through to Landlock;
+                  slower).  result.landlock_denials then lists each
+                  refusal with the rule to add.  For authors; such a run
+                  is cold.
 
         Cancelling the awaiting task terminates cordon (which ends the
         whole process tree), reaps it and removes the run's folder.
@@ -351,7 +359,8 @@ class Client:
                 result = await self._run_in(base, tool, info, code,
                                             inputs or {}, args, timeout,
                                             output_dir, save_outputs_to,
-                                            env, include_inputs, t0, creds)
+                                            env, include_inputs, t0, creds,
+                                            watch)
             except BaseException:
                 # Logged only: raising would hide the run's exception.
                 await uncancellable(self._in_io(self._remove, base))
@@ -401,7 +410,8 @@ class Client:
                       save_outputs_to: StrPath | None,
                       env: Mapping[str, str] | None,
                       include_inputs: bool, t0: float,
-                      creds: Sequence[str] = ()) -> RunResult:
+                      creds: Sequence[str] = (),
+                      watch: bool = False) -> RunResult:
         # Uncancellable: the run folder is removed only after this wrote
         # its last file.
         snippet, workdir, written = await uncancellable(self._in_io(
@@ -409,6 +419,8 @@ class Client:
         extra = ["--timeout", f"{timeout:g}"] if timeout is not None else []
         for name in creds:
             extra += ["--credential", name]
+        if watch:
+            extra.append("--landlock-watch")
 
         def argv_for(command: _Command) -> Callable[[int], list[str]]:
             # Cold: cordon [options] BLOB snippet args; warm: cordon
@@ -424,7 +436,7 @@ class Client:
             info.timeout_ms / 1000.0
         for attempt in (1, 2):
             command, pool = await self._command(
-                tool, info, warm=False if creds else None)
+                tool, info, warm=False if creds or watch else None)
             try:
                 rc, out, err, raw_status = await self._launch(
                     argv_for(command), self._env(env), base,
