@@ -326,7 +326,8 @@ def test_sdk_client_results(node, src_dir, build_dir, step):
     assert p.stdout.strip().splitlines()[-1] == "ok " + step, p.stdout
 
 
-def test_landlock_refusals_in_result_text_and_option(cordon, tools):
+def test_landlock_refusals_in_result_text_and_option(cordon, tools,
+                                                     tmp_path):
     """Issue 41: Landlock's refusals (from the kernel's audit or
     cordon --landlock-watch, which cordon-mcp --landlock-watch turns on)
     are in the MCP text with the rule to add; a credential file is
@@ -347,3 +348,10 @@ def test_landlock_refusals_in_result_text_and_option(cordon, tools):
     assert fake_run(cordon).landlock_denials is None
     assert parse_config([]).landlock_watch is False
     assert parse_config(["--landlock-watch"]).landlock_watch is True
+    from cordon._mcpconfig import ConfigFail
+    conf = tmp_path / "c.json"
+    conf.write_text('{"landlock_watch": true}')
+    assert parse_config(["--config", str(conf)]).landlock_watch is True
+    conf.write_text('{"landlock_watch": 1}')
+    with pytest.raises(ConfigFail):
+        parse_config(["--config", str(conf)])
