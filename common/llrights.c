@@ -36,3 +36,14 @@ int cpol_trace_right(char c, uint64_t *right)
 		}
 	return -1;
 }
+
+uint64_t cpol_trace_access(unsigned int bits)
+{
+	uint64_t have = 0;
+	size_t i;
+
+	for (i = 0; i < CPOL_TRACE_NRIGHTS; i++)
+		if (bits & (1u << i))
+			have |= trace[i].right;
+	return have;
+}

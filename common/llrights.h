@@ -58,4 +58,7 @@ void cpol_trace_letters(unsigned int bits, char *buf);
  * none of them. */
 int cpol_trace_right(char c, uint64_t *right);
 
+/* The Landlock rights of a record's bits. */
+uint64_t cpol_trace_access(unsigned int bits);
+
 #endif

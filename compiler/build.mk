@@ -27,7 +27,7 @@ COMPILER_SRCS += $(addprefix compiler/query/,pathq.c sysq.c)
 COMPILER_SRCS += $(addprefix compiler/audit/,finding.c lint.c lintsys.c linthttp.c expect.c \
 	diff.c difflist.c diffloc.c diffsys.c diffnet.c diffhttp.c difffmt.c reach.c verify.c audit.c auditfmt.c sarif.c auditcmd.c)
 COMPILER_SRCS += $(addprefix compiler/learn/,learn.c learn_write.c learn_name.c \
-    learn_fold.c learn_net.c)
+    learn_fold.c learn_net.c learn_copy.c learn_read.c)
 GRAMMAR_OBJS := $(BUILD)/grammar/parser.o $(BUILD)/grammar/lexer.o
 COMPILER_LIB_OBJS := $(COMPILER_SRCS:%.c=$(BUILD)/%.o) $(GRAMMAR_OBJS)
 COMPILER_LIBS := -lseccomp

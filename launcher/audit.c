@@ -10,7 +10,10 @@
  * multicast group (CAP_AUDIT_READ: root), cordon joins the group before
  * the clone and keeps only the run's records: Landlock's of the run's
  * own domain (the one whose "allocated" record names the run's first
- * process, which made it), seccomp's of the run's first process.  The
+ * process, which made it), seccomp's of the run's first process or,
+ * under a PID namespace, of its payload (init's child, whose pid cordon
+ * has from the payload's hello: the kernel's translation of its
+ * credentials, fdpass.c; the record names the pid as cordon sees it).  The
  * host's other records pass through and are dropped; AUDIT_RECORDS_MAX in
  * all, AUDIT_BATCH at each look.  After the run a process of cordon's
  * own makes one Landlock denial of its own: its record is the end mark,
@@ -242,6 +245,8 @@ static void syscall_rec(struct audit *a, const struct auditrec *r)
 		}
 }
 
+static void seccomp_rec(struct audit *a, const struct auditrec *r);
+
 /* One record: the end mark, the run's Landlock records, the SYSCALL
  * record of an event, or the run's first process killed by the filter
  * (KILL_PROCESS: a thread's kill does not say what ended the process). */
@@ -259,10 +264,32 @@ static void record(struct audit *a, int type, const char *text, size_t n)
 		landlock_rec(a, &r);
 	else if (type == AUDITREC_SYSCALL)
 		syscall_rec(a, &r);
-	else if (type == AUDITREC_SECCOMP && r.pid == a->pid &&
-	    r.sig == SIGSYS && a->seccomp_nr < 0 &&
+	else if (type == AUDITREC_SECCOMP && r.sig == SIGSYS &&
+	    a->seccomp_nr < 0 && r.pid > 0 &&
 	    (r.code & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_KILL_PROCESS)
-		a->seccomp_nr = r.syscall;
+		seccomp_rec(a, &r);
+}
+
+/* A kill: the run's first process's or its payload's; another pid's
+ * kept a while (its record may come before the payload's hello). */
+static void seccomp_rec(struct audit *a, const struct auditrec *r)
+{
+	if (r->pid == a->pid || (a->payload > 0 && r->pid == a->payload)) {
+		a->seccomp_nr = r->syscall;
+		return;
+	}
+	a->kills[a->nkills % AUDIT_OPEN].pid = r->pid;
+	a->kills[a->nkills++ % AUDIT_OPEN].nr = r->syscall;
+}
+
+void audit_payload(struct audit *a)
+{
+	unsigned int i;
+
+	for (i = 0; a && a->payload > 0 && i < a->nkills && i < AUDIT_OPEN;
+	    i++)
+		if (a->kills[i].pid == a->payload && a->seccomp_nr < 0)
+			a->seccomp_nr = a->kills[i].nr;
 }
 
 /* Up to AUDIT_BATCH records waiting on the socket. */

@@ -158,10 +158,13 @@ static void say_one(const struct audit *a, const struct audit_denial *d)
 		    sink_shown(d->comm, comm, sizeof(comm)), d->pid);
 	else
 		who[0] = 0;
-	sink_say("cordon: Landlock refused %s on %s%s, %llu time%s; add: %s",
+	/* "add:" before a rule alone: a credential file is warned of,
+	 * never offered (nor is anything no rule widens). */
+	sink_say("cordon: Landlock refused %s on %s%s, %llu time%s; %s%s",
 	    d->access, sink_shown(d->object, obj, sizeof(obj)), who,
 	    (unsigned long long)d->count, d->count == 1 ? "" : "s",
-	    sink_shown(adv, advs, sizeof(advs)));
+	    strncmp(adv, "path ", 5) && strncmp(adv, "network ", 8) ? "" :
+	    "add: ", sink_shown(adv, advs, sizeof(advs)));
 }
 
 /* The summary on cordon's stderr after a run that failed. */

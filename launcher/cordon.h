@@ -383,6 +383,10 @@ ssize_t fdpass_recvv(int sock, void *buf, size_t len, int fds[FDPASS_MAX],
     int *nfd, int flags);
 int fdpass_send(int sock, int fd);
 int fdpass_recv(int sock, int flags);
+/* A cold run's listener, after the payload's hello (its pid in *pid:
+ * which process a seccomp kill's audit record names). */
+#define FDPASS_HELLO 'P'
+int fdpass_recv_hello(int sock, pid_t *pid);
 
 /* cgroup.c: the memory and process bounds of the whole run */
 int cgroup_make(struct cgroup *cg, const char *base, uint64_t memory,

@@ -87,3 +87,52 @@ int fdpass_recv(int sock, int flags)
 	}
 	return fds[0];
 }
+
+/* The listener init sends a cold run's cordon (blocking), and before it
+ * the payload's hello: one byte, FDPASS_HELLO, whose credentials the
+ * kernel adds (the receiving end has SO_PASSCRED) with the payload's
+ * pid translated into cordon's PID namespace, into *pid (pid may be
+ * NULL; else left as it is).  The descriptor, or -1 (none sent, EOF). */
+int fdpass_recv_hello(int sock, pid_t *pid)
+{
+	char ctl[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))];
+	struct ucred uc;
+	struct cmsghdr *cm;
+	ssize_t n;
+	char byte = 0;
+	int fd, hello;
+
+	do {
+		struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+		    .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		fd = -1;
+		hello = 0;
+		for (cm = n == 1 ? CMSG_FIRSTHDR(&mh) : NULL; cm;
+		    cm = CMSG_NXTHDR(&mh, cm)) {
+			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type ==
+			    SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(sizeof(int))) {
+				memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+			} else if (cm->cmsg_level == SOL_SOCKET &&
+			    cm->cmsg_type == SCM_CREDENTIALS && byte ==
+			    FDPASS_HELLO && cm->cmsg_len ==
+			    CMSG_LEN(sizeof(uc))) {
+				memcpy(&uc, CMSG_DATA(cm), sizeof(uc));
+				hello = uc.pid > 0;
+				if (hello && pid)
+					*pid = uc.pid;
+			}
+		}
+		if (n == 1 && (mh.msg_flags & MSG_CTRUNC) && fd >= 0) {
+			close(fd);
+			return -1;
+		}
+		if (fd >= 0)
+			return fd;
+	} while (n < 0 ? errno == EINTR : n == 1 && hello);
+	return -1;
+}

@@ -1,7 +1,8 @@
 /*
  * kaudit.h - the kernel's audit records of a run's own refusals: Landlock's
  * (AUDIT_LANDLOCK_ACCESS, named by the run's domain) and the seccomp
- * filter's kills (AUDIT_SECCOMP, named by the run's first process).
+ * filter's kills (AUDIT_SECCOMP, named by the run's first process, or
+ * under a PID namespace by its payload, init's child).
  * auditrec.c parses one record's text (no system calls, fuzzed);
  * audit.c reads the multicast group and keeps the run's.
  */
@@ -84,6 +85,12 @@ struct audit {
 	uint32_t lost_before;         /* the kernel's count at the start */
 	int incomplete;               /* the end mark did not come */
 	long seccomp_nr;              /* a kill of pid; -1: none seen */
+	pid_t payload;                /* under a PID namespace, the cold
+	                               * payload (init's child: its hello,
+	                               * fdpass.c); 0: not known */
+	struct { long pid, nr; } kills[AUDIT_OPEN];  /* kill records of
+	                               * other pids, until payload is known */
+	unsigned int nkills;
 	pid_t probe;                  /* the end mark's process */
 	int probe_seen;
 };
@@ -92,6 +99,9 @@ struct audit *audit_open(int landlock_abi, int landlock_on);
 unsigned int audit_restrict_flags(const struct audit *a);
 void audit_watched(struct audit *a);
 void audit_read(struct audit *a);
+/* a->payload was set (cordon's PID namespace): a kill of it already
+ * read is the run's too.  a may be NULL. */
+void audit_payload(struct audit *a);
 void audit_finish(struct audit *a, int sigsys);
 void audit_say(const struct audit *a);
 struct audit_denial *audit_denial_add(struct audit *a, const char *access,

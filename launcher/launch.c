@@ -97,7 +97,8 @@ close_in:
  * this process, not the plan's) gets no listener: the status then says
  * denials were not observed; learn mode refuses the run.  A warm run
  * execs nothing: its extension's text range is empty
- * (launcher/build.mk), so no call is let through as cordon's. */
+ * (launcher/build.mk), so no call is let through as cordon's.
+ * A cold run's end passes credentials: the payload's hello (fdpass.c). */
 static int notify_prepare(struct launch *ln, struct res *s, char *err)
 {
 	static const enum filter_prog prog[] = { [FILTER_NOTIFY] =
@@ -119,7 +120,8 @@ static int notify_prepare(struct launch *ln, struct res *s, char *err)
 	if (fr != FILTER_MADE)
 		return fr == FILTER_FAILED || pf == FILTER_LEARN ? -1 : 0;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
-	    s->notify) < 0) {
+	    s->notify) < 0 || (!warm_resume && setsockopt(s->notify[0],
+	    SOL_SOCKET, SO_PASSCRED, &(int){ 1 }, sizeof(int)) < 0)) {
 		snprintf(err, ERRLEN, "seccomp listener: %s", strerror(errno));
 		return -1;
 	}
@@ -393,6 +395,7 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 	sp->prog = p->insns;
 	sp->nprog = p->ninsns;
 	sp->learn = o->observe != NULL;
+	learn_begin(sp->learn ? p : NULL, s->workdir);
 	llwatch_started(s, o, r);
 	r->denials = sp->den;
 	if (sp->pid < 0)

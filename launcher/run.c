@@ -302,6 +302,12 @@ static void payload_exec(const struct launch *ln, int *listener)
 	long fd;
 
 	if (listener) {
+		/* The hello: cordon learns this process's pid as it sees
+		 * it (the kernel's translation of its credentials), which a
+		 * kill's audit record names.  Before the filter: nothing
+		 * refuses it. */
+		(void)send(ln->notify_w, &(char){ FDPASS_HELLO }, 1,
+		    MSG_NOSIGNAL);
 		prog.filter = ln->bpf_notify;
 		prog.len = ln->nbpf_notify;
 		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,

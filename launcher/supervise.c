@@ -168,10 +168,11 @@ static void listener_sync(int listener)
 		    (unsigned long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 }
 
-/* Take the listener init sends; at EOF, stop waiting. */
-static void notify_recv(struct notify *nt)
+/* Take the listener (and a cold payload's pid); at EOF, stop waiting. */
+static void notify_recv(struct notify *nt, struct audit *a)
 {
-	nt->listener = fdpass_recv(nt->sock, 0);
+	nt->listener = fdpass_recv_hello(nt->sock, a ? &a->payload : NULL);
+	audit_payload(a);
 	listener_sync(nt->listener);
 	close(nt->sock);
 	nt->sock = -1;
@@ -384,7 +385,7 @@ static struct end wait_loop(struct relay *rl, const struct sup *sp,
 		    &e))
 			return e;
 		if (pf[6].revents)
-			notify_recv(nt);
+			notify_recv(nt, sp->audit);
 		if (pf[8].revents)
 			audit_read(sp->audit);
 		relay_step(rl, pf, 0);
@@ -569,7 +570,6 @@ void supervise(const struct sup *sp, struct report *r)
 	struct fate f, st;
 	struct rusage ru;
 	struct end e;
-
 	struct notify nt = { .sock = sp->listener >= 0 ? -1 : sp->notify_r,
 	    .listener = sp->listener, .tokens = DENIALS_BURST,
 	    .at = clock_now_ms() };

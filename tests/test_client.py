@@ -1089,6 +1089,37 @@ def test_run_denials_on_the_result(cpkg, client):
     assert "landlock" in r.denials_unobserved
 
 
+def test_run_watch_names_landlock_refusals(cpkg, client, tmp_path):
+    """Issue 41: watch=True runs cordon --landlock-watch: the refused read
+    is on the result with the rule to add (and in summary()), where the
+    kernel's audit cannot name it; a credential file is warned of.
+    Without it the list is None unless the kernel's audit names it."""
+    d = "/var/tmp/cordon-watch-%s" % uuid.uuid4().hex
+    os.mkdir(d)
+    try:
+        os.chmod(d, 0o755)
+        data = os.path.join(d, "x.csv")
+        with open(data, "w") as f:
+            f.write("a\n")
+        os.chmod(data, 0o644)
+        code = ("try:\n    open(%r)\nexcept PermissionError:\n"
+                "    print('refused')\n" % data)
+        r = client.run(GENERAL, code, watch=True)
+        assert r.ok and r.stdout == b"refused\n", (r.reason, r.stderr)
+        if "pid" not in r.layers.namespaces:
+            pytest.skip("no PID namespace here: the watch needs one")
+        got = [x for x in r.landlock_denials if x.object == data]
+        assert len(got) == 1, r.landlock_denials
+        assert isinstance(got[0], cpkg.LandlockDenial)
+        assert got[0].access == "fs.read_file", got
+        assert got[0].add == "path %s ro;" % data, got
+        assert ("Landlock refused: fs.read_file on %s x1; add: path %s ro;"
+                % (data, data)) in r.summary(), r.summary()
+        assert "--landlock-watch" in r.status["landlock_denials_by"]
+    finally:
+        shutil.rmtree(d)
+
+
 # ------------------------------------------------- live: warm pools (17)
 
 from conftest import WARM_OK  # noqa: E402

@@ -216,3 +216,23 @@ def test_kill_without_listener_names_the_call(cordon, launcher_blobs,
     assert m, r
     assert "cordon: the seccomp filter killed the run at system call " \
         "%s (%s)" % m.groups() in r.err, r
+
+
+def test_kill_under_a_pid_namespace_names_the_call(cordon, launcher_blobs,
+                                                   audit_on):
+    """Issue 41: with the PID namespace (the default), the payload is
+    init's child and the kernel's SECCOMP record names its pid, not the
+    run's first process's; cordon learns the payload's pid from its
+    hello and names the call (execve: a policy without the base)."""
+    blob = launcher_blobs("launcher-nobase")
+    r = cordon(blob, "print(1)\n")
+    if "pid" not in r.status["layers"]["namespaces"]:
+        pytest.skip("no PID namespace here: the first process is the "
+                    "payload (the test above)")
+    assert r.rc == 159, r
+    assert r.status["outcome"] == "seccomp", r
+    assert "cannot tell which" not in r.status["reason"], r
+    assert "system call 59 (execve), from the kernel's audit record" \
+        in r.status["reason"], r
+    assert "cordon: the seccomp filter killed the run at system call " \
+        "59 (execve)" in r.err, r

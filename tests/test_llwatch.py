@@ -144,3 +144,39 @@ def test_refused_without_namespaces(cordon, blob):
     r = cordon(blob, "print(1)\n", opts=WATCH + ["--no-namespaces"])
     assert r.rc == 125, r
     assert "--landlock-watch needs" in r.err, r
+
+
+def test_start_up_reads_of_the_base_are_granted(cordon, policies_dir):
+    """Issue 41: an interpreter start under the shipped base reads
+    /etc/locale.alias (Debian's /usr/share/locale/locale.alias links
+    there) and, through a site .pth here, CA files in /etc/ssl/certs:
+    the base grants them, so a clean run lists no Landlock refusal of
+    them as something to add."""
+    if os.path.realpath("/usr/share/locale/locale.alias") != \
+            "/etc/locale.alias":
+        pytest.skip("/usr/share/locale/locale.alias does not link to "
+                    "/etc/locale.alias here")
+    r = cordon(policies_dir / "code_gen.cpol",
+               "import locale, gettext\nprint(1)\n", opts=WATCH)
+    assert r.rc == 0 and r.out == "1\n", r
+    listed = [e["path"] for e in r.status["landlock_denials"] or []
+              if "path" in e]
+    assert "/etc/locale.alias" not in listed, r
+    assert not [p for p in listed if p.startswith("/etc/ssl/certs/")], r
+
+
+def test_a_credential_file_is_warned_of_never_offered(cordon, policies_dir):
+    """A read of /etc/shadow: the line on stderr offers no rule (no
+    "add:"), it says not advised and why."""
+    r = cordon(policies_dir / "code_gen.cpol", "open('/etc/shadow')\n",
+               opts=WATCH)
+    assert r.rc == 1 and "PermissionError" in r.err, r
+    assert "add: path /etc/shadow" not in r.err, r
+    shadow = [e for e in r.status["landlock_denials"] or []
+              if e.get("path") == "/etc/shadow"]
+    if not shadow:
+        pytest.skip("the watch did not see the open (DAC refused first)")
+    assert shadow[0]["add"] == ("not advised: /etc/shadow is a credential "
+                                "file (/etc/shadow)"), r
+    assert "1 time; not advised: /etc/shadow is a credential file" \
+        in r.err, r

@@ -324,3 +324,34 @@ def test_sdk_client_results(node, src_dir, build_dir, step):
                        timeout=STEP_TIMEOUT)
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.strip().splitlines()[-1] == "ok " + step, p.stdout
+
+
+def test_landlock_refusals_in_result_text_and_option(cordon, tools,
+                                                     tmp_path):
+    """Issue 41: Landlock's refusals (from the kernel's audit or
+    cordon --landlock-watch, which cordon-mcp --landlock-watch turns on)
+    are in the MCP text with the rule to add; a credential file is
+    warned of, with no "add:"."""
+    from cordon.mcp import parse_config
+    st = {"landlock_denials": [
+        {"access": "fs.read_file", "path": "/data/x.csv", "pid": 3,
+         "comm": "python3", "add": "path /data/x.csv ro;", "count": 2},
+        {"access": "fs.read_file", "path": "/etc/shadow", "pid": 3,
+         "comm": "python3", "add": "not advised: /etc/shadow is a "
+         "credential file (/etc/shadow)", "count": 1}]}
+    r = fake_run(cordon, status=st, exit_code=1)
+    t = texts(tools.run_result(r, V))
+    assert "Landlock refused: fs.read_file on /data/x.csv x2; add: path " \
+        "/data/x.csv ro;" in t, t
+    assert "Landlock refused: fs.read_file on /etc/shadow x1; not " \
+        "advised: /etc/shadow is a credential file" in t, t
+    assert fake_run(cordon).landlock_denials is None
+    assert parse_config([]).landlock_watch is False
+    assert parse_config(["--landlock-watch"]).landlock_watch is True
+    from cordon._mcpconfig import ConfigFail
+    conf = tmp_path / "c.json"
+    conf.write_text('{"landlock_watch": true}')
+    assert parse_config(["--config", str(conf)]).landlock_watch is True
+    conf.write_text('{"landlock_watch": 1}')
+    with pytest.raises(ConfigFail):
+        parse_config(["--config", str(conf)])

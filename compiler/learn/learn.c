@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "cliopt.h"
@@ -34,23 +35,93 @@ struct job {
 	char blob[PATH_MAX], learned[PATH_MAX], trace[PATH_MAX];
 };
 
-/* Run argv; its output goes to stderr (quiet: to /dev/null).  Returns
- * the exit status, or -1. */
-static int run(char *const *argv, int quiet)
-{
-	int status;
-	pid_t pid = fork();
+/* The last bytes of a run's standard error, said when it fails. */
+#define LEARN_TAIL 4096
+struct tail { char buf[LEARN_TAIL + 1]; size_t len; };
 
-	if (pid < 0)
+/* Read fd to its end, keeping the last LEARN_TAIL bytes. */
+static void tail_read(int fd, struct tail *t)
+{
+	char chunk[4096];
+	ssize_t n;
+	size_t keep;
+
+	t->len = 0;
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if ((size_t)n >= LEARN_TAIL) {
+			memcpy(t->buf, chunk + n - LEARN_TAIL, LEARN_TAIL);
+			t->len = LEARN_TAIL;
+			continue;
+		}
+		keep = t->len + (size_t)n > LEARN_TAIL ? LEARN_TAIL -
+		    (size_t)n : t->len;
+		memmove(t->buf, t->buf + t->len - keep, keep);
+		memcpy(t->buf + keep, chunk, (size_t)n);
+		t->len = keep + (size_t)n;
+	}
+	t->buf[t->len] = '\0';
+}
+
+/* What a failed run said on stderr, each line indented; bytes that are
+ * not printable ASCII shown as '?'. */
+static void tail_say(const char *sample, const struct tail *t)
+{
+	size_t i;
+	int bol = 1;
+
+	if (!t->len) {
+		fprintf(stderr, "cordonc learn: %s wrote nothing on stderr\n",
+		    sample);
+		return;
+	}
+	fprintf(stderr, "cordonc learn: %s: the end of its stderr:\n",
+	    sample);
+	for (i = 0; i < t->len; i++) {
+		if (bol)
+			fputs("  | ", stderr);
+		bol = t->buf[i] == '\n';
+		fputc(bol || (t->buf[i] >= 0x20 && t->buf[i] < 0x7f) ||
+		    t->buf[i] == '\t' ? t->buf[i] : '?', stderr);
+	}
+	if (!bol)
+		fputc('\n', stderr);
+}
+
+/* Run argv; its output goes to stderr (quiet: to /dev/null; t: stdout
+ * to /dev/null, stderr's end into t).  Returns the exit status, or -1. */
+static int run(char *const *argv, int quiet, struct tail *t)
+{
+	int status, p[2] = { -1, -1 };
+	pid_t pid;
+
+	if (t && pipe2(p, O_CLOEXEC) < 0)
 		return -1;
+	pid = fork();
+	if (pid < 0) {
+		if (t) {
+			close(p[0]);
+			close(p[1]);
+		}
+		return -1;
+	}
 	if (pid == 0) {
-		if ((quiet && !freopen("/dev/null", "w", stdout)) ||
-		    dup2(2, 1) < 0)
+		if (((quiet || t) && !freopen("/dev/null", "w", stdout)) ||
+		    (!t && dup2(2, 1) < 0) || (t && dup2(p[1], 2) < 0))
 			_exit(125);
-		if (quiet && !freopen("/dev/null", "w", stderr))
+		if (quiet && !t && !freopen("/dev/null", "w", stderr))
 			_exit(125);
 		execv(argv[0], argv);
 		_exit(127);
+	}
+	if (t) {
+		close(p[1]);
+		tail_read(p[0], t);
+		close(p[0]);
 	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
@@ -78,17 +149,29 @@ static int self(struct job *j, const char *sub, const char *o,
 	}
 	argv[n++] = (char *)file;
 	argv[n] = NULL;
-	return run(argv, quiet);
+	return run(argv, quiet, NULL);
 }
 
+/* One run of sample under blob, with the files beside it as its
+ * workdir's (learn_copy.c): observed into trace, or (trace NULL) the
+ * learned policy's run, with --landlock-watch so that a refusal is named.
+ * Its stderr's end into t. */
 static int cordon(struct job *j, const char *blob, const char *sample,
-    const char *trace)
+    const char *trace, struct tail *t)
 {
-	char *argv[LEARN_MAX_RESOLVE * 2 + 10];
-	int n = 0, i;
+	char *argv[LEARN_MAX_RESOLVE * 2 + 14], wd[PATH_MAX], err[1024];
+	int n = 0, i, rc;
 
+	if (learn_inputs(sample, j->samples, j->nsamples, j->out, wd,
+	    sizeof(wd), err, sizeof(err)) < 0) {
+		snprintf(t->buf, sizeof(t->buf), "cordonc learn: %.4000s\n", err);
+		t->len = strlen(t->buf);
+		return -1;
+	}
 	argv[n++] = j->cordon;
-	argv[n++] = "--quiet";
+	argv[n++] = trace ? "--quiet" : "--landlock-watch";
+	argv[n++] = "--workdir";
+	argv[n++] = wd;
 	for (i = 0; i < j->nresolve; i++) {
 		argv[n++] = "--resolve";
 		argv[n++] = j->resolve[i];
@@ -102,7 +185,10 @@ static int cordon(struct job *j, const char *blob, const char *sample,
 	argv[n++] = (char *)blob;
 	argv[n++] = (char *)sample;
 	argv[n] = NULL;
-	return run(argv, 1);
+	rc = run(argv, 1, t);
+	if (learn_inputs_remove(wd) < 0 && rc == 0)
+		rc = -1;
+	return rc;
 }
 
 /* The include line: relative to OUT's directory when BASE is beneath
@@ -187,26 +273,39 @@ static int options(int argc, char **argv, struct job *j)
 	return 0;
 }
 
-/* Run each sample under the base with cordon --observe; read its trace. */
+/* A sample's trace said cordon (or its proxy) dropped records: the
+ * policy cannot be whole, and learn fails, saying so. */
+static void say_dropped(const char *sample, uint64_t n)
+{
+	fprintf(stderr, "cordonc learn: %s: INCOMPLETE: cordon dropped %llu "
+	    "observation%s of this sample (its tables were full): the "
+	    "policy written lacks them, and learn fails\n", sample,
+	    (unsigned long long)n, n == 1 ? "" : "s");
+}
+
+/* Run each sample under the base with cordon --observe; read its trace.
+ * Returns 0, 1 (a trace dropped records: said), or -1. */
 static int observe(struct job *j, struct learn *l)
 {
+	static struct tail t;
 	char err[512];
+	uint64_t before;
 	FILE *f;
-	int i, rc;
+	int i, rc, lost = 0;
 
 	for (i = 0; i < j->nsamples; i++) {
 		snprintf(j->trace, sizeof(j->trace), "%s.trace", j->out);
-		rc = cordon(j, j->blob, j->samples[i], j->trace);
-		f = fopen(j->trace, "re");
-		if (rc != 0 || !f) {
+		rc = cordon(j, j->blob, j->samples[i], j->trace, &t);
+		f = rc == 0 ? fopen(j->trace, "re") : NULL;
+		if (!f) {
 			fprintf(stderr, "cordonc learn: %s failed under "
 			    "observation (cordon exit %d): it must run under "
 			    "its own steam first\n", j->samples[i], rc);
-			if (f)
-				fclose(f);
+			tail_say(j->samples[i], &t);
 			unlink(j->trace);
 			return -1;
 		}
+		before = l->dropped;
 		rc = learn_read(f, strrchr(j->samples[i], '/') ?
 		    strrchr(j->samples[i], '/') + 1 : j->samples[i], l, err,
 		    sizeof(err));
@@ -216,8 +315,12 @@ static int observe(struct job *j, struct learn *l)
 			fprintf(stderr, "cordonc learn: %s\n", err);
 			return -1;
 		}
+		if (l->dropped > before) {
+			say_dropped(j->samples[i], l->dropped - before);
+			lost = 1;
+		}
 	}
-	return 0;
+	return lost;
 }
 
 /* The policy is built in memory and written as every output is
@@ -256,6 +359,7 @@ static int write_policy(struct job *j, const struct learn *l)
 /* Compile and lint the learned policy, run the samples under it. */
 static int prove(struct job *j)
 {
+	static struct tail t;
 	int i, rc, failed = 0;
 
 	if (self(j, "compile", j->learned, j->out, 0) != 0) {
@@ -268,10 +372,12 @@ static int prove(struct job *j)
 		return -1;
 	}
 	for (i = 0; i < j->nsamples; i++) {
-		rc = cordon(j, j->learned, j->samples[i], NULL);
+		rc = cordon(j, j->learned, j->samples[i], NULL, &t);
 		fprintf(stderr, "cordonc learn: %s under %s: %s (exit %d)\n",
 		    j->samples[i], j->learned, rc == 0 ? "passes" : "FAILS",
 		    rc);
+		if (rc != 0)
+			tail_say(j->samples[i], &t);
 		failed |= rc != 0;
 	}
 	return failed ? -1 : 0;
@@ -302,7 +408,7 @@ int learn_cmd(int argc, char **argv)
 {
 	static struct learn l;
 	struct job j;
-	int rc = CORDONC_EXIT_POLICY;
+	int rc = CORDONC_EXIT_POLICY, lost;
 
 	memset(&j, 0, sizeof(j));
 	if (options(argc, argv, &j) < 0) {
@@ -324,9 +430,11 @@ int learn_cmd(int argc, char **argv)
 		    j.base);
 		return CORDONC_EXIT_POLICY;
 	}
-	if (observe(&j, &l) == 0 && write_policy(&j, &l) == 0) {
-		fprintf(stderr, "cordonc learn: wrote %s\n", j.out);
-		rc = prove(&j) == 0 ? 0 : CORDONC_EXIT_POLICY;
+	lost = observe(&j, &l);
+	if (lost >= 0 && write_policy(&j, &l) == 0) {
+		fprintf(stderr, "cordonc learn: wrote %s%s\n", j.out, lost ?
+		    " (INCOMPLETE: see above)" : "");
+		rc = prove(&j) == 0 && !lost ? 0 : CORDONC_EXIT_POLICY;
 	}
 	unlink(j.blob);
 	learn_free(&l);

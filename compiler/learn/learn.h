@@ -13,12 +13,10 @@
 
 #include "cpol.h"
 #include "polquote.h"
+#include "strindex.h"
 
 #define LEARN_USAGE "learn [-o OUT.policy] [--cordon PATH] [-I DIR]... " \
 	"[--hosts] [--resolve NAME:ADDR]... BASE.policy SAMPLE.py..."
-#define LEARN_MAX_PATHS 2048
-#define LEARN_MAX_CALLS 512
-#define LEARN_MAX_PORTS 64
 #define LEARN_MAX_HOSTS 64    /* CPOL_MAX_HOSTS or fewer */
 
 struct learn_path {
@@ -46,16 +44,20 @@ struct learn_host {          /* reached through the proxy */
 	uint64_t count;
 	const char *sample;
 };
+/* Paths, calls and ports: as many as the traces hold (memory is the
+ * bound: out of it, learn fails); hosts: as many as a policy may name. */
 struct learn {
-	struct learn_path path[LEARN_MAX_PATHS];
-	struct learn_call call[LEARN_MAX_CALLS];
-	struct learn_port port[LEARN_MAX_PORTS];
+	struct learn_path *path;
+	struct learn_call *call;
+	struct learn_port *port;
+	unsigned int cappath, capcall, capport;
+	struct strindex pathidx;  /* path -> its slot of path */
 	struct learn_host host[LEARN_MAX_HOSTS];
 	struct learn_host left[LEARN_MAX_HOSTS];  /* special literals
 	                          * reached: said in a comment, never a rule */
 	unsigned int npath, ncall, nport, nhost, nleft;
 	uint64_t wall_ms, cpu_ms, rss_kb, memory, procs, disk, files;
-	uint64_t dropped;
+	uint64_t dropped;         /* the traces' and cordonc's own */
 	uint64_t failed, unsure;  /* path calls that failed, or unseen */
 };
 
@@ -103,6 +105,20 @@ void learn_fold_free(struct learn_fold *f);
 /* Why path is not learned (too wide, another process's /proc entry,
  * polq_path_problem), or NULL. */
 const char *learn_path_problem(const char *path);
+
+/* learn_copy.c: a sample's inputs, the files and folders beside it
+ * but the samples, copied into a new folder OUT.inputs.XXXXXX (its name
+ * into dir) that its run gets as --workdir.  0, or -1 with err (nothing
+ * left behind). */
+#define LEARN_COPY_BYTES (256ull << 20)
+#define LEARN_COPY_BYTES_SAID "256M"
+#define LEARN_COPY_ENTRIES 4096
+#define LEARN_COPY_ENTRIES_SAID "4096"
+#define LEARN_COPY_DEPTH 16
+int learn_inputs(const char *sample, char **samples, int nsamples,
+    const char *out, char *dir, size_t len, char *err, size_t errlen);
+/* The folder and all in it, following nothing: 0, or -1 (said). */
+int learn_inputs_remove(const char *dir);
 
 int learn_cmd(int argc, char **argv);
 

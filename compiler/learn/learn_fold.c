@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strindex.h"
+
+#include "fsgrant.h"
 #include "landlock_compat.h"
 #include "learn.h"
 #include "secret.h"
@@ -38,36 +41,6 @@ static const struct { const char *path, *what; } trees[] = {
 	{ "/usr/share/zoneinfo", "time zones" },
 };
 #define NTREES (sizeof(trees) / sizeof(trees[0]))
-
-/* Is path dir itself or beneath it? */
-static int beneath(const char *dir, const char *path)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return path[0] == '/';
-	return strncmp(dir, path, n) == 0 && (!path[n] || path[n] == '/');
-}
-
-/* Rights the base already gives path (private /tmp and /dev/shm: what
- * cordon's run tmpfs gives, files and directories). */
-static uint64_t base_rights(const struct cpol *b, const char *path)
-{
-	uint64_t have = 0;
-	uint32_t i;
-
-	for (i = 0; i < b->nfs; i++)
-		if (beneath(b->fs[i].path, path))
-			have |= b->fs[i].access;
-	if (((b->flags & CPOL_F_PRIVATE_TMP) && beneath("/tmp", path) &&
-	    strcmp(path, "/tmp")) || ((b->flags & CPOL_F_PRIVATE_SHM) &&
-	    beneath("/dev/shm", path) && strcmp(path, "/dev/shm")))
-		have |= CORDON_LL_FS_READ_FILE | CORDON_LL_FS_READ_DIR |
-		    CORDON_LL_FS_WRITE_FILE | CORDON_LL_FS_TRUNCATE |
-		    CORDON_LL_FS_MAKE_REG | CORDON_LL_FS_MAKE_DIR |
-		    CORDON_LL_FS_REMOVE_FILE | CORDON_LL_FS_REMOVE_DIR;
-	return have;
-}
 
 const char *learn_path_problem(const char *path)
 {
@@ -142,7 +115,7 @@ static int fold_trees(const struct learn *l, struct learn_fold *f)
 
 	for (i = 0; i < l->npath; i++)
 		for (t = 0; t < NTREES && f->ok[i]; t++)
-			if (beneath(trees[t].path, l->path[i].path) &&
+			if (cpol_path_beneath(trees[t].path, l->path[i].path) &&
 			    (f->need[i] & CPOL_LL_READ)) {
 				r = rule_at(f, trees[t].path, trees[t].what);
 				if (!r)
@@ -160,92 +133,180 @@ static size_t parent_len(const char *path)
 	return slash && slash != path ? (size_t)(slash - path) : 0;
 }
 
-/* Do i and j lie in one folder, used with the same rights? */
-static int same_group(const struct learn *l, const struct learn_fold *f,
-    unsigned int i, unsigned int j)
-{
-	size_t n = parent_len(l->path[i].path);
+/* Sorting the paths into folders: by folder, then rights, then index
+ * (so that each group's first is its first path). */
+struct by_folder { const struct learn *l; const uint64_t *need; };
 
-	return f->ok[j] && f->need[j] == f->need[i] &&
-	    parent_len(l->path[j].path) == n &&
-	    strncmp(l->path[i].path, l->path[j].path, n) == 0;
+static int folder_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct by_folder *c = ctx;
+	unsigned int i = *(const unsigned int *)a, j = *(const unsigned int *)b;
+	size_t n = parent_len(c->l->path[i].path);
+	size_t m = parent_len(c->l->path[j].path);
+	int d = strncmp(c->l->path[i].path, c->l->path[j].path,
+	    n < m ? n : m);
+
+	if (d || n != m)
+		return d ? d : n < m ? -1 : 1;
+	if (c->need[i] != c->need[j])
+		return c->need[i] < c->need[j] ? -1 : 1;
+	return i < j ? -1 : i > j;
 }
 
-/* Outside every tree: LEARN_FOLD_MIN or more entries in one folder with
- * the same rights, read rights alone, become a rule on the folder. */
-static int fold_folders(const struct learn *l, struct learn_fold *f)
+/* May path i be folded into its folder?  Learnable, outside every tree,
+ * read rights alone, in a folder whose name fits. */
+static int folder_candidate(const struct learn *l, const struct learn_fold *f,
+    unsigned int i)
+{
+	size_t len = parent_len(l->path[i].path), t;
+
+	for (t = 0; t < NTREES; t++)
+		if (cpol_path_beneath(trees[t].path, l->path[i].path))
+			return 0;
+	return f->ok[i] && f->need[i] && !(f->need[i] & ~CPOL_LL_READ) &&
+	    len && len < 4096;
+}
+
+/* One group (idx[0, n): one folder, the same rights): a rule on the
+ * folder when LEARN_FOLD_MIN or more and the folder may hold one. */
+static int fold_group(const struct learn *l, struct learn_fold *f,
+    const unsigned int *idx, unsigned int n)
 {
 	char dir[4096];
+	size_t len = parent_len(l->path[idx[0]].path);
 	struct learn_rule *r;
-	unsigned int i, j, n;
-	size_t len, t;
-	int in_tree;
+	unsigned int k;
 
-	for (i = 0; i < l->npath; i++) {
-		len = parent_len(l->path[i].path);
-		for (in_tree = 0, t = 0; t < NTREES; t++)
-			in_tree |= beneath(trees[t].path, l->path[i].path);
-		if (!f->ok[i] || in_tree || !f->need[i] ||
-		    (f->need[i] & ~CPOL_LL_READ) || !len || len >= sizeof(dir))
-			continue;
-		for (n = 0, j = 0; j < l->npath; j++)
-			n += (unsigned int)same_group(l, f, i, j);
-		memcpy(dir, l->path[i].path, len);
-		dir[len] = '\0';
-		if (n < LEARN_FOLD_MIN || !foldable(dir))
-			continue;
-		r = rule_at(f, dir, NULL);
-		if (!r)
-			return -1;
-		for (j = 0; j < l->npath; j++)
-			if (same_group(l, f, i, j) && !f->held[j]) {
-				hold(r, l, j, f->need[j]);
-				f->held[j] = 1;
-			}
+	memcpy(dir, l->path[idx[0]].path, len);
+	dir[len] = '\0';
+	if (n < LEARN_FOLD_MIN || !foldable(dir))
+		return 0;
+	r = rule_at(f, dir, NULL);
+	if (!r)
+		return -1;
+	for (k = 0; k < n; k++) {
+		hold(r, l, idx[k], f->need[idx[k]]);
+		f->held[idx[k]] = 1;
 	}
 	return 0;
 }
 
+/* Outside every tree: LEARN_FOLD_MIN or more entries in one folder with
+ * the same rights, read rights alone, become a rule on the folder; the
+ * groups in the order of their first paths (sorted, not compared pair
+ * by pair: learn keeps every path a sample used). */
+static int fold_folders(const struct learn *l, struct learn_fold *f)
+{
+	struct by_folder c = { l, f->need };
+	unsigned int *idx = malloc((l->npath + 1) * sizeof(*idx));
+	unsigned int *first = malloc((l->npath + 1) * sizeof(*first));
+	unsigned int i, n = 0, g = 0, k;
+	int rc = 0;
+
+	for (i = 0; idx && first && i < l->npath; i++)
+		if (folder_candidate(l, f, i))
+			idx[n++] = i;
+	if (idx && first)
+		qsort_r(idx, n, sizeof(*idx), folder_cmp, &c);
+	for (i = 0; idx && first && i < n; i++)   /* each group's start */
+		if (i == 0 || parent_len(l->path[idx[i - 1]].path) !=
+		    parent_len(l->path[idx[i]].path) || f->need[idx[i - 1]] !=
+		    f->need[idx[i]] || strncmp(l->path[idx[i - 1]].path,
+		    l->path[idx[i]].path, parent_len(l->path[idx[i]].path)))
+			first[g++] = i;
+	for (k = 0; idx && first && rc == 0 && k < g; k++)
+		rc = fold_group(l, f, idx + first[k], (k + 1 < g ?
+		    first[k + 1] : n) - first[k]);
+	if (!idx || !first)
+		rc = -1;
+	free(idx);
+	free(first);
+	return rc;
+}
+
+/* The next name above path (*k: where the last one ended; start at
+ * strlen(path)) into buf: "/" is above every absolute path, "$WORKDIR"
+ * above the names in it.  1, or 0 when none is left. */
+static int up(const char *path, size_t *k, char *buf, size_t len)
+{
+	size_t i = *k;
+
+	while (i > 0 && path[--i] != '/')
+		;
+	if (path[i] != '/' || (i == 0 && *k <= 1))
+		return 0;
+	*k = i;
+	if (i == 0)
+		i = 1;            /* the root: "/" itself */
+	if (i >= len)
+		return up(path, k, buf, len);
+	memcpy(buf, path, i);
+	buf[i] = '\0';
+	return 1;
+}
+
+/* The rights of the rules on path's folders above it and, when self, on
+ * path itself; and (paths non-NULL) of the learned lines above it. */
+static uint64_t above_of(const struct learn_fold *f,
+    const struct strindex *rules, const struct strindex *paths,
+    const char *path, int self)
+{
+	char name[4200];
+	uint64_t above = 0;
+	size_t k = strlen(path);
+	uint32_t at;
+
+	if (self && (at = strindex_find(rules, path)) != STRINDEX_NONE)
+		above |= f->rule[at].rights;
+	while (up(path, &k, name, sizeof(name))) {
+		if ((at = strindex_find(rules, name)) != STRINDEX_NONE)
+			above |= f->rule[at].rights;
+		if (paths && (at = strindex_find(paths, name)) !=
+		    STRINDEX_NONE && f->ok[at])
+			above |= f->need[at];
+	}
+	return above;
+}
+
 /* What is left for each line: its rights less those of every rule and
  * learned line on a folder above it (a rule's whole rights count: what
- * one leaves out, one above it gives). */
-static void cover(const struct learn *l, struct learn_fold *f)
+ * one leaves out, one above it gives).  The rules and paths found by
+ * name (strindex), each folder above a path looked up once. */
+static int cover(const struct learn *l, struct learn_fold *f)
 {
-	unsigned int i, j;
-	uint64_t above;
+	struct strindex rules = { 0 }, paths = { 0 };
+	unsigned int i;
+	uint32_t j;
+	int rc = 0;
 
-	for (i = 0; i < f->nrule; i++) {
-		for (j = 0; j < l->npath; j++)
-			if (f->ok[j] && f->rule[i].path &&
-			    !strcmp(l->path[j].path, f->rule[i].path)) {
-				f->rule[i].rights |= f->need[j];
-				f->target[j] = (int)i;
-				if (j < f->rule[i].anchor)
-					f->rule[i].anchor = j;
-			}
-	}
-	for (i = 0; i < l->npath; i++) {
-		f->own[i] = 0;
-		if (!f->ok[i] || f->target[i] >= 0)
+	for (i = 0; rc == 0 && i < l->npath; i++)
+		if (strindex_find(&paths, l->path[i].path) == STRINDEX_NONE)
+			rc = strindex_add(&paths, l->path[i].path, i);
+	for (i = 0; rc == 0 && i < f->nrule; i++)
+		if (f->rule[i].path)
+			rc = strindex_add(&rules, f->rule[i].path, i);
+	for (i = 0; rc == 0 && i < f->nrule; i++) {
+		j = f->rule[i].path ? strindex_find(&paths, f->rule[i].path) :
+		    STRINDEX_NONE;
+		if (j == STRINDEX_NONE || !f->ok[j])
 			continue;
-		for (above = 0, j = 0; j < f->nrule; j++)
-			if (f->rule[j].path && beneath(f->rule[j].path,
-			    l->path[i].path))
-				above |= f->rule[j].rights;
-		for (j = 0; j < l->npath; j++)
-			if (j != i && f->ok[j] && beneath(l->path[j].path,
-			    l->path[i].path) && strcmp(l->path[j].path,
-			    l->path[i].path))
-				above |= f->need[j];
-		f->own[i] = f->need[i] & ~above;
+		f->rule[i].rights |= f->need[j];
+		f->target[j] = (int)i;
+		if (j < f->rule[i].anchor)
+			f->rule[i].anchor = j;
 	}
-	for (i = 0; i < f->nrule; i++) {
-		for (above = 0, j = 0; j < f->nrule; j++)
-			if (j != i && f->rule[j].path && f->rule[i].path &&
-			    beneath(f->rule[j].path, f->rule[i].path))
-				above |= f->rule[j].rights;
-		f->rule[i].shown = f->rule[i].rights & ~above;
+	for (i = 0; rc == 0 && i < l->npath; i++) {
+		f->own[i] = 0;
+		if (f->ok[i] && f->target[i] < 0)
+			f->own[i] = f->need[i] & ~above_of(f, &rules, &paths,
+			    l->path[i].path, 1);
 	}
+	for (i = 0; rc == 0 && i < f->nrule; i++)
+		f->rule[i].shown = f->rule[i].rights & ~(f->rule[i].path ?
+		    above_of(f, &rules, NULL, f->rule[i].path, 0) : 0);
+	strindex_free(&rules);
+	strindex_free(&paths);
+	return rc;
 }
 
 int learn_fold(const struct learn *l, const struct cpol *b,
@@ -264,14 +325,14 @@ int learn_fold(const struct learn *l, const struct cpol *b,
 	    !f->rule)
 		goto fail;
 	for (i = 0; i < l->npath; i++) {
-		f->need[i] = l->path[i].access & ~base_rights(b,
+		f->need[i] = l->path[i].access & ~cpol_fs_granted(b,
 		    l->path[i].path);
 		f->ok[i] = f->need[i] && !learn_path_problem(l->path[i].path);
 		f->target[i] = -1;
 	}
-	if (fold_trees(l, f) < 0 || fold_folders(l, f) < 0)
+	if (fold_trees(l, f) < 0 || fold_folders(l, f) < 0 ||
+	    cover(l, f) < 0)
 		goto fail;
-	cover(l, f);
 	return 0;
 fail:
 	learn_fold_free(f);

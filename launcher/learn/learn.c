@@ -35,12 +35,15 @@
 #include "learnjudge.h"
 #include "llrights.h"
 #include "pathcall.h"
+#include "strindex.h"
+#include "fsgrant.h"
 #include "sysdecode.h"
 #include "learnmode.h"
 
-#define LEARN_PATHS 1024      /* distinct paths kept; more are counted */
-#define LEARN_CALLS 256       /* distinct refused calls kept */
-#define LEARN_PORTS 64
+/* What the tables may hold, strings and index included: past it a
+ * record is counted as dropped (the trace says how many, and cordonc
+ * learn fails on it). */
+#define LEARN_MEM_MAX (64u << 20)
 
 /* A path's rights: CPOL_TR_* bits, letters in the trace
  * (common/llrights.c). */
@@ -50,29 +53,89 @@ struct lcall { uint32_t nr; uint64_t args[6]; uint64_t count;
 struct lport { int bind; unsigned int port; uint64_t count; };
 
 static struct {
-	struct lpath p[LEARN_PATHS];
-	struct lcall c[LEARN_CALLS];
-	struct lport n[LEARN_PORTS];
-	unsigned int np, nc, nn;
-	uint64_t dropped, procs;
+	struct lpath *p;
+	struct lcall *c;
+	struct lport *n;
+	unsigned int np, nc, nn, capp, capc, capn;
+	struct strindex idx;          /* path -> its slot of p */
+	size_t mem;                   /* bytes held, against LEARN_MEM_MAX */
+	uint64_t dropped, granted, procs;
+	const struct cpol *pol;       /* the base: what it grants */
+	const char *workdir;          /* as the run sees it */
 } lt;
+
+void learn_begin(const struct cpol *pol, const char *workdir)
+{
+	lt.pol = pol;
+	lt.workdir = workdir;
+}
+
+/* Room for one more of n in *arr (of cap, each size bytes) within the
+ * budget: 0, or -1. */
+static int room(void **arr, unsigned int n, unsigned int *cap, size_t size)
+{
+	unsigned int want = *cap ? *cap * 2 : 64;
+	void *grown;
+
+	if (n < *cap)
+		return 0;
+	if (want <= *cap || lt.mem + (size_t)(want - *cap) * size >
+	    LEARN_MEM_MAX || !(grown = realloc(*arr, (size_t)want * size)))
+		return -1;
+	lt.mem += (size_t)(want - *cap) * size;
+	*arr = grown;
+	*cap = want;
+	return 0;
+}
+
+/* Does the base already give path the rights? (named as cordonc learn
+ * names it: the workdir as "$WORKDIR") */
+static int granted(const char *path, unsigned int rights)
+{
+	size_t n = lt.workdir ? strlen(lt.workdir) : 0;
+	char rel[PATH_MAX + 16];
+	const char *name = path;
+
+	if (!lt.pol)
+		return 0;
+	if (n && strncmp(path, lt.workdir, n) == 0 && (!path[n] ||
+	    path[n] == '/')) {
+		snprintf(rel, sizeof(rel), "$WORKDIR%s", path + n);
+		name = rel;
+	}
+	return (cpol_trace_access(rights) & ~cpol_fs_granted(lt.pol, name))
+	    == 0;
+}
 
 static void add_path(const char *path, unsigned int rights)
 {
-	unsigned int i;
+	uint32_t i = strindex_find(&lt.idx, path);
+	size_t before = strindex_bytes(&lt.idx), len = strlen(path) + 1;
+	char *copy;
 
-	for (i = 0; i < lt.np; i++)
-		if (strcmp(lt.p[i].path, path) == 0) {
-			lt.p[i].rights |= rights;
-			lt.p[i].count++;
-			return;
-		}
-	if (lt.np == LEARN_PATHS || !(lt.p[lt.np].path = strdup(path))) {
+	if (i != STRINDEX_NONE) {
+		lt.p[i].rights |= rights;
+		lt.p[i].count++;
+		return;
+	}
+	if (granted(path, rights)) {     /* nothing to learn */
+		lt.granted++;
+		return;
+	}
+	if (lt.mem + len + before > LEARN_MEM_MAX ||
+	    room((void **)&lt.p, lt.np, &lt.capp, sizeof(*lt.p)) < 0 ||
+	    !(copy = malloc(len))) {
 		lt.dropped++;
 		return;
 	}
-	lt.p[lt.np].rights = rights;
-	lt.p[lt.np++].count = 1;
+	memcpy(copy, path, len);
+	if (strindex_add(&lt.idx, copy, lt.np) < 0) {
+		free(copy);
+		lt.dropped++;
+		return;
+	}
+	lt.mem += len + strindex_bytes(&lt.idx) - before;
+	lt.p[lt.np++] = (struct lpath){ copy, rights, 1 };
 }
 
 /* The directory holding path (a created or removed entry). */
@@ -108,7 +171,9 @@ static void add_port(int bind, const struct bpf_input *in, pid_t pid)
 			lt.n[i].count++;
 			return;
 		}
-	if (lt.nn < LEARN_PORTS)
+	if (room((void **)&lt.n, lt.nn, &lt.capn, sizeof(*lt.n)) < 0)
+		lt.dropped++;
+	else
 		lt.n[lt.nn++] = (struct lport){ bind, port, 1 };
 }
 
@@ -204,7 +269,7 @@ static void add_call(const struct bpf_input *in)
 			lt.c[i].count++;
 			return;
 		}
-	if (lt.nc == LEARN_CALLS) {
+	if (room((void **)&lt.c, lt.nc, &lt.capc, sizeof(*lt.c)) < 0) {
 		lt.dropped++;
 		return;
 	}
@@ -389,8 +454,9 @@ int learn_write(const char *file, const struct report *r, char *err)
 	fprintf(f, "exit\t%d\t%d\ndropped\t%llu\nworkdir\t%s\n",
 	    (int)r->outcome, r->exit_code, (unsigned long long)lt.dropped,
 	    r->workdir);
-	fprintf(f, "judged\t%llu\t%llu\n", (unsigned long long)failed,
-	    (unsigned long long)unsure);
+	fprintf(f, "judged\t%llu\t%llu\ngranted\t%llu\n",
+	    (unsigned long long)failed, (unsigned long long)unsure,
+	    (unsigned long long)lt.granted);
 	for (i = 0; i < lt.nc; i++)
 		fprintf(f, "call\t%u\t%llu\t%llx\t%llx\t%llx\t%llx\t%llx\t%llx"
 		    "\t%s\n", lt.c[i].nr, (unsigned long long)lt.c[i].count,

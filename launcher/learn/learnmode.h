@@ -55,7 +55,10 @@ void llwatch_call(struct llwatch *w, struct audit *a,
 
 struct sup;
 struct report;
-/* learn.c: --observe, the learn mode of cordonc learn */
+/* learn.c: --observe, the learn mode of cordonc learn.  learn_begin
+ * names the base (NULL: not learn mode), whose grants are not recorded,
+ * and the workdir as the run sees it (both held while the run lasts). */
+void learn_begin(const struct cpol *pol, const char *workdir);
 void learn_take(int listener, const struct sup *sp);
 int learn_write(const char *file, const struct report *r, char *err);
 

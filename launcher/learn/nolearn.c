@@ -26,6 +26,18 @@ void llwatch_call(struct llwatch *w, struct audit *a,
 	(void)w, (void)a, (void)in, (void)pid;
 }
 
+/* Called for every run (NULL: not learn mode); learn mode here would
+ * be a run with fewer layers than asked. */
+void learn_begin(const struct cpol *pol, const char *workdir)
+{
+	(void)workdir;
+	if (!pol)
+		return;
+	fputs("cordon: this cordon has no learn mode (cordon-observe runs "
+	    "--observe)\n", stderr);
+	abort();
+}
+
 /* A call let through unseen would be a run with fewer layers than asked:
  * end cordon, and the run with it (its parent-death signal). */
 void learn_take(int listener, const struct sup *sp)

@@ -27,12 +27,12 @@ from .errors import (CleanupError, ConfigError, CordonError, InputError,
                      PolicyUnenforceable, UnsafeOutput)
 from .outputs import OutputFile, OutputLimits, RefusedOutput
 from .policy import PolicyStore
-from .result import (Denial, Layers, NetworkRefusal, Outcome, RunResult,
+from .result import (Denial, LandlockDenial, Layers, NetworkRefusal, Outcome, RunResult,
                      SnippetFailed, Timings)
 
 __all__ = [
     "Client", "PolicyStore", "BlobInfo", "RunResult", "Outcome", "Layers",
-    "Denial", "NetworkRefusal",
+    "Denial", "LandlockDenial", "NetworkRefusal",
     "Timings", "OutputFile", "OutputLimits", "RefusedOutput",
     "CordonError", "ConfigError", "PolicyError", "PolicyNotFound",
     "PolicyInvalid", "PolicyStale", "PolicyUnenforceable", "InputError",

@@ -40,6 +40,7 @@ class Config:
     http_max_connections: int = 32      # open at once
     http_max_clients: int = 16          # MCP sessions open at once
     http_session_idle: float = 3600.0   # seconds before one is ended
+    landlock_watch: bool = False        # runs name Landlock's refusals
 
 
 _KEYS = {f.name: f.type for f in dataclasses.fields(Config)}
@@ -62,7 +63,8 @@ def _load_file(path: str, cfg: Config) -> None:
             raise ConfigFail(f"{path}: unknown key {key!r} (known: "
                              f"{', '.join(sorted(_KEYS))})")
         want = type(getattr(Config(), key))
-        ok = (isinstance(val, list) and all(isinstance(x, str) for x in val)
+        ok = (isinstance(val, bool) if want is bool else
+              isinstance(val, list) and all(isinstance(x, str) for x in val)
               if key in ("tools", "warm", "http_allow_origin") else
               isinstance(val, str) if key in ("policy_dir", "cordon",
                                                "cordonc", "http",
@@ -123,6 +125,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="expose this policy (repeat; default: all)")
     p.add_argument("--warm", action="append", metavar="NAME",
                    help="run this policy's calls in a warm pool (repeat)")
+    p.add_argument("--landlock-watch", action="store_true", default=None,
+                   help="for policy authors: every run_code names what "
+                   "Landlock refused, with the rule to add, where the "
+                   "kernel's audit cannot (cordon --landlock-watch; "
+                   "slower, and such runs are cold)")
     for name, kind, what in _NUMERIC:
         p.add_argument("--" + name, type=kind, metavar="N", help=what)
     p.add_argument("--cordon", metavar="PATH",

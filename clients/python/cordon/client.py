@@ -310,7 +310,8 @@ class Client:
                    include_inputs: bool = False,
                    credentials: Mapping[str, Any] | None = None,
                    resolve: Mapping[str, str] | None = None,
-                   upstream_ca: StrPath | None = None
+                   upstream_ca: StrPath | None = None,
+                   watch: bool = False
                    ) -> RunResult:
         """Run code under TOOL's policy and return its RunResult.
 
@@ -344,6 +345,13 @@ class Client:
                   system's CA store (cordon --upstream-ca): the
                   stand-in's own CA, in tests.  With either, the run is
                   cold.
+        watch:    name what Landlock refuses even where the kernel's
+                  audit cannot (cordon --landlock-watch: each call that
+                  names a path or a port is seen by cordon, checked
+                  against the policy's rules and let through to Landlock;
+                  slower).  result.landlock_denials then lists each
+                  refusal with the rule to add.  For authors; such a run
+                  is cold.
 
         Cancelling the awaiting task terminates cordon (which ends the
         whole process tree), reaps it and removes the run's folder.
@@ -376,7 +384,7 @@ class Client:
                                             inputs or {}, args, timeout,
                                             output_dir, save_outputs_to,
                                             env, include_inputs, t0, creds,
-                                            tests)
+                                            tests, watch)
             except BaseException:
                 # Logged only: raising would hide the run's exception.
                 await uncancellable(self._in_io(self._remove, base))
@@ -427,7 +435,8 @@ class Client:
                       env: Mapping[str, str] | None,
                       include_inputs: bool, t0: float,
                       creds: Sequence[str] = (),
-                      tests: Sequence[str] = ()) -> RunResult:
+                      tests: Sequence[str] = (),
+                      watch: bool = False) -> RunResult:
         # Uncancellable: the run folder is removed only after this wrote
         # its last file.
         snippet, workdir, written = await uncancellable(self._in_io(
@@ -436,6 +445,8 @@ class Client:
         for word in creds:
             extra += ["--credential", word]
         extra += tests
+        if watch:
+            extra.append("--landlock-watch")
 
         def argv_for(command: _Command) -> Callable[[int], list[str]]:
             # Cold: cordon [options] BLOB snippet args; warm: cordon
@@ -451,7 +462,7 @@ class Client:
             info.timeout_ms / 1000.0
         for attempt in (1, 2):
             command, pool = await self._command(
-                tool, info, warm=False if creds or tests else None)
+                tool, info, warm=False if creds or tests or watch else None)
             try:
                 rc, out, err, raw_status = await self._launch(
                     argv_for(command), self._env(env), base,

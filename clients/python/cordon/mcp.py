@@ -301,7 +301,8 @@ class Server:
         client = self.warm if self.warm is not None and \
             tool in self.cfg.warm else self.cold
         try:
-            r = await client.arun(tool, code, inputs=files, timeout=timeout)
+            r = await client.arun(tool, code, inputs=files, timeout=timeout,
+                                  watch=self.cfg.landlock_watch)
         except InputError as e:
             raise tools.bad(f"files: {e}") from None
         except CordonError as e:

@@ -152,6 +152,34 @@ class NetworkRefusal:
 
 
 @dataclasses.dataclass(frozen=True)
+class LandlockDenial:
+    """One refusal of Landlock (the status report's
+    ``landlock_denials``): ``access`` ("fs.read_file", "net.connect_tcp"),
+    ``object`` the path or "address:port", ``add`` the rule to add or,
+    starting "not advised: ", why none is offered (a credential file)."""
+    access: str
+    object: str
+    add: str
+    count: int = 1
+
+    @classmethod
+    def from_status(cls, d: Any) -> "LandlockDenial | None":
+        if not isinstance(d, Mapping):
+            return None
+        n = d.get("count")
+        return cls(access=str(d.get("access", "?")),
+                   object=str(d.get("path", d.get("dest", "?"))),
+                   add=str(d.get("add", "")),
+                   count=n if isinstance(n, int) and
+                   not isinstance(n, bool) else 1)
+
+    def __str__(self) -> str:
+        rule = self.add.startswith(("path ", "network "))
+        return (f"{self.access} on {self.object} x{self.count}; "
+                f"{'add: ' if rule else ''}{self.add}")
+
+
+@dataclasses.dataclass(frozen=True)
 class Timings:
     wall_ms: int = 0        # cordon's wall clock for the snippet
     user_ms: int = 0
@@ -206,6 +234,18 @@ class RunResult:
         v = self.status.get("network_refused_dropped")
         return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
+    @property
+    def landlock_denials(self) -> "tuple[LandlockDenial, ...] | None":
+        """What Landlock refused, with the rule to add; None: not
+        observed (the kernel's audit is off or not cordon's to read, and
+        the run was not made with watch=True: landlock_denials_reason in
+        status says why)."""
+        v = self.status.get("landlock_denials")
+        if not isinstance(v, list):
+            return None
+        return tuple(x for x in (LandlockDenial.from_status(d) for d in v)
+                     if x is not None)
+
     def summary(self) -> list[str]:
         """The refusals, one line each, as cordon-mcp and SnippetFailed
         say them: denials to fix, the proxy's refusals, the outputs not
@@ -218,6 +258,8 @@ class RunResult:
                 f"{d.call} -> {d.action} ({d.rule}) x{d.count}"
                 for d in fix) + (f"; and {self.denials_dropped} more"
                                  if self.denials_dropped else ""))
+        for ll in self.landlock_denials or ():
+            lines.append(f"Landlock refused: {ll}")
         for n in self.network_refused:
             lines.append(f"network refused: {n}")
         if self.network_refused_dropped:
