@@ -3,16 +3,21 @@
  * rights and the trace's letters, each written once: the groups keep
  * the values they had where they were written before (launcher/
  * landlock.c, bounds.c, query/pathq.h's bare 0x7ff2), and the letters
- * read back as the rights cordon --observe meant.
+ * read back as the rights cordon --observe meant; and what learn's
+ * fold is made of (issue 41): a record's rights, what a policy's rules
+ * give a path by name (fsgrant.h), the index of names (strindex.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include "fsgrant.h"
 #include "llrights.h"
+#include "strindex.h"
 
 static void test_groups(void **state)
 {
@@ -66,11 +71,83 @@ static void test_trace_letters(void **state)
 	assert_int_equal(cpol_trace_right('\0', &r), -1);
 }
 
+/* A record's bits, as Landlock rights (learn mode's fold). */
+static void test_trace_access(void **state)
+{
+	(void)state;
+	assert_true(cpol_trace_access(0) == 0);
+	assert_true(cpol_trace_access(CPOL_TR_READ | CPOL_TR_LIST) ==
+	    CPOL_LL_READ);
+	assert_true(cpol_trace_access(CPOL_TR_EXEC | CPOL_TR_TRUNC) ==
+	    (CORDON_LL_FS_EXECUTE | CORDON_LL_FS_TRUNCATE));
+	assert_true(cpol_trace_access(1u << CPOL_TRACE_NRIGHTS) == 0);
+}
+
+/* What a policy's rules give a path, by name: beneath a rule, not
+ * beside it; $WORKDIR; a private /tmp below /tmp, not /tmp itself. */
+static void test_fs_granted(void **state)
+{
+	struct cpol_fs fs[] = {
+		{ .access = CPOL_LL_READ, .path = "/usr/share/zoneinfo" },
+		{ .access = CPOL_LL_READ | CPOL_LL_WRITE, .path = "$WORKDIR" },
+		{ .access = CORDON_LL_FS_EXECUTE, .path = "/usr/bin/python3" },
+	};
+	struct cpol b;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	b.fs = fs;
+	b.nfs = 3;
+	b.flags = CPOL_F_PRIVATE_TMP;
+	assert_true(cpol_fs_granted(&b, "/usr/share/zoneinfo/UTC") ==
+	    CPOL_LL_READ);
+	assert_true(cpol_fs_granted(&b, "/usr/share/zoneinfo") ==
+	    CPOL_LL_READ);
+	assert_true(cpol_fs_granted(&b, "/usr/share/zoneinfox") == 0);
+	assert_true(cpol_fs_granted(&b, "/usr/share") == 0);
+	assert_true(cpol_fs_granted(&b, "$WORKDIR/data.csv") ==
+	    (CPOL_LL_READ | CPOL_LL_WRITE));
+	assert_true(cpol_fs_granted(&b, "/usr/bin/python3") ==
+	    CORDON_LL_FS_EXECUTE);
+	assert_true(cpol_fs_granted(&b, "/tmp/x") == CPOL_LL_TMP);
+	assert_true(cpol_fs_granted(&b, "/tmp") == 0);
+	assert_true(cpol_fs_granted(&b, "/dev/shm/x") == 0);
+	assert_true(cpol_path_beneath("/", "/etc"));
+	assert_false(cpol_path_beneath("/", "$WORKDIR"));
+}
+
+/* The index finds every one of many names, grown as it fills, and no
+ * name it was not given. */
+static void test_strindex(void **state)
+{
+	static char names[5000][16];
+	struct strindex x = { 0 };
+	unsigned int i;
+
+	(void)state;
+	assert_true(strindex_find(&x, "a") == STRINDEX_NONE);
+	for (i = 0; i < 5000; i++) {
+		snprintf(names[i], sizeof(names[i]), "/d/f%u", i);
+		assert_int_equal(strindex_add(&x, names[i], i), 0);
+	}
+	for (i = 0; i < 5000; i++)
+		assert_true(strindex_find(&x, names[i]) == i);
+	assert_true(strindex_find(&x, "/d/f5000") == STRINDEX_NONE);
+	assert_true(strindex_find(&x, "/d/f") == STRINDEX_NONE);
+	assert_true(x.n == 5000 && x.cap >= 10000);
+	assert_true(strindex_bytes(&x) == x.cap * sizeof(*x.slot));
+	strindex_free(&x);
+	assert_true(strindex_find(&x, names[0]) == STRINDEX_NONE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_trace_letters),
+		cmocka_unit_test(test_trace_access),
+		cmocka_unit_test(test_fs_granted),
+		cmocka_unit_test(test_strindex),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
