@@ -147,6 +147,7 @@ def test_execute_is_a_cordon_run(rt):
     s, r = rt.execute("python3 -c 'print(6 * 7)'")
     assert s == 200 and r["stdout"] == "42\n" and r["exit_code"] == 0
     assert r["outcome"] == "exited" and r["policy"] == "code_gen"
+    assert r["warm"] is False
     s, r = rt.execute("python3 -c 'import sys; sys.exit(3)'")
     assert (s, r["exit_code"]) == (200, 3)
     # Under the policy: the network is off, the host's files out of reach.
@@ -376,6 +377,27 @@ def test_session_keeps_state(rt):
     assert s == 404
     s, r = rt.execute(code="print(1)", session="made-up")
     assert s == 404
+
+
+def test_warm_and_session_bound(src_dir, build_dir, tmp_path):
+    """--warm: executes run in the policy's warm pool; --max-sessions:
+    one more session is refused (503) until one ends."""
+    r = Runtime(src_dir, build_dir, tmp_path, "--warm", "--max-sessions",
+                "1")
+    try:
+        for _ in range(2):
+            s, res = r.execute("python3 -c 'print(3)'")
+            assert (res["stdout"], res["warm"]) == ("3\n", True), res
+        s, one = r.json("POST", "/sessions", {})
+        assert s == 200, one
+        s, res = r.json("POST", "/sessions", {})
+        assert s == 503 and "--max-sessions" in res["message"], res
+        s, res = r.json("DELETE", "/sessions/" + one["session"])
+        assert s == 200
+        s, two = r.json("POST", "/sessions", {})
+        assert s == 200, two
+    finally:
+        r.close()
 
 
 def test_health_fails_when_check_fails(src_dir, build_dir, tmp_path):

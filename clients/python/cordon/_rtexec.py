@@ -128,6 +128,7 @@ class Runs:
                 "exit_code": r.exit_code,
                 "outcome": outcome,
                 "reason": r.reason, "policy": policy,
+                "warm": bool(r.status.get("warm")),
                 "files_refused": refused + failed}
 
     # -- sessions --------------------------------------------------------
