@@ -87,11 +87,12 @@ static int by_position(struct check_ctx *c, const struct ast_item *it)
 		;
 	if (!bad && !v)
 		return 0;
-	o = (size_t)snprintf(form, sizeof(form), "%s(", it->name);
-	for (i = 0; i < last && o < sizeof(form); i++)
+	/* a known call's name and six 64-byte patterns: form holds them */
+	o = (size_t)snprintf(form, sizeof(form), "%.40s(", it->name);
+	for (i = 0; i < last; i++)
 		o += (size_t)snprintf(form + o, sizeof(form) - o, "%s%s",
 		    i ? ", " : "", at[i][0] ? at[i] : "*");
-	snprintf(form + o, o < sizeof(form) ? sizeof(form) - o : 0, ")");
+	snprintf(form + o, sizeof(form) - o, ")");
 	if (bad)
 		diag_error(c->d, &bad->loc, "expectation arguments go by "
 		    "position, not by name, and those left out match any "
