@@ -29,9 +29,13 @@
 #define ERRLEN 512
 /* A snippet is source code; more than this is a mistake or an attack. */
 #define SNIPPET_MAX (16u << 20)
-/* Deepest tree copied into or out of a run tmpfs, or watched on the host
- * (one fd each): deeper is skipped (copies) or over the bound (watch). */
+/* Deepest tree copied into or out of a run tmpfs (one fd each): deeper
+ * is skipped. */
 #define RUNFS_DEPTH_MAX 64
+/* Deepest tree the watch walks on the host (one fd a level: cordon
+ * raises its own descriptor limit to hold them, watch_arm): deeper, or
+ * past the descriptors the hard limit gives, is over every bound. */
+#define RUNFS_WATCH_DEPTH_MAX 1024
 /* How often the supervisor measures a watched workdir (no run tmpfs). */
 #define RUNFS_WATCH_MS 50
 #define RUNFS_WATCH_NEAR_MS 5         /* once past half of a bound */
@@ -413,7 +417,13 @@ uint64_t runfs_own_inodes(const char *workdir, int private_tmp,
     int private_shm);
 int runfs_usage(int dirfd, uint64_t *bytes, uint64_t *inodes);
 /* watch.c: the tree and the files the run holds outside it */
-int watch_measure(int dirfd, uint64_t *bytes, uint64_t *inodes);
+/* Why the watch could not see the whole run (watch_measure's *blind,
+ * the status's reason). */
+enum { WATCH_SAW_ALL, WATCH_BLIND_PROC, WATCH_BLIND_TREE };
+int watch_measure(int dirfd, uint64_t *bytes, uint64_t *inodes,
+    int *blind);
+int watch_arm(int dirfd);
+void watch_reason(int why, char *buf, size_t len);
 int watch_count(int dirfd, uint64_t max, uint64_t *n);
 /* watchpace.c: when the watch looks */
 /* watch_due's answers: wait; walk by the schedule; walk early: the file

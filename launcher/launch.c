@@ -437,7 +437,7 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 	sp->watch_fd = -1;
 	if (r->bounds.by[B_DISK] == BY_WATCH ||
 	    r->bounds.by[B_FILES] == BY_WATCH) {
-		sp->watch_fd = s->wfd;
+		sp->watch_fd = watch_arm(s->wfd);
 		sp->watch_bytes = r->bounds.limit[B_DISK];
 		sp->watch_files = r->bounds.limit[B_FILES];
 	}
