@@ -242,16 +242,15 @@ static int plan_no_ns(const struct opts *o, const struct probe *pr,
 	if (!o->no_namespaces && pr->ns != 0)
 		return 0;
 	if (pl->ns_required[0]) {
-		snprintf(err, errlen, "%s, %s", pl->ns_required,
+		snprintf(err, errlen, "%s, %s%s", pl->ns_required,
 		    o->no_namespaces ? "and --no-namespaces forbids them" :
-		    "but the kernel refuses namespaces. Hint: sysctl "
-		    "user.max_user_namespaces, "
-		    "kernel.apparmor_restrict_unprivileged_userns");
+		    "but namespaces were refused: ", o->no_namespaces ? "" :
+		    pr->ns_why);
 		return -1;
 	}
 	for (i = 0; i < PLAN_NS_N; i++)
 		why(pl, i, o->no_namespaces ? "--no-namespaces" :
-		    "the kernel refuses namespaces");
+		    "refused (see namespaces)");
 	pl->ns_flags = 0;
 	pl->private_tmp = pl->private_shm = 0;
 	return 0;

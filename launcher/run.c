@@ -538,6 +538,7 @@ static int ns_refused(int e)
 
 pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen)
 {
+	char why[240];
 	pid_t pid = -1;
 
 	if (ln->ns_flags) {
@@ -547,12 +548,12 @@ pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	/* The plan names the one cause the run cannot go without them. */
+	/* The plan names the one cause the run cannot go without them,
+	 * nscause.c why the kernel refused them. */
 	if (pid < 0 && ln->plan->ns_required[0]) {
-		snprintf(err, errlen, "%s, but the kernel refused namespaces. "
-		    "Hint: sysctl user.max_user_namespaces, "
-		    "kernel.apparmor_restrict_unprivileged_userns",
-		    ln->plan->ns_required);
+		ns_cause(errno, why, sizeof(why));
+		snprintf(err, errlen, "%s, but namespaces were refused: %s",
+		    ln->plan->ns_required, why);
 		return -1;
 	}
 	if (pid < 0) {
@@ -570,15 +571,17 @@ pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen)
 }
 
 /* For --check: would the kernel give us these namespaces? */
-int run_probe_ns(unsigned long flags)
+int run_probe_ns(unsigned long flags, int *err)
 {
 	int pidfd = -1, status;
 	pid_t pid = spawn(flags, &pidfd);
 
 	if (pid == 0)
 		_exit(0);
-	if (pid < 0)
+	if (pid < 0) {
+		*err = errno;
 		return 0;
+	}
 	close(pidfd);
 	return waitpid(pid, &status, 0) == pid;
 }
