@@ -58,10 +58,22 @@ int bounds_prepare(struct run_plan *pl, const struct cpol *p,
 	return i;
 }
 
-/* After the clone: the namespaces we got decide disk and files. */
+/* After the clone: the namespaces we got decide disk and files, and
+ * what RLIMIT_NPROC counts: without a user namespace, every process of
+ * the uid on the host (the node, in a pod: every container running as
+ * it), so other runs and programs of the uid take from the run's bound
+ * and the run may get fewer processes than it; nothing the kernel gives
+ * without a cgroup or a user namespace bounds a run's processes apart. */
 void bounds_started(const struct launch *ln, struct bounds *b)
 {
 	enum bound_by by = ln->ns_flags & CLONE_NEWNS ? BY_TMPFS : BY_WATCH;
+	size_t n = strlen(b->why[B_PIDS]);
+
+	if (b->by[B_PIDS] == BY_RLIMIT && !(ln->ns_flags & CLONE_NEWUSER))
+		snprintf(b->why[B_PIDS] + n, sizeof(b->why[B_PIDS]) - n, "; no "
+		    "user namespace: every process of uid %u on the host "
+		    "counts, other runs' included, so this run may get fewer",
+		    (unsigned int)getuid());
 
 	if (b->limit[B_DISK] != UINT64_MAX)
 		b->by[B_DISK] = by;

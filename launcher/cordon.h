@@ -27,6 +27,8 @@
 #define EXIT_OUTPUT (128 + 9)
 
 #define ERRLEN 512
+/* Why a whole-run bound is held by less than a controller. */
+#define BOUND_WHY_LEN 512
 /* A snippet is source code; more than this is a mistake or an attack. */
 #define SNIPPET_MAX (16u << 20)
 /* Deepest tree copied into or out of a run tmpfs (one fd each): deeper
@@ -123,6 +125,8 @@ struct layers {
 	int caps_dropped, rlimits, env, fds_closed, new_session;
 	unsigned long ns_flags;       /* CLONE_NEW* used */
 	int private_tmp, private_shm;
+	int workdir_noexec;           /* the run tmpfs (noexec) holds what
+	                               * the run writes: no ld.so of it */
 };
 
 /* How a run ended, as the status report names it (status.c holds the
@@ -148,7 +152,7 @@ struct bounds {
 	uint64_t memory_peak, oom_kills, pids_refused;  /* UINT64_MAX: ? */
 	uint64_t disk_used, files_used;                 /* UINT64_MAX: ? */
 	unsigned int proxy_procs;     /* of the pids bound, the proxy's */
-	char why[2][360];   /* memory, pids: why no controller holds it */
+	char why[2][BOUND_WHY_LEN];   /* memory, pids: why no controller */
 };
 
 struct cgroup {

@@ -246,6 +246,7 @@ static void layers_fill(struct layers *l, const struct launch *ln)
 	l->ns_flags = ln->ns_flags;
 	l->private_tmp = ln->private_tmp;
 	l->private_shm = ln->private_shm;
+	l->workdir_noexec = (ln->ns_flags & CLONE_NEWNS) != 0;  /* runfs.c */
 }
 
 /* The run's CPU time limits in ms, soft and hard (0: none): what the

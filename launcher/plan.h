@@ -63,7 +63,7 @@ struct run_plan {
 	enum bound_by by[NBOUNDS];    /* disk, files: planned (tmpfs or
 	                               * watch); memory, pids: plan_held */
 	char disk_why[300];           /* why disk and files are held so */
-	char why[2][360];             /* memory, pids: why no controller */
+	char why[2][BOUND_WHY_LEN];   /* memory, pids: why no controller */
 	struct rlim rlim[CPOL_RLIM_KERNEL_MAX];  /* after capping */
 	int nrlim;
 	enum plan_filter filter;

@@ -45,6 +45,7 @@ const char *status_bound_by(enum bound_by by)
  * leave the line that is no longer JSON: the sum holds them all. */
 #define REPORT_WORKDIR sizeof(((struct report *)0)->workdir)
 #define STATUS_RUN_STRINGS (JSON_ESCAPE_MAX * (REPORT_WORKDIR + ERRLEN + \
+	2 * BOUND_WHY_LEN + \
 	EGRESS_REFUSED_MAX * (EGRESS_DEST_MAX + EGRESS_PATH_MAX)))
 struct out {
 	char buf[8192 + STATUS_RUN_STRINGS + DENIALS_MAX * 448 +
@@ -131,8 +132,9 @@ static void layers(struct out *o, const struct layers *given)
 			add(o, "%s\"%s\"", sep, ns[i].name);
 			sep = ",";
 		}
-	add(o, "],\"private_tmp\":%s,\"private_shm\":%s}}\n",
-	    tf(l->private_tmp), tf(l->private_shm));
+	add(o, "],\"private_tmp\":%s,\"private_shm\":%s,"
+	    "\"workdir_noexec\":%s}}\n", tf(l->private_tmp),
+	    tf(l->private_shm), tf(l->workdir_noexec));
 }
 
 /* A count, or null when cordon could not read it. */
