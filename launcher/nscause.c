@@ -22,7 +22,9 @@ static long sys_value(const char *path)
 {
 	char buf[32];
 
-	return file_get(path, buf, sizeof(buf)) < 0 ? -1 : strtol(buf, NULL, 10);
+	if (file_get(path, buf, sizeof(buf)) < 0)
+		return -1;
+	return strtol(buf, NULL, 10);
 }
 
 /* 1 when cordon runs under a seccomp filter (mode 2). */
@@ -33,7 +35,7 @@ static int filtered(void)
 	if (file_get("/proc/self/status", buf, sizeof(buf)) < 0)
 		return 0;
 	s = strstr(buf, "\nSeccomp:");
-	return s && atoi(s + strlen("\nSeccomp:")) == 2;
+	return s && strtol(s + strlen("\nSeccomp:"), NULL, 10) == 2;
 }
 
 /* Why: into buf, for a clone that failed with e. */
