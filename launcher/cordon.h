@@ -38,6 +38,10 @@
  * raises its own descriptor limit to hold them, watch_arm): deeper, or
  * past the descriptors the hard limit gives, is over every bound. */
 #define RUNFS_WATCH_DEPTH_MAX 1024
+/* The status's reason for a disk or files bound the watch held. */
+#define RUNFS_WATCH_WHY "no run tmpfs (no mount namespace): a watch of " \
+	"the workdir ends the run past the bound, after what the run writes " \
+	"while it measures (not held exactly: cordon(1), NO NAMESPACES)"
 /* How often the supervisor measures a watched workdir (no run tmpfs). */
 #define RUNFS_WATCH_MS 50
 #define RUNFS_WATCH_NEAR_MS 5         /* once past half of a bound */

@@ -197,7 +197,8 @@ static void egress(struct out *o, const struct report *r)
 }
 
 /* "bounds": each whole-run limit, what held it, and what the run used;
- * for memory and pids, "reason": why no controller held it, or null. */
+ * "reason": for memory and pids why no controller held it, for disk and
+ * files what a watch holds, or null. */
 static void bounds(struct out *o, const struct bounds *b)
 {
 	static const char *const names[NBOUNDS] = {
@@ -222,6 +223,9 @@ static void bounds(struct out *o, const struct bounds *b)
 			num(o, i == B_MEMORY ? "peak" : "used", *used[i]);
 		if (i <= B_PIDS)
 			str(o, "reason", b->why[i][0] ? b->why[i] : NULL);
+		else
+			str(o, "reason", b->by[i] == BY_WATCH ?
+			    RUNFS_WATCH_WHY : NULL);
 		add(o, "\"by\":\"%s\"}%s", bound_by[b->by[i]],
 		    i + 1 < NBOUNDS ? "," : "},");
 	}

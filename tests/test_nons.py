@@ -103,7 +103,11 @@ def test_a_run_falls_back_under_the_runtime_profile(policies_dir, tmp_path):
     import json
     s = json.loads(st.read_text())
     assert s["layers"]["namespaces"] == [], s["layers"]
-    assert s["bounds"]["disk"]["by"] == "watch", s["bounds"]
+    for b in ("disk", "files"):
+        # the status says plainly what bounds them, and that it is not
+        # exact
+        assert s["bounds"][b]["by"] == "watch", s["bounds"]
+        assert "not held exactly" in s["bounds"][b]["reason"], s["bounds"]
 
 
 # ---- a dropped ELF through ld.so ----------------------------------------
