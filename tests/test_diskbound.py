@@ -397,6 +397,52 @@ def test_watch_ends_a_tree_deeper_than_it_walks(launcher_blobs, cordon,
     assert list(tmpdir.iterdir()) == [], list(tmpdir.iterdir())[:3]
 
 
+@pytest.mark.skipif(os.geteuid() != 0,
+                    reason="mounts a small tmpfs, then runs cordon as 65534")
+def test_watch_never_fills_the_callers_file_system_as_nobody(
+        launcher_blobs):
+    # the same as uid 65534 (the case: an inode flood once left
+    # the caller's TMPDIR with 0 free inodes): what that uid may use
+    # (f_favail) is what the reserve keeps
+    import shutil
+    import tempfile
+    top = pathlib.Path(tempfile.mkdtemp(prefix="cordon-nobody."))
+    try:
+        os.chmod(top, 0o755)
+        blob = top / "b.cpol"
+        shutil.copyfile(launcher_blobs("launcher-bounds", DISK="64M",
+                                       FILES="100000"), blob)
+        (top / "s.py").write_text(FAST)
+        out = top / "out"
+        out.mkdir()
+        os.chown(out, 65534, 65534)
+        for f in (blob, top / "s.py"):
+            os.chmod(f, 0o644)
+        small = top / "small"
+        small.mkdir()
+        subprocess.run(["mount", "-t", "tmpfs", "-o",
+                        "size=64M,nr_inodes=8000,mode=0777", "cordon-test",
+                        str(small)], check=True)
+        try:
+            r = subprocess.run(
+                ["setpriv", "--reuid=65534", "--regid=65534",
+                 "--clear-groups", "--", CORDON, "--no-namespaces",
+                 "--status-file", str(out / "st.json"), str(blob),
+                 str(top / "s.py")],
+                env=dict(os.environ, TMPDIR=str(small)),
+                capture_output=True, text=True, timeout=120)
+            free = os.statvfs(small).f_favail
+            left = list(small.iterdir())
+        finally:
+            subprocess.run(["umount", str(small)], check=True)
+        st = json.loads((out / "st.json").read_text())
+    finally:
+        shutil.rmtree(top)
+    assert st["outcome"] == "disk_limit", (st, r.stderr)
+    assert "file system ran low" in st["reason"], st
+    assert left == [] and free > 7900, (left[:3], free)
+
+
 # ---- workdirs a SIGKILLed cordon left ------------------------------------
 
 def kill_mid_run(blob, tmpdir, opts=()):
