@@ -133,11 +133,12 @@ static const struct row rows[] = {
 	{ "disk bound, the kernel refuses namespaces", OFF, .disk = GB,
 	  .abi = 7, .ns = 0, .grows = "/srv/out",
 	  .refused = "limit disk needs a mount namespace here (writable "
-	  "outside the workdir: /srv/out), but the kernel refuses "
-	  "namespaces", .not_said = "/tmp" },
+	  "outside the workdir: /srv/out), but namespaces were refused: "
+	  "the kernel refused them (clone: EPERM)", .not_said = "/tmp" },
 	{ "private /tmp, the kernel refuses namespaces", OFF | TMP,
 	  .abi = 7, .ns = 0, .refused = "requires a private /tmp, which "
-	  "needs a mount namespace, but the kernel refuses namespaces" },
+	  "needs a mount namespace, but namespaces were refused: the kernel "
+	  "refused them (clone: EPERM)" },
 };
 
 static void lim_add(struct cpol_limit *lim, uint32_t *n, uint8_t res,
@@ -204,6 +205,9 @@ static void test_table(void **state)
 		options(r, &o);
 		pr = (struct probe){ .landlock_abi = r->abi, .ns = r->ns,
 		    .root = r->root, .grows_outside = r->grows };
+		if (r->ns == 0)   /* nscause.c's words, as probe_make says */
+			snprintf(pr.ns_why, sizeof(pr.ns_why), "the kernel "
+			    "refused them (clone: EPERM)");
 		err[0] = '\0';
 		rc = plan_make(&p, &o, &pr, &pl, err, sizeof(err));
 		if (r->refused) {
