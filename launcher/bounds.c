@@ -64,6 +64,7 @@ void bounds_started(const struct run_plan *pl, struct bounds *b)
 {
 	b->by[B_DISK] = pl->by[B_DISK];
 	b->by[B_FILES] = pl->by[B_FILES];
+	memcpy(b->why[B_PIDS], pl->why[B_PIDS], sizeof(b->why[B_PIDS]));
 }
 
 /* After the run, every process reaped: usage, then the cgroup removed.

@@ -27,11 +27,21 @@
 #define EXIT_OUTPUT (128 + 9)
 
 #define ERRLEN 512
+/* Why a whole-run bound is held by less than a controller. */
+#define BOUND_WHY_LEN 512
 /* A snippet is source code; more than this is a mistake or an attack. */
 #define SNIPPET_MAX (16u << 20)
-/* Deepest tree copied into or out of a run tmpfs, or watched on the host
- * (one fd each): deeper is skipped (copies) or over the bound (watch). */
+/* Deepest tree copied into or out of a run tmpfs (one fd each): deeper
+ * is skipped. */
 #define RUNFS_DEPTH_MAX 64
+/* Deepest tree the watch walks on the host (one fd a level: cordon
+ * raises its own descriptor limit to hold them, watch_arm): deeper, or
+ * past the descriptors the hard limit gives, is over every bound. */
+#define RUNFS_WATCH_DEPTH_MAX 1024
+/* The status's reason for a disk or files bound the watch held. */
+#define RUNFS_WATCH_WHY "no run tmpfs (no mount namespace): a watch of " \
+	"the workdir ends the run past the bound, after what the run writes " \
+	"while it measures (not held exactly: cordon(1), NO NAMESPACES)"
 /* How often the supervisor measures a watched workdir (no run tmpfs). */
 #define RUNFS_WATCH_MS 50
 #define RUNFS_WATCH_NEAR_MS 5         /* once past half of a bound */
@@ -119,6 +129,8 @@ struct layers {
 	int caps_dropped, rlimits, env, fds_closed, new_session;
 	unsigned long ns_flags;       /* CLONE_NEW* used */
 	int private_tmp, private_shm;
+	int workdir_noexec;           /* the run tmpfs (noexec) holds what
+	                               * the run writes: no ld.so of it */
 };
 
 /* How a run ended, as the status report names it (status.c holds the
@@ -144,7 +156,7 @@ struct bounds {
 	uint64_t memory_peak, oom_kills, pids_refused;  /* UINT64_MAX: ? */
 	uint64_t disk_used, files_used;                 /* UINT64_MAX: ? */
 	unsigned int proxy_procs;     /* of the pids bound, the proxy's */
-	char why[2][360];   /* memory, pids: why no controller holds it */
+	char why[2][BOUND_WHY_LEN];   /* memory, pids: why no controller */
 };
 
 struct cgroup {
@@ -421,7 +433,13 @@ uint64_t runfs_own_inodes(const char *workdir, int private_tmp,
     int private_shm);
 int runfs_usage(int dirfd, uint64_t *bytes, uint64_t *inodes);
 /* watch.c: the tree and the files the run holds outside it */
-int watch_measure(int dirfd, uint64_t *bytes, uint64_t *inodes);
+/* Why the watch could not see the whole run (watch_measure's *blind,
+ * the status's reason). */
+enum { WATCH_SAW_ALL, WATCH_BLIND_PROC, WATCH_BLIND_TREE };
+int watch_measure(int dirfd, uint64_t *bytes, uint64_t *inodes,
+    int *blind);
+int watch_arm(int dirfd);
+void watch_reason(int why, char *buf, size_t len);
 int watch_count(int dirfd, uint64_t max, uint64_t *n);
 /* watchpace.c: when the watch looks */
 /* watch_due's answers: wait; walk by the schedule; walk early: the file
@@ -470,7 +488,9 @@ int run_caps_drop(void);
  * decided here: the caller re-plans, plan_ns_refused, and calls again). */
 #define RUN_NS_REFUSED (-2)
 pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen);
-int run_probe_ns(unsigned long flags);
+int run_probe_ns(unsigned long flags, int *err);
+/* nscause.c: why the kernel refused namespaces (clone's errno e) */
+void ns_cause(int e, char *buf, size_t len);
 int run_workdir_private(const struct launch *ln);
 
 /* sigs.c: SIGINT, SIGTERM, SIGHUP blocked and read through *sigfd;

@@ -225,6 +225,7 @@ static void layers_fill(struct layers *l, const struct launch *ln)
 	l->ns_flags = ln->ns_flags;
 	l->private_tmp = ln->private_tmp;
 	l->private_shm = ln->private_shm;
+	l->workdir_noexec = (ln->ns_flags & CLONE_NEWNS) != 0;  /* runfs.c */
 }
 
 /* The run's CPU time limits in ms, soft and hard (0: none): what the
@@ -301,7 +302,10 @@ static void bounds_arm(const struct opts *o, struct res *s)
 static pid_t ns_refused_start(const struct opts *o, const struct cpol *p,
     struct res *s, char *err)
 {
-	if (plan_ns_refused(s->pl, p, o, err, ERRLEN) < 0)
+	char why[240];
+
+	ns_cause(errno, why, sizeof(why));      /* the clone's */
+	if (plan_ns_refused(s->pl, p, o, why, err, ERRLEN) < 0)
 		return -1;
 	s->ln.ns_flags = s->pl->ns_flags;
 	s->ln.private_tmp = s->pl->private_tmp;
@@ -431,7 +435,7 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 	sp->watch_fd = -1;
 	if (r->bounds.by[B_DISK] == BY_WATCH ||
 	    r->bounds.by[B_FILES] == BY_WATCH) {
-		sp->watch_fd = s->wfd;
+		sp->watch_fd = watch_arm(s->wfd);
 		sp->watch_bytes = r->bounds.limit[B_DISK];
 		sp->watch_files = r->bounds.limit[B_FILES];
 	}

@@ -73,10 +73,8 @@ static void fallbacks(const struct bounds *b)
 			continue;
 		figure(a, cpol_rlim_unit(r), b->limit[i]);
 		if (b->by[i] == BY_WATCH)
-			sink_say("cordon: limit %s %s: watched, not held (no "
-			    "mount namespace, so no run tmpfs): cordon measured "
-			    "the workdir and would end the run past it",
-			    cpol_rlim_name(r), a);
+			sink_say("cordon: limit %s %s: watched, not held: %s",
+			    cpol_rlim_name(r), a, RUNFS_WATCH_WHY);
 		else if (i <= B_PIDS && (b->by[i] == BY_NONE ||
 		    b->by[i] == BY_RLIMIT || b->by[i] == BY_RLIMIT_PROC))
 			sink_say("cordon: limit %s %s: by %s, not a controller "

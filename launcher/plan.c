@@ -235,24 +235,23 @@ static int plan_bounds(const struct cpol *p, const struct opts *o,
 
 /* Without namespaces (--no-namespaces, or a kernel that refuses them):
  * refused when one is required, else what is left. */
-static int plan_no_ns(const struct opts *o, int ns, struct run_plan *pl,
-    char *err, size_t errlen)
+static int plan_no_ns(const struct opts *o, int ns, const char *refused,
+    struct run_plan *pl, char *err, size_t errlen)
 {
 	int i;
 
 	if (!o->no_namespaces && ns != 0)
 		return 0;
 	if (pl->ns_required[0]) {
-		snprintf(err, errlen, "%s, %s", pl->ns_required,
+		snprintf(err, errlen, "%s, %s%s", pl->ns_required,
 		    o->no_namespaces ? "and --no-namespaces forbids them" :
-		    "but the kernel refuses namespaces. Hint: sysctl "
-		    "user.max_user_namespaces, "
-		    "kernel.apparmor_restrict_unprivileged_userns");
+		    "but namespaces were refused: ", o->no_namespaces ? "" :
+		    refused);
 		return -1;
 	}
 	for (i = 0; i < PLAN_NS_N; i++)
 		why(pl, i, o->no_namespaces ? "--no-namespaces" :
-		    "the kernel refuses namespaces");
+		    "refused (see namespaces)");
 	pl->ns_flags = 0;
 	pl->private_tmp = pl->private_shm = 0;
 	return 0;
@@ -348,18 +347,17 @@ static int plan_cgroup(const struct cpol *p, const struct probe *pr,
  * cannot go without them; what holds the disk and files bounds; the
  * filter. */
 static int plan_ns(const struct cpol *p, const struct opts *o, int ns,
-    struct run_plan *pl, char *err, size_t errlen)
+    const char *refused, struct run_plan *pl, char *err, size_t errlen)
 {
-	if (plan_no_ns(o, ns, pl, err, errlen) < 0)
+	if (plan_no_ns(o, ns, refused, pl, err, errlen) < 0)
 		return -1;
 	pl->by[B_DISK] = pl->limit[B_DISK] == UINT64_MAX ? BY_NONE :
 	    pl->ns_flags & CLONE_NEWNS ? BY_TMPFS : BY_WATCH;
 	pl->by[B_FILES] = pl->limit[B_FILES] == UINT64_MAX ? BY_NONE :
 	    pl->ns_flags & CLONE_NEWNS ? BY_TMPFS : BY_WATCH;
 	if (pl->by[B_DISK] == BY_WATCH || pl->by[B_FILES] == BY_WATCH)
-		snprintf(pl->disk_why, sizeof(pl->disk_why), "no mount "
-		    "namespace: cordon watches the workdir (Landlock keeps "
-		    "every write inside it) and ends the run past the bound");
+		snprintf(pl->disk_why, sizeof(pl->disk_why), "%s",
+		    RUNFS_WATCH_WHY);
 	return plan_filter(p, o, pl, err, errlen);
 }
 
@@ -371,6 +369,7 @@ int plan_make(const struct cpol *p, const struct opts *o,
 		return -1;
 	pl->learn = o->observe != NULL;
 	pl->root = pr->root;
+	pl->uid = pr->uid;
 	pl->layers.landlock_errata = pr->landlock_errata;
 	if (landlock_check(p, pr->landlock_abi, &pl->layers, err, errlen) < 0)
 		return -1;
@@ -390,16 +389,36 @@ int plan_make(const struct cpol *p, const struct opts *o,
 		return -1;
 	plan_mnt(p, pl);
 	plan_required(p, pr, pl);
-	if (plan_ns(p, o, pr->ns, pl, err, errlen) < 0)
+	if (plan_ns(p, o, pr->ns, pr->ns_why, pl, err, errlen) < 0)
 		return -1;
 	pl->truncate = (p->flags & CPOL_F_OUTPUT_TRUNCATE) != 0;
 	return plan_request(pl, p, o, err, errlen);
 }
 
-int plan_ns_refused(struct run_plan *pl, const struct cpol *p,
-    const struct opts *o, char *err, size_t errlen)
+/* RLIMIT_NPROC without a user namespace counts every process of the uid
+ * on the host (the node, in a pod: every container running as it), so
+ * other runs and programs of the uid take from the run's bound; nothing
+ * the kernel gives without a cgroup or a user namespace bounds a run's
+ * processes apart.  Said once, where the plan holds pids so. */
+static void pids_shared(struct run_plan *pl)
 {
-	return plan_ns(p, o, 0, pl, err, errlen);
+	size_t n = strlen(pl->why[B_PIDS]);
+
+	if (pl->by[B_PIDS] == BY_RLIMIT && !(pl->ns_flags & CLONE_NEWUSER) &&
+	    !strstr(pl->why[B_PIDS], "; no user namespace"))
+		snprintf(pl->why[B_PIDS] + n, sizeof(pl->why[B_PIDS]) - n,
+		    "; no user namespace: every process of uid %u on the host "
+		    "counts, other runs' included, so this run may get fewer",
+		    pl->uid);
+}
+
+int plan_ns_refused(struct run_plan *pl, const struct cpol *p,
+    const struct opts *o, const char *refused, char *err, size_t errlen)
+{
+	if (plan_ns(p, o, 0, refused, pl, err, errlen) < 0)
+		return -1;
+	pids_shared(pl);
+	return 0;
 }
 
 int plan_request(struct run_plan *pl, const struct cpol *p,
@@ -454,6 +473,7 @@ int plan_held(struct run_plan *pl, const struct cpol *p,
 		    "apply RLIMIT_NPROC to root" : "RLIMIT_NPROC counts the "
 		    "uid's processes (per user namespace)");
 	}
+	pids_shared(pl);
 	if ((p->flags & CPOL_F_REQUIRE_MEMORY) && !cg->memory)
 		return refuse(err, errlen, "memory", pl->why[B_MEMORY]);
 	if ((p->flags & CPOL_F_REQUIRE_PIDS) && !cg->pids)

@@ -21,7 +21,9 @@ struct probe {
 	int ns;               /* 1: the kernel gives the namespaces, 0: it
 	                       * refuses them, -1: not asked (a run: the
 	                       * clone tries; refused, plan_ns_refused) */
+	char ns_why[240];     /* ns 0: why (nscause.c) */
 	int root;             /* uid 0: RLIMIT_NPROC does not bind it */
+	unsigned int uid;     /* cordon's: RLIMIT_NPROC's count's owner */
 	const char *grows_outside;  /* the first rule path that can grow
 	                       * something outside the workdir, or NULL */
 	const char *cgroup_base;   /* --cgroup or $CORDON_CGROUP (v2 there),
@@ -65,7 +67,7 @@ struct run_plan {
 	enum bound_by by[NBOUNDS];    /* disk, files: planned (tmpfs or
 	                               * watch); memory, pids: plan_held */
 	char disk_why[300];           /* why disk and files are held so */
-	char why[2][360];             /* memory, pids: why no controller */
+	char why[2][BOUND_WHY_LEN];   /* memory, pids: why no controller */
 	struct rlim rlim[CPOL_RLIM_KERNEL_MAX];  /* after capping */
 	int nrlim;
 	enum plan_filter filter;
@@ -75,6 +77,7 @@ struct run_plan {
 	int truncate;                 /* past the cap: drop, keep running */
 	int learn;                    /* --observe */
 	int root;                     /* the probe's: uid 0 */
+	unsigned int uid;             /* the probe's */
 	const char *cgroup_base;      /* the probe's: where the group goes */
 	int env_proxy, env_ca;        /* the proxy's variables replace the
 	                               * policy's; its CA bundle's too */
@@ -97,9 +100,10 @@ int plan_request(struct run_plan *pl, const struct cpol *p,
  * without them, as plan_make makes it for a probe that found none (the
  * same refusal where the run cannot go without them), so that the apply
  * side reads the namespaces, the private /tmp, what holds the disk bound
- * and the filter from the plan only.  No system call. */
+ * and the filter from the plan only; refused: why (nscause.c, from the
+ * clone's errno).  No system call. */
 int plan_ns_refused(struct run_plan *pl, const struct cpol *p,
-    const struct opts *o, char *err, size_t errlen);
+    const struct opts *o, const char *refused, char *err, size_t errlen);
 /* Memory and pids, once the cgroup is made (cgroup.c), or as --check's
  * probe foresees it: held by it, or by the per-process rlimits (capped
  * here); -1 with err where the policy requires a controller.  No system

@@ -22,8 +22,7 @@ static const char *probed(const struct probe *pr, const struct run_plan *pl)
 {
 	if (!pl->ns_flags && pr->ns != 0)
 		return "not used";
-	return pr->ns < 0 ? "not asked" : pr->ns ? "available" :
-	    "refused by the kernel";
+	return pr->ns < 0 ? "not asked" : pr->ns ? "available" : pr->ns_why;
 }
 
 /* Why a bound is held so, or "" (disk and files: the plan's reason;

@@ -67,11 +67,16 @@ void probe_make(const struct cpol *p, const struct opts *o, int ask,
     struct probe *pr)
 {
 	const char *env = getenv("CORDON_CGROUP");
+	int e = 0;
 
 	pr->landlock_abi = landlock_probe(&pr->landlock_errata);
-	pr->root = getuid() == 0;
+	pr->uid = getuid();
+	pr->root = pr->uid == 0;
 	pr->ns = ask ? run_probe_ns(CLONE_NEWUSER | CLONE_NEWPID |
-	    CLONE_NEWNET | CLONE_NEWNS) : -1;
+	    CLONE_NEWNET | CLONE_NEWNS, &e) : -1;
+	pr->ns_why[0] = '\0';
+	if (pr->ns == 0)
+		ns_cause(e, pr->ns_why, sizeof(pr->ns_why));
 	pr->cgroup_base = o->cgroup ? o->cgroup : env && env[0] ? env : NULL;
 	pr->cgroup = 0;
 	if (ask)

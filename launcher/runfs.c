@@ -385,7 +385,7 @@ int runfs_statfs(int mnt, uint64_t own, uint64_t *bytes, uint64_t *inodes)
 static int tree_usage(int fd, int depth, uint64_t *bytes, uint64_t *inodes);
 
 /* One entry's blocks; a directory's contents too.  A tree deeper than
- * RUNFS_DEPTH_MAX, or a directory the watch cannot read, cannot be
+ * RUNFS_WATCH_DEPTH_MAX, or a directory the watch cannot read, cannot be
  * watched: reported as over every bound. */
 static int entry_usage(int dirfd, const char *name, int depth,
     uint64_t *bytes, uint64_t *inodes)
@@ -399,17 +399,20 @@ static int entry_usage(int dirfd, const char *name, int depth,
 	*inodes += 1;
 	if (!S_ISDIR(st.st_mode))
 		return 0;
-	if (depth >= RUNFS_DEPTH_MAX) {
+	if (depth >= RUNFS_WATCH_DEPTH_MAX) {
 		*bytes = *inodes = UINT64_MAX;
 		return 0;
 	}
 	fd = subdir(dirfd, name);
-	if (fd < 0 && errno == EACCES) {   /* made unreadable (mkdir 0300): */
-		*bytes = *inodes = UINT64_MAX;  /* what it hides is unknown */
+	/* made unreadable (mkdir 0300), or deeper than the descriptors
+	 * cordon may hold: what it hides is unknown */
+	if (fd < 0 && (errno == EACCES || errno == EMFILE ||
+	    errno == ENFILE)) {
+		*bytes = *inodes = UINT64_MAX;
 		return 0;
 	}
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;   /* gone meanwhile */
+	if (fd < 0)   /* gone meanwhile, or replaced by a file (counted) */
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 	return tree_usage(fd, depth + 1, bytes, inodes);
 }
 

@@ -45,6 +45,7 @@ const char *status_bound_by(enum bound_by by)
  * leave the line that is no longer JSON: the sum holds them all. */
 #define REPORT_WORKDIR sizeof(((struct report *)0)->workdir)
 #define STATUS_RUN_STRINGS (JSON_ESCAPE_MAX * (REPORT_WORKDIR + ERRLEN + \
+	2 * BOUND_WHY_LEN + \
 	EGRESS_REFUSED_MAX * (EGRESS_DEST_MAX + EGRESS_PATH_MAX)))
 struct out {
 	char buf[8192 + STATUS_RUN_STRINGS + DENIALS_MAX * 448 +
@@ -131,8 +132,9 @@ static void layers(struct out *o, const struct layers *given)
 			add(o, "%s\"%s\"", sep, ns[i].name);
 			sep = ",";
 		}
-	add(o, "],\"private_tmp\":%s,\"private_shm\":%s}}\n",
-	    tf(l->private_tmp), tf(l->private_shm));
+	add(o, "],\"private_tmp\":%s,\"private_shm\":%s,"
+	    "\"workdir_noexec\":%s}}\n", tf(l->private_tmp),
+	    tf(l->private_shm), tf(l->workdir_noexec));
 }
 
 /* A count, or null when cordon could not read it. */
@@ -195,7 +197,8 @@ static void egress(struct out *o, const struct report *r)
 }
 
 /* "bounds": each whole-run limit, what held it, and what the run used;
- * for memory and pids, "reason": why no controller held it, or null. */
+ * "reason": for memory and pids why no controller held it, for disk and
+ * files what a watch holds, or null. */
 static void bounds(struct out *o, const struct bounds *b)
 {
 	static const char *const names[NBOUNDS] = {
@@ -220,6 +223,9 @@ static void bounds(struct out *o, const struct bounds *b)
 			num(o, i == B_MEMORY ? "peak" : "used", *used[i]);
 		if (i <= B_PIDS)
 			str(o, "reason", b->why[i][0] ? b->why[i] : NULL);
+		else
+			str(o, "reason", b->by[i] == BY_WATCH ?
+			    RUNFS_WATCH_WHY : NULL);
 		add(o, "\"by\":\"%s\"}%s", bound_by[b->by[i]],
 		    i + 1 < NBOUNDS ? "," : "},");
 	}

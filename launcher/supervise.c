@@ -45,8 +45,9 @@ struct end {
 	enum end_kind kind;
 	int signo;                    /* END_SIGNAL: what cordon received */
 	int err;                      /* END_FAILED: errno of poll(); */
-	                              /* END_DISK: 1 if the watch was blind,
-	                               * 2 if the file system ran low */
+	                              /* END_DISK: 1, 3 if the watch was blind
+	                               * (a process, the tree), 2 if the file
+	                               * system ran low */
 	int nr;                       /* END_SECCOMP: the call the filter */
 	uint32_t arch;                /*   stopped, and its architecture */
 };
@@ -299,12 +300,12 @@ static int quick_count(const struct sup *sp, const struct watch_pace *wp,
 	if ((due != WATCH_COUNT && due != WATCH_LOW) ||
 	    watch_count(sp->watch_fd, max, &n) < 0 || n <= max)
 		return 0;
-	*why = n == UINT64_MAX ? 1 : due == WATCH_LOW ? 2 : 0;
+	*why = n == UINT64_MAX ? 3 : due == WATCH_LOW ? 2 : 0;
 	return 1;
 }
 
-/* A watched workdir (no run tmpfs): 0 past its bound (*why: 1 when the
- * watch could not see all of it, 2 when the file system ran low), else
+/* A watched workdir (no run tmpfs): 0 past its bound (*why: 1, 3 when
+ * the watch could not see all of it, 2 when the file system ran low), else
  * the ms to the next look (watchpace.c: a walk sooner once past half of
  * a bound, or at once when the file system gained enough; later when a
  * walk costs more than 1/RUNFS_WATCH_SHARE of the time between). */
@@ -312,7 +313,7 @@ static uint64_t look_at(const struct sup *sp, struct watch_pace *wp,
     uint64_t now, int *why)
 {
 	uint64_t found[2], next, t0;
-	int due = watch_due(wp, sp->watch_fd, now), past;
+	int due = watch_due(wp, sp->watch_fd, now), past, blind;
 
 	if (due == WATCH_WAIT)
 		return watch_wait(wp, now);
@@ -320,9 +321,9 @@ static uint64_t look_at(const struct sup *sp, struct watch_pace *wp,
 		return 0;
 	watch_before(wp, sp->watch_fd);
 	t0 = cpu_us();
-	if (watch_measure(sp->watch_fd, &found[0], &found[1]) < 0)
+	if (watch_measure(sp->watch_fd, &found[0], &found[1], &blind) < 0)
 		return RUNFS_WATCH_MS;   /* read again at the next look */
-	*why = found[0] == UINT64_MAX && found[1] == UINT64_MAX;
+	*why = blind == WATCH_BLIND_TREE ? 3 : blind == WATCH_BLIND_PROC;
 	next = found[0] > sp->watch_bytes / 2 ||
 	    found[1] > sp->watch_files / 2 ? RUNFS_WATCH_NEAR_MS :
 	    RUNFS_WATCH_MS;
@@ -537,14 +538,7 @@ static void classify(struct report *r, struct end e, const struct fate *f,
 	case END_DISK:
 		r->outcome = OUT_DISK;
 		r->exit_code = 128 + SIGKILL;
-		snprintf(r->reason, sizeof(r->reason), "%s", e.err == 1 ?
-		    "the watch could not look into a process of the run "
-		    "(non-dumpable, or nested too deep), which counts as past "
-		    "limit disk and limit files: cordon ended the run" :
-		    e.err == 2 ? "the workdir's file system ran low on free "
-		    "inodes or blocks while the run grew: cordon ended the run "
-		    "before it filled the file system" : "the workdir passed "
-		    "limit disk or limit files: cordon ended the run");
+		watch_reason(e.err, r->reason, sizeof(r->reason));
 		return;
 	case END_FAILED:
 		r->outcome = OUT_ERROR;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -221,18 +222,19 @@ static int count_entry(int dirfd, const struct dirent *e, int depth,
 			return 0;
 	} else if (e->d_type != DT_DIR)
 		return 0;
-	if (depth >= RUNFS_DEPTH_MAX) {
+	if (depth >= RUNFS_WATCH_DEPTH_MAX) {
 		*n = UINT64_MAX;
 		return 0;
 	}
 	fd = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
-	if (fd < 0 && errno == EACCES) {
+	if (fd < 0 && (errno == EACCES || errno == EMFILE ||
+	    errno == ENFILE)) {
 		*n = UINT64_MAX;
 		return 0;
 	}
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;   /* gone meanwhile */
+	if (fd < 0)   /* gone meanwhile, or replaced by a file */
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 	return count_tree(fd, depth + 1, max, n);
 }
 
@@ -270,17 +272,21 @@ int watch_count(int dirfd, uint64_t max, uint64_t *n)
 
 /* The watch's measure: the tree below dirfd (runfs_usage) and the
  * files the run holds outside it; UINT64_MAX for both when something
- * cannot be seen. */
-int watch_measure(int dirfd, uint64_t *bytes, uint64_t *inodes)
+ * cannot be seen, and *blind says what (cordon.h: WATCH_BLIND_...). */
+int watch_measure(int dirfd, uint64_t *bytes, uint64_t *inodes,
+    int *blind)
 {
 	struct held h = { .v = NULL };
 	struct stat st;
 	size_t i;
 
+	*blind = WATCH_SAW_ALL;
 	if (runfs_usage(dirfd, bytes, inodes) < 0 || fstat(dirfd, &st) < 0)
 		return -1;
-	if (*inodes == UINT64_MAX)
+	if (*inodes == UINT64_MAX) {
+		*blind = WATCH_BLIND_TREE;
 		return 0;
+	}
 	h.dev = st.st_dev;
 	held_tree(&h, getpid(), 0);
 	if (h.n > 1)
@@ -290,8 +296,50 @@ int watch_measure(int dirfd, uint64_t *bytes, uint64_t *inodes)
 			*bytes += h.v[i].bytes;
 			*inodes += 1;
 		}
-	if (h.unknown)
+	if (h.unknown) {
 		*bytes = *inodes = UINT64_MAX;
+		*blind = WATCH_BLIND_PROC;
+	}
 	free(h.v);
 	return 0;
+}
+
+/* Before the first walk: cordon's own descriptor limit raised (the soft
+ * one, up to the hard one) to hold a walk RUNFS_WATCH_DEPTH_MAX deep
+ * beside cordon's own descriptors; what the hard limit does not give
+ * leaves a deeper tree over the bound (EMFILE, above).  Only cordon's:
+ * the run's processes got their limits at the clone.  Returns dirfd. */
+int watch_arm(int dirfd)
+{
+	struct rlimit r;
+	rlim_t want = RUNFS_WATCH_DEPTH_MAX + 256;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < want) {
+		r.rlim_cur = r.rlim_max < want ? r.rlim_max : want;
+		(void)setrlimit(RLIMIT_NOFILE, &r);
+	}
+	return dirfd;
+}
+
+/* The status's reason for a run the watch ended (why: look_at's). */
+void watch_reason(int why, char *buf, size_t len)
+{
+	if (why == 1)
+		snprintf(buf, len, "the watch could not look into a process "
+		    "of the run (non-dumpable, or nested too deep), which "
+		    "counts as past limit disk and limit files: cordon ended "
+		    "the run");
+	else if (why == 2)
+		snprintf(buf, len, "the workdir's file system ran low on "
+		    "free inodes or blocks while the run grew: cordon ended "
+		    "the run before it filled the file system");
+	else if (why == 3)
+		snprintf(buf, len, "the watch could not walk the workdir's "
+		    "whole tree (deeper than %d levels or than the descriptors "
+		    "cordon may hold, or a folder it may not read), which "
+		    "counts as past limit disk and limit files: cordon ended "
+		    "the run", RUNFS_WATCH_DEPTH_MAX);
+	else
+		snprintf(buf, len, "the workdir passed limit disk or limit "
+		    "files: cordon ended the run");
 }

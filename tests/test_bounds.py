@@ -206,15 +206,18 @@ print("hidden")
         assert "hidden" not in r.out
 
 
-def test_watch_refuses_trees_it_cannot_see(cordon, bounds):
-    r = cordon(bounds, """
+def test_watch_refuses_trees_it_cannot_see(cordon, launcher_blobs):
+    # deeper than the watch walks (RUNFS_WATCH_DEPTH_MAX, 1,024 levels;
+    # a 300-deep tree is walked: test_diskbound.py), within the files bound
+    r = cordon(launcher_blobs("launcher-bounds", FILES="5000"), """
 import os
-for i in range(100):
+for i in range(1100):
     os.mkdir("d"); os.chdir("d")
 import time; time.sleep(5)
 print("hidden")
 """, opts=["--no-namespaces"])
     assert r.status["outcome"] == "disk_limit", r
+    assert "whole tree" in r.status["reason"], r.status
     assert "hidden" not in r.out
 
 

@@ -350,6 +350,99 @@ def test_watch_never_fills_the_callers_file_system(launcher_blobs, cordon,
     assert left == [] and free > 7900, (left[:3], free)
 
 
+# A tree DEPTH folders deep, made and removed without holding a
+# descriptor a level (the run's own nofile bound), or left for cordon.
+DEEP = """
+import os, sys, time
+depth, keep = int(sys.argv[1]), sys.argv[2] == "keep"
+for i in range(depth):
+    os.mkdir("d")
+    os.chdir("d")
+time.sleep(0.3)   # a walk or more of the whole tree
+if not keep:
+    for i in range(depth):
+        os.chdir("..")
+        os.rmdir("d")
+print("done", depth, flush=True)
+"""
+
+
+@pytest.mark.parametrize("keep", ["rm", "keep"])
+def test_watch_walks_a_300_deep_tree(launcher_blobs, cordon, tmp_path, keep):
+    # the watch once gave up 64 levels down and ended the run as past its
+    # bounds (disk_limit, blamed on "a process of the run")
+    blob = launcher_blobs("launcher-bounds", DISK="64M", FILES="2000")
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    r = cordon(blob, DEEP, "300", keep, opts=["--no-namespaces"],
+               env=dict(os.environ, TMPDIR=str(tmpdir)), timeout=120)
+    assert r.rc == 0 and "done 300" in r.out, r
+    assert r.status["outcome"] == "exited", r.status
+    assert r.status["bounds"]["files"]["by"] == "watch", r.status
+    assert list(tmpdir.iterdir()) == [], list(tmpdir.iterdir())[:3]
+
+
+def test_watch_ends_a_tree_deeper_than_it_walks(launcher_blobs, cordon,
+                                                tmp_path):
+    # past RUNFS_WATCH_DEPTH_MAX (1024) what the tree holds is unknown:
+    # over the bound, and the reason says it was the tree
+    blob = launcher_blobs("launcher-bounds", DISK="64M", FILES="2000")
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    r = cordon(blob, DEEP, "1100", "rm", opts=["--no-namespaces"],
+               env=dict(os.environ, TMPDIR=str(tmpdir)), timeout=120)
+    assert r.status["outcome"] == "disk_limit", r
+    assert "whole tree (deeper than 1024 levels" in r.status["reason"], r
+    assert "done" not in r.out, r
+    assert list(tmpdir.iterdir()) == [], list(tmpdir.iterdir())[:3]
+
+
+@pytest.mark.skipif(os.geteuid() != 0,
+                    reason="mounts a small tmpfs, then runs cordon as 65534")
+def test_watch_never_fills_the_callers_file_system_as_nobody(
+        launcher_blobs):
+    # the same as uid 65534 (the issue's case: an inode flood once left
+    # the caller's TMPDIR with 0 free inodes): what that uid may use
+    # (f_favail) is what the reserve keeps
+    import shutil
+    import tempfile
+    top = pathlib.Path(tempfile.mkdtemp(prefix="cordon-nobody."))
+    try:
+        os.chmod(top, 0o755)
+        blob = top / "b.cpol"
+        shutil.copyfile(launcher_blobs("launcher-bounds", DISK="64M",
+                                       FILES="100000"), blob)
+        (top / "s.py").write_text(FAST)
+        out = top / "out"
+        out.mkdir()
+        os.chown(out, 65534, 65534)
+        for f in (blob, top / "s.py"):
+            os.chmod(f, 0o644)
+        small = top / "small"
+        small.mkdir()
+        subprocess.run(["mount", "-t", "tmpfs", "-o",
+                        "size=64M,nr_inodes=8000,mode=0777", "cordon-test",
+                        str(small)], check=True)
+        try:
+            r = subprocess.run(
+                ["setpriv", "--reuid=65534", "--regid=65534",
+                 "--clear-groups", "--", CORDON, "--no-namespaces",
+                 "--status-file", str(out / "st.json"), str(blob),
+                 str(top / "s.py")],
+                env=dict(os.environ, TMPDIR=str(small)),
+                capture_output=True, text=True, timeout=120)
+            free = os.statvfs(small).f_favail
+            left = list(small.iterdir())
+        finally:
+            subprocess.run(["umount", str(small)], check=True)
+        st = json.loads((out / "st.json").read_text())
+    finally:
+        shutil.rmtree(top)
+    assert st["outcome"] == "disk_limit", (st, r.stderr)
+    assert "file system ran low" in st["reason"], st
+    assert left == [] and free > 7900, (left[:3], free)
+
+
 # ---- workdirs a SIGKILLed cordon left ------------------------------------
 
 def kill_mid_run(blob, tmpdir, opts=()):

@@ -29,7 +29,7 @@ LAYER_KEYS = ["no_new_privs", "seccomp", "landlock_abi", "landlock_errata",
               "landlock_fs", "landlock_net", "scope_abstract_unix",
               "scope_signal", "caps_dropped", "rlimits", "env",
               "fds_closed", "new_session", "namespaces", "private_tmp",
-              "private_shm"]
+              "private_shm", "workdir_noexec"]
 
 
 @pytest.fixture(scope="module")

@@ -75,13 +75,15 @@ def test_watched_disk_bound_says_so(cordon, policies_dir):
     assert r.rc == 3, r
     b = r.status["bounds"]
     assert b["disk"]["by"] == b["files"]["by"] == "watch", b
+    watch = ("watched, not held: no run tmpfs (no mount namespace): a watch "
+             "of the workdir ends the run past the bound, after what the "
+             "run writes while it measures (not held exactly: cordon(1), "
+             "NO NAMESPACES)")
     assert [n for n in notes(r) if "watched" in n] == [
-        "cordon: limit disk 10M: watched, not held (no mount namespace, so "
-        "no run tmpfs): cordon measured the workdir and would end the run "
-        "past it",
-        "cordon: limit files 500: watched, not held (no mount namespace, so "
-        "no run tmpfs): cordon measured the workdir and would end the run "
-        "past it"], r.err
+        "cordon: limit disk 10M: " + watch,
+        "cordon: limit files 500: " + watch], r.err
+    # the same words as the status's reason
+    assert watch.endswith(b["disk"]["reason"]), b
     assert notes(r) == fallback_notes(r) + \
         [n for n in notes(r) if "watched" in n], r.err
     q = cordon(policies_dir / "code_gen.cpol", "raise SystemExit(3)\n",

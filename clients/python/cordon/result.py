@@ -49,6 +49,7 @@ class Layers:
     namespaces: tuple[str, ...] = ()
     private_tmp: bool = False
     private_shm: bool = False
+    workdir_noexec: bool = False
     raw: Mapping[str, Any] = dataclasses.field(default_factory=dict,
                                                repr=False)
 
