@@ -102,18 +102,13 @@ close_in:
 	return rc;
 }
 
-/* The plan's filter (plan_filter decided which, and that it fits): with
- * a listener (a PID namespace), the filter's kills and errnos become
- * notifications: cordon then KNOWS which call the filter stopped and
- * records it (denials.c); it answers an errno with the policy's own
- * errno, and for a kill it kills the run without ever answering (so the
- * call never proceeds).  The program is filter.c's (traps stay traps;
- * cordon's own first exec runs the blob's program as it is), proven
- * there before the clone.  Cordon's text across a 4 GiB line (a fact of
- * this process, not the plan's) gets no listener: the status then says
- * denials were not observed; learn mode refuses the run.  A warm run
- * execs nothing: its extension's text range is empty
- * (launcher/build.mk), so no call is let through as cordon's. */
+/* The plan's filter (plan_filter chose it, and it fits), made and proven
+ * by filter.c: with its listener cordon KNOWS which call the filter
+ * stopped (denials.c), answers an errno with the policy's own, and for a
+ * kill ends the run without answering.  Cordon's text across a 4 GiB
+ * line (this process's fact, not the plan's) leaves no listener (the
+ * status says so; learn mode refuses the run).  A warm run's text range
+ * is empty (launcher/build.mk): no call is let through as cordon's. */
 static int notify_prepare(struct launch *ln, struct res *s, char *err)
 {
 	static const enum filter_prog prog[] = { [FILTER_NOTIFY] =
@@ -310,8 +305,7 @@ static void bounds_arm(const struct opts *o, struct res *s)
 }
 
 /* The kernel refused the clone's namespaces: the plan without them
- * (plan_ns_refused: refused where the run cannot go without them), its
- * namespaces and private /tmp applied, and the clone again. */
+ * (plan_ns_refused), applied, and the clone again. */
 static pid_t ns_refused_start(const struct opts *o, const struct cpol *p,
     struct res *s, char *err)
 {
