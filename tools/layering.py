@@ -83,7 +83,7 @@ LAUNCHER_DEPENDS = {
     'learn': ['top'],
 }
 LAUNCHER_PUBLIC = {
-    'top': {'cordon.h', 'kaudit.h', 'plan.h', 'filter.h'},
+    'top': {'cordon.h', 'kaudit.h', 'plan.h', 'filter.h', 'supervise.h'},
     'egress': {'egress.h'},
     'warm': {'warm.h'},
     'learn': {'learnmode.h'},
