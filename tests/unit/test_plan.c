@@ -311,6 +311,8 @@ static void test_check_cgroup_env(void **state)
 	struct cpol_limit lim[8];
 	struct row r = { "cgroup", HOSTS, .memory = GB, .pids = 100,
 	    .abi = 7, .ns = -1 };
+	struct cpol_http http = { .host = (char *)"api.example", .port = 443,
+	    .credential = (char *)"" };
 	struct run_plan pl;
 	struct cpol p;
 	struct opts o;
@@ -348,6 +350,7 @@ static void test_check_cgroup_env(void **state)
 	assert_int_equal(pl.by[B_MEMORY], BY_CGROUP2);
 	assert_string_equal(pl.cgroup_base, "/x");
 	/* HTTP hosts: the proxy's CA bundle too; network off: nothing. */
+	p.http = &http;
 	p.nhttp = 1;
 	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
 	assert_true(pl.env_proxy && pl.env_ca);
@@ -436,6 +439,44 @@ static void test_ns_refused(void **state)
 	    "Hint: sysctl user.max_user_namespaces"));
 }
 
+/* The credentials cordon cannot honour, refused by the plan (so
+ * --check says so too): one given where the policy binds none; one the
+ * run's own environment would carry beside the proxy's copy. */
+static void test_credentials(void **state)
+{
+	static struct cpol_insn insns[1];
+	struct cpol_limit lim[8];
+	struct row r = { "credentials", HOSTS, .abi = 7, .ns = -1 };
+	struct cpol_http http = { .host = (char *)"api.example",
+	    .port = 443, .credential = (char *)"TOKEN" };
+	struct cpol_env env = { .kind = CPOL_ENV_KEEP, .name = (char *)"TOKEN" };
+	struct run_plan pl;
+	struct cpol p;
+	struct opts o;
+	struct probe pr = { .landlock_abi = 7, .ns = -1 };
+	char err[ERRLEN];
+
+	(void)state;
+	policy(&r, &p, insns, lim);
+	options(&r, &o);
+	o.ncred = 1;
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), -1);
+	assert_string_equal(err, "--credential: the policy binds no "
+	    "credential");
+	p.http = &http;
+	p.nhttp = 1;
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	p.env = &env;
+	p.nenv = 1;
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "puts credential TOKEN in the run's "
+	    "environment too (env keep): refusing to run"));
+	p.flags = OFF;                          /* no proxy: nothing sent */
+	p.nhttp = 0;
+	o.ncred = 0;
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_check_cgroup_env),
 		cmocka_unit_test(test_request),
 		cmocka_unit_test(test_ns_refused),
+		cmocka_unit_test(test_credentials),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
