@@ -338,15 +338,13 @@ static void llwatch_started(struct res *s, const struct opts *o,
 	struct llwatch *w = &s->llw;
 	struct audit *a = s->sup.audit;
 
-	w->on = w->on && (s->ln.ns_flags & CLONE_NEWPID);
-	if (o->ll_watch && !w->on) {
+	w->on = w->on && s->ln.plan->filter == FILTER_LLWATCH;  /* re-planned */
+	if (o->ll_watch && !w->on) {  /* the plan's why, or this text's */
 		a->watch = 0;
 		a->by = NULL;
-		snprintf(a->why, sizeof(a->why), "%s", s->ln.ruleset_fd < 0 ?
-		    "Landlock was not applied" : !(s->ln.ns_flags &
-		    CLONE_NEWPID) ? "--landlock-watch needs the PID "
-		    "namespace (its listener); the run had none" :
-		    "the policy's program is too long for the watch's copies");
+		snprintf(a->why, sizeof(a->why), "%s", s->ln.plan->llwatch_why ?
+		    s->ln.plan->llwatch_why : "cordon's text crosses a 4 GiB "
+		    "line: no listener");
 	}
 	w->pol = s->ln.pol;
 	w->handled = s->ln.plan->ll_handled;

@@ -301,6 +301,11 @@ static int plan_filter(const struct cpol *p, const struct opts *o,
 	int refusals = 0;
 
 	pl->filter = FILTER_BLOB;
+	pl->llwatch_why = !o->ll_watch ? NULL : !pl->landlock ?
+	    "Landlock was not applied" : !(pl->ns_flags & CLONE_NEWPID) ?
+	    "--landlock-watch needs the PID namespace (its listener); the "
+	    "run had none" : "the policy's program is too long for the "
+	    "watch's copies";
 	if (!(pl->ns_flags & CLONE_NEWPID)) {
 		pl->filter_why = "no PID namespace: the filter's refusals "
 		    "reach no listener";
@@ -319,6 +324,7 @@ static int plan_filter(const struct cpol *p, const struct opts *o,
 	if (o->ll_watch && pl->landlock &&
 	    filter_fits(FPROG_LLWATCH, p->ninsns)) {
 		pl->filter = FILTER_LLWATCH;
+		pl->llwatch_why = NULL;
 		pl->filter_why = "--landlock-watch: path and port calls sent to "
 		    "cordon and checked against the policy's rules; the "
 		    "filter's refusals notify cordon";

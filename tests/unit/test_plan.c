@@ -477,6 +477,37 @@ static void test_credentials(void **state)
 	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
 }
 
+/* --landlock-watch: on where the plan chose its program, else the
+ * plan's one reason, which the status and --check say. */
+static void test_llwatch_why(void **state)
+{
+	static struct cpol_insn insns[CPOL_MAX_INSNS];
+	struct cpol_limit lim[8];
+	struct row r = { "llwatch", OFF, .opts = O_WATCH, .abi = 7, .ns = -1 };
+	struct run_plan pl;
+	struct cpol p;
+	struct opts o;
+	struct probe pr = { .landlock_abi = 7, .ns = -1 };
+	char err[ERRLEN];
+
+	(void)state;
+	policy(&r, &p, insns, lim);
+	options(&r, &o);
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_int_equal(pl.filter, FILTER_LLWATCH);
+	assert_null(pl.llwatch_why);
+	assert_int_equal(plan_ns_refused(&pl, &p, &o, err, sizeof(err)), 0);
+	assert_non_null(strstr(pl.llwatch_why, "needs the PID namespace"));
+	r.ninsns = 1400;
+	policy(&r, &p, insns, lim);
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_int_equal(pl.filter, FILTER_NOTIFY);
+	assert_non_null(strstr(pl.llwatch_why, "too long for the watch's"));
+	o.ll_watch = 0;
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_null(pl.llwatch_why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -486,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_request),
 		cmocka_unit_test(test_ns_refused),
 		cmocka_unit_test(test_credentials),
+		cmocka_unit_test(test_llwatch_why),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
