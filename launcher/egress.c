@@ -54,41 +54,15 @@ void egress_init(struct egress_run *e)
 	e->pid = -1;
 }
 
-/* What cordon cannot honour refuses the run: a credential the run's
- * own environment would also carry. */
-static int http_refused(const struct cpol *p, char *err, size_t errlen)
-{
-	for (uint32_t i = 0; i < p->nhttp; i++) {
-		const struct cpol_http *h = &p->http[i];
-
-		for (uint32_t j = 0; *h->credential && j < p->nenv; j++)
-			if (strcmp(p->env[j].name, h->credential) == 0) {
-				snprintf(err, errlen, "the policy puts "
-				    "credential %s in the run's environment "
-				    "too (env %s): refusing to run",
-				    h->credential, p->env[j].kind ==
-				    CPOL_ENV_KEEP ? "keep" : "set");
-				return -1;
-			}
-	}
-	return 0;
-}
-
 int egress_prepare(struct egress_run *e, const struct cpol *p,
     unsigned int procs, const struct egress_map *map, int nmap,
     const struct egress_creds *cr, char *err, size_t errlen)
 {
 	void *sh, *dns;
 
-	if (cr->n > 0 && p->nhttp == 0) {
-		snprintf(err, errlen, "--credential: the policy binds no "
-		    "credential");
-		return -1;
-	}
+	/* The credentials cordon cannot honour: refused by the plan. */
 	if (!(p->flags & CPOL_F_NET_HOSTS) && !e->observe)
 		return 0;
-	if (http_refused(p, err, errlen) < 0)
-		return -1;
 	e->on = 1;
 	e->conf = calloc(1, sizeof(*e->conf));
 	if (!e->conf) {

@@ -86,18 +86,13 @@ close_in:
 	return rc;
 }
 
-/* The plan's filter (plan_filter decided which, and that it fits): with
- * a listener (a PID namespace), the filter's kills and errnos become
- * notifications: cordon then KNOWS which call the filter stopped and
- * records it (denials.c); it answers an errno with the policy's own
- * errno, and for a kill it kills the run without ever answering (so the
- * call never proceeds).  The program is filter.c's (traps stay traps;
- * cordon's own first exec runs the blob's program as it is), proven
- * there before the clone.  Cordon's text across a 4 GiB line (a fact of
- * this process, not the plan's) gets no listener: the status then says
- * denials were not observed; learn mode refuses the run.  A warm run
- * execs nothing: its extension's text range is empty
- * (launcher/build.mk), so no call is let through as cordon's.
+/* The plan's filter (plan_filter chose it, and it fits), made and proven
+ * by filter.c: with its listener cordon KNOWS which call the filter
+ * stopped (denials.c), answers an errno with the policy's own, and for a
+ * kill ends the run without answering.  Cordon's text across a 4 GiB
+ * line (this process's fact, not the plan's) leaves no listener (the
+ * status says so; learn mode refuses the run).  A warm run's text range
+ * is empty (launcher/build.mk): no call is let through as cordon's.
  * A cold run's end passes credentials: the payload's hello (fdpass.c). */
 static int notify_prepare(struct launch *ln, struct res *s, char *err)
 {
@@ -297,8 +292,7 @@ static void bounds_arm(const struct opts *o, struct res *s)
 }
 
 /* The kernel refused the clone's namespaces: the plan without them
- * (plan_ns_refused: refused where the run cannot go without them), its
- * namespaces and private /tmp applied, and the clone again. */
+ * (plan_ns_refused), applied, and the clone again. */
 static pid_t ns_refused_start(const struct opts *o, const struct cpol *p,
     struct res *s, char *err)
 {
@@ -334,15 +328,13 @@ static void llwatch_started(struct res *s, const struct opts *o,
 	struct llwatch *w = &s->llw;
 	struct audit *a = s->sup.audit;
 
-	w->on = w->on && (s->ln.ns_flags & CLONE_NEWPID);
-	if (o->ll_watch && !w->on) {
+	w->on = w->on && s->ln.plan->filter == FILTER_LLWATCH;  /* re-planned */
+	if (o->ll_watch && !w->on) {  /* the plan's why, or this text's */
 		a->watch = 0;
 		a->by = NULL;
-		snprintf(a->why, sizeof(a->why), "%s", s->ln.ruleset_fd < 0 ?
-		    "Landlock was not applied" : !(s->ln.ns_flags &
-		    CLONE_NEWPID) ? "--landlock-watch needs the PID "
-		    "namespace (its listener); the run had none" :
-		    "the policy's program is too long for the watch's copies");
+		snprintf(a->why, sizeof(a->why), "%s", s->ln.plan->llwatch_why ?
+		    s->ln.plan->llwatch_why : "cordon's text crosses a 4 GiB "
+		    "line: no listener");
 	}
 	w->pol = s->ln.pol;
 	w->handled = s->ln.plan->ll_handled;

@@ -76,6 +76,36 @@ static int opts_refused(const struct opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+/* The credentials cordon cannot honour refuse the run: one given
+ * (--credential) where the policy binds none, or, with the proxy
+ * (plan_net), one the run's own environment would also carry.  -1 with
+ * err. */
+static int creds_refused(const struct cpol *p, const struct opts *o,
+    const struct run_plan *pl, char *err, size_t errlen)
+{
+	if (o->ncred > 0 && p->nhttp == 0) {
+		snprintf(err, errlen, "--credential: the policy binds no "
+		    "credential");
+		return -1;
+	}
+	if (!pl->egress)
+		return 0;
+	for (uint32_t i = 0; i < p->nhttp; i++) {
+		const struct cpol_http *h = &p->http[i];
+
+		for (uint32_t j = 0; *h->credential && j < p->nenv; j++)
+			if (strcmp(p->env[j].name, h->credential) == 0) {
+				snprintf(err, errlen, "the policy puts "
+				    "credential %s in the run's environment "
+				    "too (env %s): refusing to run",
+				    h->credential, p->env[j].kind ==
+				    CPOL_ENV_KEEP ? "keep" : "set");
+				return -1;
+			}
+	}
+	return 0;
+}
+
 /* The network namespace: an empty one for "network off", loopback and
  * the proxy's listener for named hosts.  Learn mode: the network is
  * what is learned, so none; through the egress proxy (--observe-hosts,
@@ -270,6 +300,11 @@ static int plan_filter(const struct cpol *p, const struct opts *o,
 	int refusals = 0;
 
 	pl->filter = FILTER_BLOB;
+	pl->llwatch_why = !o->ll_watch ? NULL : !pl->landlock ?
+	    "Landlock was not applied" : !(pl->ns_flags & CLONE_NEWPID) ?
+	    "--landlock-watch needs the PID namespace (its listener); the "
+	    "run had none" : "the policy's program is too long for the "
+	    "watch's copies";
 	if (!(pl->ns_flags & CLONE_NEWPID)) {
 		pl->filter_why = "no PID namespace: the filter's refusals "
 		    "reach no listener";
@@ -288,6 +323,7 @@ static int plan_filter(const struct cpol *p, const struct opts *o,
 	if (o->ll_watch && pl->landlock &&
 	    filter_fits(FPROG_LLWATCH, p->ninsns)) {
 		pl->filter = FILTER_LLWATCH;
+		pl->llwatch_why = NULL;
 		pl->filter_why = "--landlock-watch: path and port calls sent to "
 		    "cordon and checked against the policy's rules; the "
 		    "filter's refusals notify cordon";
@@ -382,6 +418,8 @@ int plan_make(const struct cpol *p, const struct opts *o,
 	why(pl, PLAN_NS_PID, "the run's init: every process reaped, "
 	    "the filter's listener");
 	plan_net(p, o, pl);
+	if (creds_refused(p, o, pl, err, errlen) < 0)
+		return -1;
 	plan_env(p, o, pl);
 	pl->cgroup_base = pr->cgroup_base;
 	if (plan_bounds(p, o, pr, pl, err, errlen) < 0 || (pr->cgroup &&

@@ -72,6 +72,8 @@ struct run_plan {
 	int nrlim;
 	enum plan_filter filter;
 	const char *filter_why;
+	const char *llwatch_why;      /* --landlock-watch asked, and why it
+	                               * is not on (FILTER_LLWATCH: NULL) */
 	int notify_skipped;           /* too long for the notify rewrite */
 	uint64_t timeout_ms, output_cap;
 	int truncate;                 /* past the cap: drop, keep running */

@@ -132,6 +132,8 @@ static void text(const struct cpol *p, const struct run_plan *pl,
 	    l->scope_signal ? "yes" : "NO");
 	printf("seccomp: %u instructions, the %s program: %s\n", p->ninsns,
 	    filter_name[pl->filter], pl->filter_why);
+	if (pl->llwatch_why)
+		printf("landlock watch: off: %s\n", pl->llwatch_why);
 	printf("namespaces: %s\n", probed(pr, pl));
 	for (j = 0; j < PLAN_NS_N; j++)
 		printf("  %s: %s: %s\n", ns_name[j], pl->ns_flags & ns_flag[j] ?

@@ -55,6 +55,12 @@ path /var/tmp rw;
 """
 
 
+def token(tmp_path):
+    f = tmp_path / "token"
+    f.write_text("a-value\n")
+    return f
+
+
 def refusals(launcher_blobs, policies_dir, compiled, tmp_path):
     """(name, blob, options, the cause said, a wrong cause never said)"""
     trace = str(tmp_path / "trace")
@@ -87,6 +93,10 @@ def refusals(launcher_blobs, policies_dir, compiled, tmp_path):
         ("the proxy's share of pids", policies_dir / "idc_query.cpol",
          ["--limit", "pids=2"], "leaves no process for the run beside "
          "the egress proxy's 2", None),
+        ("--credential where the policy binds none",
+         policies_dir / "code_gen.cpol",
+         ["--credential", "CORDON_TEST_TOKEN=@%s" % token(tmp_path)],
+         "--credential: the policy binds no credential", None),
         ("--cgroup names no cgroup v2 directory",
          policies_dir / "idc_query.cpol", ["--cgroup", str(tmp_path)],
          "cgroup %s (--cgroup or CORDON_CGROUP) is not a cgroup v2 "

@@ -315,6 +315,8 @@ static void test_check_cgroup_env(void **state)
 	struct cpol_limit lim[8];
 	struct row r = { "cgroup", HOSTS, .memory = GB, .pids = 100,
 	    .abi = 7, .ns = -1 };
+	struct cpol_http http = { .host = (char *)"api.example", .port = 443,
+	    .credential = (char *)"" };
 	struct run_plan pl;
 	struct cpol p;
 	struct opts o;
@@ -352,6 +354,7 @@ static void test_check_cgroup_env(void **state)
 	assert_int_equal(pl.by[B_MEMORY], BY_CGROUP2);
 	assert_string_equal(pl.cgroup_base, "/x");
 	/* HTTP hosts: the proxy's CA bundle too; network off: nothing. */
+	p.http = &http;
 	p.nhttp = 1;
 	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
 	assert_true(pl.env_proxy && pl.env_ca);
@@ -442,6 +445,75 @@ static void test_ns_refused(void **state)
 	    "(EPERM)"));
 }
 
+/* The credentials cordon cannot honour, refused by the plan (so
+ * --check says so too): one given where the policy binds none; one the
+ * run's own environment would carry beside the proxy's copy. */
+static void test_credentials(void **state)
+{
+	static struct cpol_insn insns[1];
+	struct cpol_limit lim[8];
+	struct row r = { "credentials", HOSTS, .abi = 7, .ns = -1 };
+	struct cpol_http http = { .host = (char *)"api.example",
+	    .port = 443, .credential = (char *)"TOKEN" };
+	struct cpol_env env = { .kind = CPOL_ENV_KEEP, .name = (char *)"TOKEN" };
+	struct run_plan pl;
+	struct cpol p;
+	struct opts o;
+	struct probe pr = { .landlock_abi = 7, .ns = -1 };
+	char err[ERRLEN];
+
+	(void)state;
+	policy(&r, &p, insns, lim);
+	options(&r, &o);
+	o.ncred = 1;
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), -1);
+	assert_string_equal(err, "--credential: the policy binds no "
+	    "credential");
+	p.http = &http;
+	p.nhttp = 1;
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	p.env = &env;
+	p.nenv = 1;
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "puts credential TOKEN in the run's "
+	    "environment too (env keep): refusing to run"));
+	p.flags = OFF;                          /* no proxy: nothing sent */
+	p.nhttp = 0;
+	o.ncred = 0;
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+}
+
+/* --landlock-watch: on where the plan chose its program, else the
+ * plan's one reason, which the status and --check say. */
+static void test_llwatch_why(void **state)
+{
+	static struct cpol_insn insns[CPOL_MAX_INSNS];
+	struct cpol_limit lim[8];
+	struct row r = { "llwatch", OFF, .opts = O_WATCH, .abi = 7, .ns = -1 };
+	struct run_plan pl;
+	struct cpol p;
+	struct opts o;
+	struct probe pr = { .landlock_abi = 7, .ns = -1 };
+	char err[ERRLEN];
+
+	(void)state;
+	policy(&r, &p, insns, lim);
+	options(&r, &o);
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_int_equal(pl.filter, FILTER_LLWATCH);
+	assert_null(pl.llwatch_why);
+	assert_int_equal(plan_ns_refused(&pl, &p, &o, err, sizeof(err)), 0);
+	assert_non_null(strstr(pl.llwatch_why, "needs the PID namespace"));
+	r.ninsns = 1400;
+	policy(&r, &p, insns, lim);
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_int_equal(pl.filter, FILTER_NOTIFY);
+	assert_non_null(strstr(pl.llwatch_why, "too long for the watch's"));
+	o.ll_watch = 0;
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_null(pl.llwatch_why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -450,6 +522,8 @@ int main(void)
 		cmocka_unit_test(test_check_cgroup_env),
 		cmocka_unit_test(test_request),
 		cmocka_unit_test(test_ns_refused),
+		cmocka_unit_test(test_credentials),
+		cmocka_unit_test(test_llwatch_why),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
