@@ -566,7 +566,12 @@ def end_words(status: Mapping[str, Any] | None, max_age: float) -> str:
                         "bypass the cell's sys.stdout, e.g. a subprocess) "
                         "passed the policy's output cap over the session",
         "oom": "memory: the session passed its memory bound and was killed",
-        "cpu_limit": "cpu: the session used up its CPU-time limit",
+        # RLIMIT_CPU is the kernel's, per process and cumulative: over a
+        # session it bounds every cell together, never one cell.
+        "cpu_limit": "cpu: the session's interpreter used up the policy's "
+                     "`limit cpu`, which counts CPU time over the whole "
+                     f"session, every cell together, not each cell ({why}); "
+                     "the session ended",
         "disk_limit": "disk: the session's files passed its disk bound",
         "seccomp": f"killed: a refused system call ({why})",
         "signaled": f"killed: the interpreter died ({why})",
