@@ -12,6 +12,7 @@ import time
 import pytest
 
 from test_mcp import (PYTHON, Raw, children_of, cmdline,  # noqa: F401
+                      run_folders,
                       err_code, raw, server_argv, server_env, tree_of)
 
 HUGE = str(10 ** 400)
@@ -241,7 +242,7 @@ def started(s, work):
         kids = children_of(s.p.pid)
         runs = [c for c in kids if b"session.py" in cmdline(c) or
                 b"snippet.py" in cmdline(c)]
-        if len(runs) == 2 and len(os.listdir(work)) == 2:
+        if len(runs) == 2 and len(run_folders(work)) == 2:
             return set().union(*(tree_of(c) for c in runs))
         time.sleep(0.05)
 

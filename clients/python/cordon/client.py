@@ -176,7 +176,7 @@ class Client:
                  env_keep: Sequence[str] = DEFAULT_ENV_KEEP,
                  check_kernel: bool = True,
                  priority: Priority = DEFAULT_PRIORITY,
-                 warm: bool = False) -> None:
+                 warm: bool = False, guard: Any = None) -> None:
         self.cordon = _discover.binary("cordon", "CORDON_BIN", cordon,
                                        "cordon launcher")
         pdir = _discover.policy_dir(policy_dir, self.cordon)
@@ -205,6 +205,10 @@ class Client:
         self.env_keep = tuple(env_keep)
         self.check_kernel = check_kernel
         self.priority = priority
+        # cordon-mcp's guardian (_guard.Guard): every cordon process is
+        # spawned into its process group, every pool told to it.
+        self._guard = guard
+        self._pgroup = guard.pgid if guard is not None else None
         self._priority_opts = priority_options(priority)
         self._spawner = spawner()
         self._io = concurrent.futures.ThreadPoolExecutor(IO_THREADS,
@@ -467,7 +471,8 @@ class Client:
         try:
             proc = await Process.start(make_argv, status_w=wfd, env=env,
                                        cwd=cwd, grace=self.grace,
-                                       executor=self._spawner)
+                                       executor=self._spawner,
+                                       pgroup=self._pgroup)
         except BaseException:
             status_pipe.close()
             raise
@@ -492,6 +497,11 @@ class Client:
         """The words before cordon's options and those between them and
         the snippet, and the warm pool used (released by _release).
         warm: the client's choice when None."""
+        if self._guard is not None:
+            try:
+                self._guard.check()
+            except Exception as e:
+                raise LauncherError(str(e), None) from None
         if not (self.warm if warm is None else warm):
             return ([self.cordon, *self._priority_opts], [info.path]), None
         pool = self._acquire(tool, info)
@@ -570,7 +580,8 @@ class Client:
                     log.warning("warm pool %s of tool %r ended (exit %s): "
                                 "restarting it", old.name, tool, rc)
             new = _pool.Pool(self.cordon, tool, info.path, info.blob_digest,
-                             self._env(None), self._priority_opts)
+                             self._env(None), self._priority_opts,
+                             guard=self._guard)
             try:
                 new.start(POOL_READY_TIMEOUT)
             except _pool.PoolStartError as e:

@@ -248,7 +248,8 @@ class Session:
                 *argv, stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, pass_fds=(wfd,),
-                env=c._env(self.env), cwd=self._base, limit=FRAME_MAX)
+                env=c._env(self.env), cwd=self._base, limit=FRAME_MAX,
+                process_group=c._pgroup)
         finally:
             os.close(wfd)
         assert self._proc.stderr is not None
