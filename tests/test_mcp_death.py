@@ -69,9 +69,11 @@ def killed_leaves_nothing(pid, work):
         os.listdir(work), cgroups_of(tree)))
 
 
-def stdio_server(src_dir, build_dir, work, *extra):
+def stdio_server(src_dir, build_dir, work, *extra, scale=None):
     env = server_env(src_dir, build_dir)
     env["TMPDIR"] = str(work)
+    if scale is not None:
+        env["CORDON_TEST_CLOCK_SCALE"] = scale
     p = subprocess.Popen(server_argv(build_dir, "--tool", "code_gen",
                                      *extra),
                          env=env, stdin=subprocess.PIPE,
@@ -168,3 +170,65 @@ def test_guardian_outlives_signals_to_the_server_group(src_dir, build_dir,
             p.kill()
         p.wait()
 
+
+
+def test_half_an_hour_idle_keeps_the_session(src_dir, build_dir, tmp_path):
+    """With cordon-mcp's defaults a session idle for 30 minutes keeps its
+    state, and its idle timeout still ends it later.  The idle clock is
+    scaled (CORDON_TEST_CLOCK_SCALE=0.002: 30 minutes in 3.6 s, the
+    default hour in 7.2 s); the session's age is cordon's, unscaled."""
+    work = tmp_path / "work"
+    work.mkdir()
+    env = server_env(src_dir, build_dir)
+    env["TMPDIR"] = str(work)
+    env["CORDON_TEST_CLOCK_SCALE"] = "0.002"
+    p = subprocess.Popen(server_argv(build_dir, "--tool", "code_gen"),
+                         env=env, stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    def ask(msg):
+        p.stdin.write(json.dumps(msg).encode() + b"\n")
+        p.stdin.flush()
+        return json.loads(p.stdout.readline())
+    try:
+        ask({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"}}})
+        r = ask(call(1, "x = 41", session="s"))["result"]
+        assert r["isError"] is False, r
+        time.sleep(1800 * 0.002)                # half an hour, scaled
+        r = ask(call(2, "x + 1", session="s"))["result"]
+        assert r["structuredContent"]["value"] == "42", r
+        # Past the idle timeout the session's run ends by itself ...
+        wait_for(lambda: not [c for c in tree_of(p.pid)
+                              if b"--session" in cmdline(c)],
+                 "the idle session was not ended")
+        # ... and its id says why.
+        r = ask(call(3, "x", session="s"))
+        assert "idle timeout" in json.dumps(r), r
+        p.stdin.close()
+        assert p.wait(DEADLINE) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+        p.wait()
+
+
+@pytest.mark.parametrize("scale", ["2", "0", "-1", "x", "nan"])
+def test_clock_scale_only_shortens(src_dir, build_dir, tmp_path, scale):
+    """A scale that is not in (0, 1] is refused at the session's start
+    (it could only lengthen the idle clock or mean nothing)."""
+    work = tmp_path / "work"
+    work.mkdir()
+    p, send = stdio_server(src_dir, build_dir, work, scale=scale)
+    try:
+        send(call(1, "x = 1", session="s"))
+        r = json.loads(p.stdout.readline())
+        assert r["result"]["isError"] is True, r
+        assert "CORDON_TEST_CLOCK_SCALE" in json.dumps(r), r
+        p.stdin.close()
+        assert p.wait(DEADLINE) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+        p.wait()

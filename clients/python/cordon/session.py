@@ -49,7 +49,15 @@ from .result import RunResult
 FRAME = b"\0CORDONSESSION"
 FRAME_MAX = 24 << 20            # one frame's JSON, at most
 REQUEST_MAX = 16 << 20          # one request (the driver's REQ_MAX)
-DEFAULT_IDLE_TIMEOUT = 300.0
+# An hour: a person who answers the agent half an hour later finds the
+# session's state.  The session's maximum age (the policy's `session`
+# statement) ends it first where that is shorter.
+DEFAULT_IDLE_TIMEOUT = 3600.0
+# For tests only: a factor in (0, 1] that shortens every session's idle
+# clock (0.001: an hour's idle timeout in 3.6 s), so that a test proves
+# what a long idle keeps in seconds.  It never lengthens a clock, and the
+# session's age (cordon's --timeout, kept by cordon) is not scaled.
+CLOCK_SCALE_ENV = "CORDON_TEST_CLOCK_SCALE"
 CELL_GRACE = 2.0                # past a cell's timeout: the session ends
 READY_TIMEOUT = 60.0            # the driver's first frame
 DEFAULT_MAX_SESSIONS = 8        # live sessions per client
@@ -194,6 +202,7 @@ class Session:
         self._status_r = -1
         self._err_task: asyncio.Task[bytes] | None = None
         self._t0 = 0.0
+        self._scale = 1.0               # clock_scale(), read at start
         self._ending: asyncio.Future[None] | None = None
         # A cancelled cell's end, awaited before the next cell.
         self._cancelled: asyncio.Future[None] | None = None
@@ -218,6 +227,7 @@ class Session:
 
     async def _start(self) -> None:
         c = self.client
+        self._scale = clock_scale()
         self._t0 = time.monotonic()
         info = await c._in_io(c.policies.check if c.check_kernel else
                               c.policies.load, self.tool)
@@ -290,7 +300,7 @@ class Session:
             self._idle.cancel()
         loop = asyncio.get_running_loop()
         self._idle = loop.call_later(
-            self.idle_timeout, lambda: asyncio.ensure_future(
+            self.idle_timeout * self._scale, lambda: asyncio.ensure_future(
                 self._finish("idle timeout")))
 
     @staticmethod
@@ -550,6 +560,23 @@ def _read_status(fd: int) -> bytes:
             break
         raw += chunk
     return raw
+
+
+def clock_scale() -> float:
+    """CORDON_TEST_CLOCK_SCALE's factor (1 without it); a value that is
+    not a number in (0, 1] is refused, never taken for another."""
+    raw = os.environ.get(CLOCK_SCALE_ENV, "")
+    if not raw:
+        return 1.0
+    try:
+        f = float(raw)
+    except ValueError:
+        f = 0.0
+    if not 0 < f <= 1:
+        raise SessionError(f"{CLOCK_SCALE_ENV}={raw!r}: a factor in "
+                           "(0, 1] is needed (it only shortens the idle "
+                           "clock; for tests)")
+    return f
 
 
 def end_words(status: Mapping[str, Any] | None, max_age: float) -> str:
