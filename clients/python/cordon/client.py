@@ -338,33 +338,60 @@ class Client:
         env, creds = _with_credentials(env, credentials)
         async with self._semaphore(tool):
             t0 = time.monotonic()
-            info = await self._in_io(self.policies.check
-                                     if self.check_kernel
-                                     else self.policies.load, tool)
+            # One trip to the I/O threads before the run (the policy, the
+            # run folder, the snippet and inputs written) and one after it
+            # (outputs collected, folder removed): each trip is a thread
+            # woken and the loop woken back, ~0.1-0.3 ms on a loaded
+            # machine (bench/README.md section 8).
+            (info, base, prepared), cancelled = await complete(self._in_io(
+                self._before, tool, code, inputs or {}, output_dir))
+            if cancelled:
+                await uncancellable(self._in_io(self._remove, base))
+                raise asyncio.CancelledError()
             # cordon runs --quiet (stderr is the snippet's alone): its
             # note on an option looser than the policy is said here.
             if timeout is not None and timeout * 1000 > info.timeout_ms:
                 log.warning("tool %r: timeout=%g capped at the policy's "
                             "%gs", tool, timeout, info.timeout_ms / 1000)
-            base, cancelled = await complete(self._in_io(
-                _fs.make_private_dir, self.work_root, f"cordon-{tool}-"))
-            if cancelled:
-                await uncancellable(self._in_io(self._remove, base))
-                raise asyncio.CancelledError()
             try:
-                result = await self._run_in(base, tool, info, code,
-                                            inputs or {}, args, timeout,
-                                            output_dir, save_outputs_to,
-                                            env, include_inputs, t0, creds)
+                result, left = await self._run_in(
+                    base, tool, info, code, prepared, args, timeout, output_dir,
+                    save_outputs_to, env, include_inputs, t0, creds)
             except BaseException:
                 # Logged only: raising would hide the run's exception.
                 await uncancellable(self._in_io(self._remove, base))
                 raise
-            left = await uncancellable(self._in_io(self._remove, base))
             if left is not None:
                 raise CleanupError(f"run folder {base} of tool {tool!r} "
                                    f"not removed: {left}", base, result)
             return result
+
+    def _before(self, tool: str, code: bytes, inputs: Mapping[str, Any],
+                output_dir: str | None
+                ) -> tuple[BlobInfo, str, tuple[str, str, dict[str, str]]]:
+        """(An I/O thread.)  The tool's policy, a private run folder, the
+        snippet and the inputs in it.  A failure after the folder was
+        made removes it."""
+        info = (self.policies.check if self.check_kernel
+                else self.policies.load)(tool)
+        base = _fs.make_private_dir(self.work_root, f"cordon-{tool}-")
+        try:
+            return info, base, self._prepare(base, code, inputs,
+                                             output_dir)
+        except BaseException:
+            self._remove(base)
+            raise
+
+    def _after(self, base: str, workdir: str, **collect: Any
+               ) -> tuple[Any, str | None]:
+        """(An I/O thread.)  The outputs collected, then the run folder
+        removed: (collect_outputs' answer, what stayed or None)."""
+        try:
+            got = collect_outputs(workdir, **collect)
+        except BaseException:
+            self._remove(base)
+            raise
+        return got, self._remove(base)
 
     @staticmethod
     def _remove(base: str) -> str | None:
@@ -399,17 +426,17 @@ class Client:
         return env
 
     async def _run_in(self, base: str, tool: str, info: BlobInfo,
-                      code: bytes, inputs: Mapping[str, Any],
+                      code: bytes, prepared: tuple[str, str, dict[str, str]],
                       args: Sequence[str], timeout: float | None,
                       output_dir: str | None,
                       save_outputs_to: StrPath | None,
                       env: Mapping[str, str] | None,
                       include_inputs: bool, t0: float,
-                      creds: Sequence[str] = ()) -> RunResult:
-        # Uncancellable: the run folder is removed only after this wrote
-        # its last file.
-        snippet, workdir, written = await uncancellable(self._in_io(
-            self._prepare, base, code, inputs, output_dir))
+                      creds: Sequence[str] = ()
+                      ) -> tuple[RunResult, str | None]:
+        """The run in its prepared folder: its result, and what of the
+        folder stayed (None: removed)."""
+        snippet, workdir, written = prepared
         extra = ["--timeout", f"{timeout:g}"] if timeout is not None else []
         for name in creds:
             extra += ["--credential", name]
@@ -450,14 +477,14 @@ class Client:
                                 f"(exit {rc}): {msg}", rc, err[0], status)
         exclude = (frozenset() if include_inputs or output_dir else
                    frozenset(written.values())) | _CA_BUNDLE
-        outputs, refused = await uncancellable(self._in_io(
-            collect_outputs, workdir, subdir=output_dir, exclude=exclude,
+        (outputs, refused), left = await uncancellable(self._in_io(
+            self._after, base, workdir, subdir=output_dir, exclude=exclude,
             limits=self.output_limits,
             save_dir=os.fspath(save_outputs_to) if save_outputs_to
             else None, skip=_snippet_copy(code),
             state=frozenset(info.workdir_state)))
         return self._result(tool, info, rc, status, out, err, outputs,
-                            refused, t0)
+                            refused, t0), left
 
     async def _launch(self, make_argv: Callable[[int], list[str]],
                       env: Mapping[str, str], cwd: str, deadline: float
