@@ -410,7 +410,9 @@ def test_answers_in_order_whoever_writes_them(src_dir):
         t.start()
         await asyncio.get_running_loop().run_in_executor(None, t.join, 120)
         ch.close()
-        os.close(win)
+        os.close(win)           # the reader thread's EOF, taken here
+        while (await ch.next())[0] != rpc.EOF:
+            pass
         os.close(wout)
         return direct
     direct = asyncio.run(go())
