@@ -426,6 +426,18 @@ def cmdline(pid):
         return b""
 
 
+def run_folders(work):
+    """The run and session folders below work (TMPDIR): inside the
+    server's work root, cordon-mcp-*, which its guardian removes."""
+    out = []
+    for name in os.listdir(work):
+        if name.startswith("cordon-mcp-"):
+            out += os.listdir(os.path.join(work, name))
+        else:
+            out.append(name)
+    return out
+
+
 def test_sigterm_ends_calls_in_flight(raw, tmp_path, monkeypatch):
     """SIGTERM with a run in flight (what an MCP client sends a server
     that does not exit): the run is ended, its folder removed, the server
@@ -443,7 +455,7 @@ def test_sigterm_ends_calls_in_flight(raw, tmp_path, monkeypatch):
                            "code": "import time\ntime.sleep(600)"}}}))
     deadline = time.monotonic() + 120      # a bound on a wait, not a speed
     tree = set()
-    while len(tree) < 2 or not os.listdir(work):
+    while len(tree) < 2 or not run_folders(work):
         assert time.monotonic() < deadline, "the run did not start"
         time.sleep(0.05)
         # cordon running the snippet, and the run's processes below it
@@ -488,7 +500,7 @@ def test_sessions_closed_at_eof(raw, tmp_path, monkeypatch):
     runs = [c for c in children_of(s.p.pid) if b"session.py" in cmdline(c)]
     assert len(runs) == 2, runs
     trees = set().union(*(tree_of(c) for c in runs))
-    assert len(os.listdir(work)) == 2
+    assert len(run_folders(work)) == 2
     assert s.close() == 0
     assert [p for p in trees if os.path.exists("/proc/%d" % p)] == []
     assert os.listdir(work) == []

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from test_mcp import (PYTHON, Raw, children_of, cmdline,  # noqa: F401
+                      run_folders,
                       err_code, raw, server_argv, server_env, tree_of)
 
 HUGE = str(10 ** 400)
@@ -241,7 +242,7 @@ def started(s, work):
         kids = children_of(s.p.pid)
         runs = [c for c in kids if b"session.py" in cmdline(c) or
                 b"snippet.py" in cmdline(c)]
-        if len(runs) == 2 and len(os.listdir(work)) == 2:
+        if len(runs) == 2 and len(run_folders(work)) == 2:
             return set().union(*(tree_of(c) for c in runs))
         time.sleep(0.05)
 
@@ -373,3 +374,47 @@ def test_session_ended_as_a_cell_starts(src_dir, build_dir, tmp_path):
             c.close()
     cell = asyncio.run(go())
     assert cell.session_ended and "idle timeout" in cell.end_reason, cell
+
+
+def test_answers_in_order_whoever_writes_them(src_dir):
+    """Short answers are written on the loop while the pipe has room and
+    nothing waits for the writer thread; past that the thread writes.
+    Whoever writes, the answers arrive whole and in order, and send()
+    never blocks on a full pipe (the reader here starts only after all
+    were sent)."""
+    import asyncio
+    import importlib
+    import threading
+    from client_support import import_client
+    cpkg = import_client(src_dir)
+    rpc = importlib.import_module(cpkg.__name__ + "._jsonrpc")
+    n = 3000                # ~400 KB: well past a 64 KiB pipe
+    got = []
+
+    async def go():
+        rin, win = os.pipe()
+        rout, wout = os.pipe()
+        ch = rpc.Channel(rin, wout, 1 << 16)
+        direct = []
+        for i in range(n):
+            before = ch._inflight
+            ch.send({"jsonrpc": "2.0", "id": i,
+                     "result": {"pad": "x" * (i % 300)}})
+            direct.append(before == 0 and ch._inflight == 0)
+
+        def read():
+            with os.fdopen(rout, "rb") as f:
+                for _ in range(n):
+                    got.append(json.loads(f.readline()))
+        t = threading.Thread(target=read)
+        t.start()
+        await asyncio.get_running_loop().run_in_executor(None, t.join, 120)
+        ch.close()
+        os.close(win)           # the reader thread's EOF, taken here
+        while (await ch.next())[0] != rpc.EOF:
+            pass
+        os.close(wout)
+        return direct
+    direct = asyncio.run(go())
+    assert [m["id"] for m in got] == list(range(n))
+    assert direct[0] and not all(direct)     # both paths were taken

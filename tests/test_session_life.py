@@ -274,3 +274,31 @@ def test_launcher_refuses_a_longer_session_warm_or_cold(client,
         run(go())
     assert "longer than the policy's session bound of 12 s" in \
         str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_cpu_limit_counts_the_whole_session(cpkg, cordonc_bin, src_dir,
+                                            cordon_bin, tmp_path, warm):
+    """`limit cpu` is RLIMIT_CPU, per process and cumulative: over a
+    session it bounds every cell together.  Two cells each well under
+    the limit end the session at the second, and the end says that the
+    limit counts the whole session, not a cell."""
+    text = _short_policy(src_dir, "session 300s;").replace(
+        "timeout 2s;", "timeout 60s;\nlimit cpu 1s;")
+    d = _compile(cordonc_bin, src_dir, tmp_path / "p", text)
+    c = cpkg.Client(d, cordon=cordon_bin, work_root=tmp_path, warm=warm,
+                    check_kernel=False)
+    burn = ("import time\nt = time.process_time()\n"
+            "while time.process_time() - t < 0.6: pass\n'burnt'")
+
+    async def go():
+        async with c.session(TOOL) as s:
+            return [await s.run(burn) for _ in range(2)]
+    try:
+        a, b = run(go())
+    finally:
+        c.close()
+    assert a.value == "'burnt'" and not a.session_ended, a
+    assert b.session_ended, b
+    assert b.end_reason.startswith("cpu: ") and \
+        "whole session, every cell together" in b.end_reason, b.end_reason

@@ -13,6 +13,8 @@ import json
 import os
 import queue
 import re
+import select
+import stat
 import threading
 from typing import Any, Callable
 
@@ -117,6 +119,14 @@ class Channel:
         self._out: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._room = threading.Semaphore(MAX_QUEUED_LINES)
         self._unsent, self._lock = 0, threading.Lock()
+        # Lines given to the writer thread and not yet written (under
+        # _lock); while none is, a short line to a pipe with room is
+        # written at once (_write_now).
+        self._inflight = 0
+        try:
+            self._fifo = stat.S_ISFIFO(os.fstat(wfd).st_mode)
+        except OSError:
+            self._fifo = False
         self._max_unsent = max(MIN_UNSENT, 2 * max_line)
         self._drained = asyncio.Event()
         self._drained.set()
@@ -145,8 +155,35 @@ class Channel:
                 msg, dict) else None, RpcError(
                 INTERNAL_ERROR, f"internal error: answer not sent: {e}")))
         data = line.encode("ascii") + b"\n"
+        with self._lock:
+            if self._write_now(data):
+                return
+            self._inflight += 1
         self._queued(len(data))
         self._out.put(data)
+
+    def _write_now(self, data: bytes) -> bool:
+        """(Under _lock.)  Write data here, without waking the writer
+        thread, when that cannot block and keeps the order: nothing is
+        queued, the output is a pipe, data is at most PIPE_BUF bytes
+        (written whole, at once) and the pipe has room (POLLOUT: a free
+        buffer).  False: the writer thread's to write."""
+        if self._inflight or not self._fifo or len(data) > select.PIPE_BUF:
+            return False
+        if self.broken:
+            return True
+        try:
+            p = select.poll()
+            p.register(self._wfd, select.POLLOUT)
+            if not p.poll(0):
+                return False
+            n = os.write(self._wfd, data)
+        except OSError:
+            self.broken = True          # the client went away
+            return True
+        if n != len(data):              # a pipe writes PIPE_BUF whole
+            self.broken = True
+        return True
 
     def _queued(self, n: int) -> None:
         """Count n bytes more (less, when negative) of answers unsent, and
@@ -181,6 +218,8 @@ class Channel:
                     view = view[n:]
             except OSError:
                 self.broken = True      # the client went away
+            with self._lock:
+                self._inflight -= 1
             self._queued(-len(data))
 
 

@@ -28,7 +28,7 @@ import signal
 import subprocess
 import threading
 import time
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from ._warm import WARM_READY_WORD
 
@@ -56,13 +56,14 @@ class Pool:
 
     def __init__(self, cordon: str, tool: str, blob: str, digest: str,
                  env: Mapping[str, str],
-                 options: Sequence[str] = ()) -> None:
+                 options: Sequence[str] = (), guard: Any = None) -> None:
         self.cordon = cordon
         self.options = list(options)
         self.key = (blob, digest)
         self.name = (f"@cordon-{tool}-{os.getpid()}-"
                      f"{secrets.token_hex(8)}")
         self._env = dict(env)
+        self._guard = guard         # cordon-mcp's guardian, told the group
         self._popen: "subprocess.Popen[bytes] | None" = None
         self._tail: collections.deque[bytes] = \
             collections.deque(maxlen=STDERR_TAIL)
@@ -90,6 +91,8 @@ class Pool:
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, env=self._env, cwd="/",
             close_fds=True, bufsize=0, start_new_session=True)
+        if self._guard is not None:
+            self._guard.pool_started(self._popen.pid)
         self._drain = threading.Thread(
             target=self._read_stderr, name=f"cordon-pool-{self.pid}",
             daemon=True)
@@ -139,6 +142,8 @@ class Pool:
                 _killpg(popen.pid, signal.SIGKILL)
                 popen.wait()
             _group_gone(popen.pid, grace)
+        if self._guard is not None:
+            self._guard.pool_stopped(popen.pid)
         if self._drain is not None and \
                 self._drain is not threading.current_thread():
             self._drain.join(grace)

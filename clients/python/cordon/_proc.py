@@ -116,15 +116,18 @@ class Process:
 
     @staticmethod
     def _spawn(make_argv: Callable[[int], Sequence[str]], status_w: int,
-               env: Mapping[str, str], cwd: str) -> "Process":
+               env: Mapping[str, str], cwd: str,
+               pgroup: int | None = None) -> "Process":
         if _spawn.available():
-            return Process._posix_spawn(make_argv, status_w, env, cwd)
+            return Process._posix_spawn(make_argv, status_w, env, cwd,
+                                        pgroup)
         popen = subprocess.Popen(list(make_argv(status_w)),
                                  stdin=subprocess.DEVNULL,
                                  stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, bufsize=0,
                                  pass_fds=(status_w,), env=dict(env),
-                                 cwd=cwd, close_fds=True)
+                                 cwd=cwd, close_fds=True,
+                                 process_group=pgroup)
         try:
             # Not reaped yet, so the pid cannot have been reused.
             pidfd = os.pidfd_open(popen.pid)
@@ -137,12 +140,12 @@ class Process:
     @staticmethod
     def _posix_spawn(make_argv: Callable[[int], Sequence[str]],
                      status_w: int, env: Mapping[str, str],
-                     cwd: str) -> "Process":
+                     cwd: str, pgroup: int | None = None) -> "Process":
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         try:
             pid = _spawn.spawn(make_argv(_spawn.CHILD_STATUS_FD), env, cwd,
-                               out_w, err_w, status_w)
+                               out_w, err_w, status_w, pgroup)
         except BaseException:
             for fd in (out_r, err_r):
                 os.close(fd)
@@ -165,15 +168,16 @@ class Process:
     async def start(cls, make_argv: Callable[[int], Sequence[str]], *,
                     status_w: int, env: Mapping[str, str], cwd: str,
                     grace: float,
-                    executor: concurrent.futures.Executor | None = None
-                    ) -> "Process":
+                    executor: concurrent.futures.Executor | None = None,
+                    pgroup: int | None = None) -> "Process":
         """Spawn in a worker thread (of executor).  make_argv(fd) gives the
         command line for the status pipe being fd in the child.  If the
         caller is cancelled during the spawn, the child is terminated and
-        reaped before CancelledError propagates."""
+        reaped before CancelledError propagates.  pgroup: the process
+        group to start it in (None: this process's)."""
         loop = asyncio.get_running_loop()
         fut = loop.run_in_executor(executor, cls._spawn, make_argv,
-                                   status_w, env, cwd)
+                                   status_w, env, cwd, pgroup)
         proc, cancelled = await complete(fut)
         if cancelled:
             await complete(proc.terminate(grace))

@@ -9,7 +9,8 @@ calling worker thread.
 
 The child gets: stdin /dev/null, stdout and stderr the given pipe ends,
 fd 3 the status pipe, every other descriptor closed, default signal
-dispositions, an empty signal mask, the given cwd and environment.
+dispositions, an empty signal mask, the given cwd and environment, and with pgroup the process group pgroup
+(which must exist: cordon-mcp's guardian's, _guard.py).
 Returns the pid.  Raises OSError; :func:`available` says whether this
 libc has what is needed (glibc 2.34+), otherwise callers fall back to
 subprocess.
@@ -33,12 +34,14 @@ try:
                   "posix_spawnattr_init", "posix_spawnattr_setflags",
                   "posix_spawnattr_setsigmask",
                   "posix_spawnattr_setsigdefault", "posix_spawnattr_destroy",
+                  "posix_spawnattr_setpgroup",
                   "sigemptyset", "sigfillset"):
         getattr(_libc, _name)
     _ok = True
 except (OSError, AttributeError):
     _ok = False
 
+POSIX_SPAWN_SETPGROUP = 0x02
 POSIX_SPAWN_SETSIGDEF = 0x04
 POSIX_SPAWN_SETSIGMASK = 0x08
 _OPAQUE = 1024      # larger than glibc's posix_spawn_* types and sigset_t
@@ -62,7 +65,8 @@ def _high(fd: int) -> int:
 
 
 def spawn(argv: Sequence[str], env: Mapping[str, str], cwd: str,
-          stdout_w: int, stderr_w: int, status_w: int) -> int:
+          stdout_w: int, stderr_w: int, status_w: int,
+          pgroup: int | None = None) -> int:
     assert _libc is not None and _ok
     lib = _libc
     fa = ctypes.create_string_buffer(_OPAQUE)
@@ -90,10 +94,13 @@ def spawn(argv: Sequence[str], env: Mapping[str, str], cwd: str,
                        "sigmask")
                 _check(lib.posix_spawnattr_setsigdefault(attr, dflt),
                        "sigdefault")
+                flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK
+                if pgroup is not None:
+                    _check(lib.posix_spawnattr_setpgroup(
+                        attr, ctypes.c_int(pgroup)), "pgroup")
+                    flags |= POSIX_SPAWN_SETPGROUP
                 _check(lib.posix_spawnattr_setflags(
-                    attr, ctypes.c_short(POSIX_SPAWN_SETSIGDEF
-                                         | POSIX_SPAWN_SETSIGMASK)),
-                    "flags")
+                    attr, ctypes.c_short(flags)), "flags")
                 args = [os.fsencode(a) for a in argv]
                 c_argv = (ctypes.c_char_p * (len(args) + 1))(*args, None)
                 envs = [os.fsencode(k) + b"=" + os.fsencode(v)

@@ -187,7 +187,7 @@ class Client:
                  env_keep: Sequence[str] = DEFAULT_ENV_KEEP,
                  check_kernel: bool = True,
                  priority: Priority = DEFAULT_PRIORITY,
-                 warm: bool = False) -> None:
+                 warm: bool = False, guard: Any = None) -> None:
         self.cordon = _discover.binary("cordon", "CORDON_BIN", cordon,
                                        "cordon launcher")
         pdir = _discover.policy_dir(policy_dir, self.cordon)
@@ -216,6 +216,10 @@ class Client:
         self.env_keep = tuple(env_keep)
         self.check_kernel = check_kernel
         self.priority = priority
+        # cordon-mcp's guardian (_guard.Guard): every cordon process is
+        # spawned into its process group, every pool told to it.
+        self._guard = guard
+        self._pgroup = guard.pgid if guard is not None else None
         self._priority_opts = priority_options(priority)
         self._spawner = spawner()
         self._io = concurrent.futures.ThreadPoolExecutor(IO_THREADS,
@@ -366,34 +370,61 @@ class Client:
         tests = _test_options(resolve, upstream_ca)
         async with self._semaphore(tool):
             t0 = time.monotonic()
-            info = await self._in_io(self.policies.check
-                                     if self.check_kernel
-                                     else self.policies.load, tool)
+            # One trip to the I/O threads before the run (the policy, the
+            # run folder, the snippet and inputs written) and one after it
+            # (outputs collected, folder removed): each trip is a thread
+            # woken and the loop woken back, ~0.1-0.3 ms on a loaded
+            # machine (bench/README.md section 8).
+            (info, base, prepared), cancelled = await complete(self._in_io(
+                self._before, tool, code, inputs or {}, output_dir))
+            if cancelled:
+                await uncancellable(self._in_io(self._remove, base))
+                raise asyncio.CancelledError()
             # cordon runs --quiet (stderr is the snippet's alone): its
             # note on an option looser than the policy is said here.
             if timeout is not None and timeout * 1000 > info.timeout_ms:
                 log.warning("tool %r: timeout=%g capped at the policy's "
                             "%gs", tool, timeout, info.timeout_ms / 1000)
-            base, cancelled = await complete(self._in_io(
-                _fs.make_private_dir, self.work_root, f"cordon-{tool}-"))
-            if cancelled:
-                await uncancellable(self._in_io(self._remove, base))
-                raise asyncio.CancelledError()
             try:
-                result = await self._run_in(base, tool, info, code,
-                                            inputs or {}, args, timeout,
-                                            output_dir, save_outputs_to,
-                                            env, include_inputs, t0, creds,
-                                            tests, watch)
+                result, left = await self._run_in(
+                    base, tool, info, code, prepared, args, timeout, output_dir,
+                    save_outputs_to, env, include_inputs, t0, creds, tests,
+                    watch)
             except BaseException:
                 # Logged only: raising would hide the run's exception.
                 await uncancellable(self._in_io(self._remove, base))
                 raise
-            left = await uncancellable(self._in_io(self._remove, base))
             if left is not None:
                 raise CleanupError(f"run folder {base} of tool {tool!r} "
                                    f"not removed: {left}", base, result)
             return result
+
+    def _before(self, tool: str, code: bytes, inputs: Mapping[str, Any],
+                output_dir: str | None
+                ) -> tuple[BlobInfo, str, tuple[str, str, dict[str, str]]]:
+        """(An I/O thread.)  The tool's policy, a private run folder, the
+        snippet and the inputs in it.  A failure after the folder was
+        made removes it."""
+        info = (self.policies.check if self.check_kernel
+                else self.policies.load)(tool)
+        base = _fs.make_private_dir(self.work_root, f"cordon-{tool}-")
+        try:
+            return info, base, self._prepare(base, code, inputs,
+                                             output_dir)
+        except BaseException:
+            self._remove(base)
+            raise
+
+    def _after(self, base: str, workdir: str, **collect: Any
+               ) -> tuple[Any, str | None]:
+        """(An I/O thread.)  The outputs collected, then the run folder
+        removed: (collect_outputs' answer, what stayed or None)."""
+        try:
+            got = collect_outputs(workdir, **collect)
+        except BaseException:
+            self._remove(base)
+            raise
+        return got, self._remove(base)
 
     @staticmethod
     def _remove(base: str) -> str | None:
@@ -428,7 +459,7 @@ class Client:
         return env
 
     async def _run_in(self, base: str, tool: str, info: BlobInfo,
-                      code: bytes, inputs: Mapping[str, Any],
+                      code: bytes, prepared: tuple[str, str, dict[str, str]],
                       args: Sequence[str], timeout: float | None,
                       output_dir: str | None,
                       save_outputs_to: StrPath | None,
@@ -436,11 +467,11 @@ class Client:
                       include_inputs: bool, t0: float,
                       creds: Sequence[str] = (),
                       tests: Sequence[str] = (),
-                      watch: bool = False) -> RunResult:
-        # Uncancellable: the run folder is removed only after this wrote
-        # its last file.
-        snippet, workdir, written = await uncancellable(self._in_io(
-            self._prepare, base, code, inputs, output_dir))
+                      watch: bool = False
+                      ) -> tuple[RunResult, str | None]:
+        """The run in its prepared folder: its result, and what of the
+        folder stayed (None: removed)."""
+        snippet, workdir, written = prepared
         extra = ["--timeout", f"{timeout:g}"] if timeout is not None else []
         for word in creds:
             extra += ["--credential", word]
@@ -484,14 +515,14 @@ class Client:
                                 f"(exit {rc}): {msg}", rc, err[0], status)
         exclude = (frozenset() if include_inputs or output_dir else
                    frozenset(written.values())) | _CA_BUNDLE
-        outputs, refused = await uncancellable(self._in_io(
-            collect_outputs, workdir, subdir=output_dir, exclude=exclude,
+        (outputs, refused), left = await uncancellable(self._in_io(
+            self._after, base, workdir, subdir=output_dir, exclude=exclude,
             limits=self.output_limits,
             save_dir=os.fspath(save_outputs_to) if save_outputs_to
             else None, skip=_snippet_copy(code),
             state=frozenset(info.workdir_state)))
         return self._result(tool, info, rc, status, out, err, outputs,
-                            refused, t0)
+                            refused, t0), left
 
     async def _launch(self, make_argv: Callable[[int], list[str]],
                       env: Mapping[str, str], cwd: str, deadline: float
@@ -505,7 +536,8 @@ class Client:
         try:
             proc = await Process.start(make_argv, status_w=wfd, env=env,
                                        cwd=cwd, grace=self.grace,
-                                       executor=self._spawner)
+                                       executor=self._spawner,
+                                       pgroup=self._pgroup)
         except BaseException:
             status_pipe.close()
             raise
@@ -530,6 +562,11 @@ class Client:
         """The words before cordon's options and those between them and
         the snippet, and the warm pool used (released by _release).
         warm: the client's choice when None."""
+        if self._guard is not None:
+            try:
+                self._guard.check()
+            except Exception as e:
+                raise LauncherError(str(e), None) from None
         if not (self.warm if warm is None else warm):
             return ([self.cordon, *self._priority_opts], [info.path]), None
         pool = self._acquire(tool, info)
@@ -608,7 +645,8 @@ class Client:
                     log.warning("warm pool %s of tool %r ended (exit %s): "
                                 "restarting it", old.name, tool, rc)
             new = _pool.Pool(self.cordon, tool, info.path, info.blob_digest,
-                             self._env(None), self._priority_opts)
+                             self._env(None), self._priority_opts,
+                             guard=self._guard)
             try:
                 new.start(POOL_READY_TIMEOUT)
             except _pool.PoolStartError as e:
@@ -773,6 +811,12 @@ class Client:
     def release(self, pool: _pool.Pool | None) -> None:
         """A run of the pool ended (a retired pool may stop now)."""
         self._release(pool)
+
+    @property
+    def pgroup(self) -> int | None:
+        """The process group every cordon this client starts joins (a
+        guardian's: cordon-mcp ends them all when it dies), or None."""
+        return self._pgroup
 
     def run_env(self, extra: Mapping[str, str] | None) -> dict[str, str]:
         """The environment cordon is started with (env_keep, PATH, extra)."""

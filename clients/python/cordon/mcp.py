@@ -21,7 +21,7 @@ import sys
 import time
 from typing import Any, Sequence
 
-from . import __version__, _discover
+from . import __version__, _discover, _fs, _guard
 from . import _jsonrpc as rpc
 from . import _mcpera as era
 from . import _mcphttp
@@ -377,9 +377,11 @@ def _banner(cfg: Config, infos: dict[str, BlobInfo], cold: Client,
             f"{cordonc or 'off (no cordonc)'}")
 
 
-def _clients(cfg: Config) -> tuple[Client, Client | None]:
+def _clients(cfg: Config, guard: _guard.Guard
+             ) -> tuple[Client, Client | None]:
     kw: dict[str, Any] = dict(
         cordon=cfg.cordon, cordonc=cfg.cordonc,
+        work_root=guard.root, guard=guard,
         concurrency=cfg.concurrency,
         output_limits=OutputLimits(max_files=cfg.max_output_files,
                                    max_file_bytes=cfg.max_output_bytes,
@@ -406,7 +408,14 @@ def _exposed(cfg: Config, cold: Client) -> dict[str, BlobInfo]:
 
 
 async def _main(cfg: Config, in_fd: int, out_fd: int) -> int:
-    cold, warm = _clients(cfg)
+    # Before anything is started: the guardian, which ends every run and
+    # removes every folder when this process ends, however (_guard.py).
+    guard = _guard.Guard(_fs.make_private_dir(None, "cordon-mcp-"))
+    try:
+        cold, warm = _clients(cfg, guard)
+    except BaseException:
+        guard.close()
+        raise
     try:
         infos = _exposed(cfg, cold)
         cordonc = _discover.binary("cordonc", "CORDONC_BIN", cfg.cordonc,
@@ -445,6 +454,7 @@ async def _main(cfg: Config, in_fd: int, out_fd: int) -> int:
         if warm is not None:
             await asyncio.get_running_loop().run_in_executor(None,
                                                              warm.close)
+        await asyncio.get_running_loop().run_in_executor(None, guard.close)
     return rc
 
 

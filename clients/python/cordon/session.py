@@ -52,7 +52,15 @@ from ._sessiondrv import CELL, FRAME, HEAD_DIGITS, INTERRUPT, header
 from ._sessiondrv import REQ_MAX as REQUEST_MAX
 
 FRAME_MAX = 24 << 20            # one frame's JSON, at most
-DEFAULT_IDLE_TIMEOUT = 300.0
+# An hour: a person who answers the agent half an hour later finds the
+# session's state.  The session's maximum age (the policy's `session`
+# statement) ends it first where that is shorter.
+DEFAULT_IDLE_TIMEOUT = 3600.0
+# For tests only: a factor in (0, 1] that shortens every session's idle
+# clock (0.001: an hour's idle timeout in 3.6 s), so that a test proves
+# what a long idle keeps in seconds.  It never lengthens a clock, and the
+# session's age (cordon's --timeout, kept by cordon) is not scaled.
+CLOCK_SCALE_ENV = "CORDON_TEST_CLOCK_SCALE"
 CELL_GRACE = 2.0                # past a cell's timeout: the session ends
 READY_TIMEOUT = 60.0            # the driver's first frame
 DEFAULT_MAX_SESSIONS = 8        # live sessions per client
@@ -70,6 +78,7 @@ class SessionHost(Protocol):
     grace: float
     stream_cap: int
     policies: Any
+    pgroup: int | None          # the guardian's process group, or None
 
     def in_io(self, fn: Callable[..., Any], *args: Any,
               **kwargs: Any) -> Awaitable[Any]: ...
@@ -232,6 +241,7 @@ class Session:
         self._status_r = -1
         self._err_task: asyncio.Task[bytes] | None = None
         self._t0 = 0.0
+        self._scale = 1.0               # clock_scale(), read at start
         self._ending: asyncio.Future[None] | None = None
         # A cancelled cell's end, awaited before the next cell.
         self._cancelled: asyncio.Future[None] | None = None
@@ -256,6 +266,7 @@ class Session:
 
     async def _start(self) -> None:
         c = self.client
+        self._scale = clock_scale()
         self._t0 = time.monotonic()
         info = await c.in_io(c.policies.check if c.check_kernel else
                               c.policies.load, self.tool)
@@ -286,7 +297,8 @@ class Session:
                 *argv, stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, pass_fds=(wfd,),
-                env=c.run_env(self.env), cwd=self._base, limit=FRAME_MAX)
+                env=c.run_env(self.env), cwd=self._base, limit=FRAME_MAX,
+                process_group=c.pgroup)
         finally:
             os.close(wfd)
         assert self._proc.stderr is not None
@@ -327,7 +339,7 @@ class Session:
             self._idle.cancel()
         loop = asyncio.get_running_loop()
         self._idle = loop.call_later(
-            self.idle_timeout, lambda: asyncio.ensure_future(
+            self.idle_timeout * self._scale, lambda: asyncio.ensure_future(
                 self._finish("idle timeout")))
 
     @staticmethod
@@ -588,6 +600,23 @@ def _read_status(fd: int) -> bytes:
     return raw
 
 
+def clock_scale() -> float:
+    """CORDON_TEST_CLOCK_SCALE's factor (1 without it); a value that is
+    not a number in (0, 1] is refused, never taken for another."""
+    raw = os.environ.get(CLOCK_SCALE_ENV, "")
+    if not raw:
+        return 1.0
+    try:
+        f = float(raw)
+    except ValueError:
+        f = 0.0
+    if not 0 < f <= 1:
+        raise SessionError(f"{CLOCK_SCALE_ENV}={raw!r}: a factor in "
+                           "(0, 1] is needed (it only shortens the idle "
+                           "clock; for tests)")
+    return f
+
+
 def end_words(status: Mapping[str, Any] | None, max_age: float) -> str:
     """How a session's run ended, in words, from cordon's status ("" when
     it just exited: the reason the client chose stands)."""
@@ -603,7 +632,12 @@ def end_words(status: Mapping[str, Any] | None, max_age: float) -> str:
                         "bypass the cell's sys.stdout, e.g. a subprocess) "
                         "passed the policy's output cap over the session",
         "oom": "memory: the session passed its memory bound and was killed",
-        "cpu_limit": "cpu: the session used up its CPU-time limit",
+        # RLIMIT_CPU is the kernel's, per process and cumulative: over a
+        # session it bounds every cell together, never one cell.
+        "cpu_limit": "cpu: the session's interpreter used up the policy's "
+                     "`limit cpu`, which counts CPU time over the whole "
+                     f"session, every cell together, not each cell ({why}); "
+                     "the session ended",
         "disk_limit": "disk: the session's files passed its disk bound",
         "seccomp": f"killed: a refused system call ({why})",
         "signaled": f"killed: the interpreter died ({why})",
