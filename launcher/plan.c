@@ -239,6 +239,14 @@ static int plan_no_ns(const struct opts *o, const struct probe *pr,
 {
 	int i;
 
+	if (!o->no_namespaces && pr->ns > 0 && pr->ns_broken[0]) {
+		snprintf(err, errlen, "the kernel gives the namespaces, but a "
+		    "run could not set them up (%s), so every run would fail. "
+		    "Hint: the container runtime's seccomp profile refuses "
+		    "it (deploy/kubernetes/README.md); allow it there, or run "
+		    "with --no-namespaces", pr->ns_broken);
+		return -1;
+	}
 	if (!o->no_namespaces && pr->ns != 0)
 		return 0;
 	if (pl->ns_required[0]) {

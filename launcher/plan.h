@@ -21,6 +21,8 @@ struct probe {
 	int ns;               /* 1: the kernel gives the namespaces, 0: it
 	                       * refuses them, -1: not asked (a run: the
 	                       * clone tries, and falls back, run.c) */
+	char ns_broken[160];  /* ns 1: the set-up step a run's child would
+	                       * fail ("STEP: ERROR", nsprobe.c), or "" */
 	int root;             /* uid 0: RLIMIT_NPROC does not bind it */
 	const char *grows_outside;  /* the first rule path that can grow
 	                       * something outside the workdir, or NULL */
