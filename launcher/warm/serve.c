@@ -24,6 +24,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <linux/close_range.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,7 +89,7 @@ int serve_exec(const struct opts *o, const struct cpol *p, char **cargv,
 	/* static: argv points at them (an exec, or an error, follows) */
 	static char warm[PATH_MAX], blob[PATH_MAX], idx[16];
 	static char dir[] = "/tmp/cordon-warm.XXXXXX";
-	char **envp;
+	char **envp, why[160];
 	int at = snippet_word(p), n = 0, i, held;
 	uint32_t k;
 
@@ -106,6 +107,14 @@ int serve_exec(const struct opts *o, const struct cpol *p, char **cargv,
 	if (companion_path("warm/warm.py", warm, sizeof(warm)) < 0 || !realpath(o->policy, blob)) {
 		snprintf(err, ERRLEN, "warm.py (next to cordon) or the policy's "
 		    "path: %s", strerror(errno));
+		return EXIT_CORDON;
+	}
+	if (!run_probe_ns(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET |
+	    CLONE_NEWNS, why, sizeof(why)) || why[0]) {
+		snprintf(err, ERRLEN, "a warm pool's runs need namespaces (each "
+		    "its own PID namespace), and a run could not make them "
+		    "(%s): run cold instead", why[0] ? why : "the kernel or the "
+		    "container runtime's seccomp profile refuses them");
 		return EXIT_CORDON;
 	}
 	warmdir_sweep();
