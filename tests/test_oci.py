@@ -15,6 +15,7 @@ import tempfile
 import pytest
 
 from conftest import BUILD, SRC
+from podrt import resolve
 
 CORDONC = BUILD / "cordonc"
 OCILOAD = BUILD / "tests" / "ociload"
@@ -285,36 +286,8 @@ def test_import_caps_and_kernel(tmp_path):
 
 def _resolve(prof, out, caps=(), kernel=(6, 1)):
     """A Docker-format profile as Docker hands it to runc for amd64, the
-    capabilities caps and kernel: includes/excludes applied (every
-    includes.cap needed, any excludes.cap excludes), the TRACE entries
-    (no tracer in a test) left out; names libseccomp does not know are
-    skipped by ociload as runc skips them."""
-    def kern(v):
-        return tuple(map(int, v.split(".")))
-    keep = []
-    for e in prof["syscalls"]:
-        e = dict(e)
-        inc, exc = e.pop("includes", None) or {}, e.pop("excludes",
-                                                         None) or {}
-        if inc.get("arches") and "amd64" not in inc["arches"]:
-            continue
-        if any(c not in caps for c in inc.get("caps") or []):
-            continue
-        if inc.get("minKernel") and kern(inc["minKernel"]) > kernel:
-            continue
-        if "amd64" in (exc.get("arches") or []) or \
-                any(c in caps for c in exc.get("caps") or []):
-            continue
-        if exc.get("minKernel") and kern(exc["minKernel"]) <= kernel:
-            continue
-        if e["action"] == "SCMP_ACT_TRACE":
-            continue
-        e.pop("comment", None)
-        keep.append(e)
-    out.write_text(json.dumps({
-        "defaultAction": prof["defaultAction"],
-        "defaultErrnoRet": prof.get("defaultErrnoRet", 1),
-        "architectures": ["SCMP_ARCH_X86_64"], "syscalls": keep}))
+    capabilities caps and kernel (podrt.resolve), written to out."""
+    out.write_text(json.dumps(resolve(prof, caps=caps, kernel=kernel)))
 
 
 def _resolve_docker(path, out):
