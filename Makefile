@@ -81,7 +81,7 @@ deps:
 		python3 python3-dev python3-pytest mandoc clang llvm \
 		libclang-rt-14-dev \
 		cppcheck clang-tidy util-linux iproute2 \
-		bubblewrap firejail hyperfine busybox-static runc \
+		bubblewrap firejail hyperfine busybox-static runc podman \
 		python3-numpy python3-pandas python3-matplotlib python3-nibabel \
 		python3-pydicom python3-scipy python3-torch python3-yaml dcm2niix \
 		python3-pip python3-setuptools python3-wheel python3-all \

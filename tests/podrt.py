@@ -242,7 +242,7 @@ def process(args, uid=UID, env=()):
     """The worker container's process settings."""
     return {"terminal": False, "user": {"uid": uid, "gid": uid},
             "args": list(args), "cwd": "/work",
-            "env": ["PATH=" + PATH, "HOME=/work", "TMPDIR=/work/tmp",
+            "env": ["PATH=" + PATH, "HOME=/work", "TMPDIR=/work",
                     "LANG=C.UTF-8", "PYTHONPATH=" + PYPATH, *env],
             "capabilities": {k: [] for k in ("bounding", "effective",
                                               "inheritable", "permitted",
@@ -318,9 +318,7 @@ class Pod:
 
     def start(self):
         self.work.mkdir(parents=True, exist_ok=True)
-        (self.work / "tmp").mkdir(exist_ok=True)
-        for p in (self.work, self.work / "tmp"):
-            os.chown(p, UID, GID)
+        os.chown(self.work, UID, GID)
         (self.dir / "config.json").write_text(json.dumps(self.config()))
         # Detached: the init keeps its stdio, so a file, not a pipe.
         log = self.dir / "runc.log"

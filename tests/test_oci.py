@@ -664,3 +664,36 @@ def test_kube_worker_profile_lets_cordon_run(tmp_path):
                  "landlock_add_rule", "landlock_restrict_self", "execve",
                  "clone", "wait4", "setrlimit", "prlimit64", "setsid"):
         assert need not in denied, need
+
+
+def _size(text):
+    units = {"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40}
+    for u, m in units.items():
+        if text.endswith(u):
+            return int(text[:-2]) * m
+    return int(text)
+
+
+def test_kube_worker_fresh_pod_folders_and_sizes():
+    """A fresh pod has what cordon needs: TMPDIR is a volume's mount
+    point (a folder below one would not exist), /tmp a writable volume
+    (warm pools; the root is read-only), and the work volume is larger
+    than every shipped policy's disk bound."""
+    docs = _kube_docs()
+    pod = docs[("Deployment", "cordon-worker")]["spec"]["template"]["spec"]
+    c = pod["containers"][0]
+    env = {e["name"]: e["value"] for e in c["env"]}
+    mounts = {m["mountPath"]: m["name"] for m in c["volumeMounts"]}
+    vols = {v["name"]: v for v in pod["volumes"]}
+    assert env["TMPDIR"] in mounts, env["TMPDIR"]
+    assert "emptyDir" in vols[mounts["/tmp"]]
+    work = _size(vols[mounts[env["TMPDIR"]]]["emptyDir"]["sizeLimit"])
+    disks = []
+    for blob in sorted((BUILD / "policies").glob("*.cpol")):
+        out = cordonc("explain", blob).stdout
+        m = re.search(r"^\s*disk (\d+)([KMG]?)", out, re.M)
+        if m:
+            disks.append(int(m.group(1)) << {"": 0, "K": 10, "M": 20,
+                                              "G": 30}[m.group(2)])
+    assert disks and work > max(disks), (work, disks)
+    assert _size(c["resources"]["limits"]["ephemeral-storage"]) > work
