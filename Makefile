@@ -182,7 +182,13 @@ DEB_PATH ?= /usr/sbin:/usr/bin:/sbin:/bin
 demo: all
 	$(PYTHON) tools/demo.py --build $(BUILD)
 
-.PHONY: all deps check clean install install-python deb demo bench sanitize fuzz lint soak
+# The worker image's root file system, from this host's Debian packages,
+# checked against every blob (deploy/kubernetes/mkrootfs.py; minutes);
+# tests/test_image.py runs it under runc once it is there.
+image: all
+	$(PYTHON) deploy/kubernetes/mkrootfs.py --build $(BUILD) $(BUILD)/image-rootfs
+
+.PHONY: all deps check clean install install-python deb demo bench sanitize fuzz lint soak image
 .DELETE_ON_ERROR:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

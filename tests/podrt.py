@@ -261,8 +261,14 @@ REAPER = ("import os, time\n"
 class Pod:
     """One worker container; see the module's words."""
 
-    def __init__(self, profile_name, tmp, profile=None):
+    def __init__(self, profile_name, tmp, profile=None, image=None):
+        """image: a root file system made by deploy/kubernetes/mkrootfs.py
+        (cordon, its blobs and the client inside it) instead of the
+        host's /usr and /etc with the build folder bound in."""
         self.name = profile_name
+        self.image = image
+        self.cordon = "/usr/local/bin/cordon" if image else CORDON
+        self.policies = "/etc/cordon/policies" if image else POLICIES
         self.profile = profile if profile is not None else \
             PROFILES[profile_name]()
         self.dir = pathlib.Path(tmp)
@@ -291,11 +297,13 @@ class Pod:
              "options": ["nosuid", "nodev", "mode=755", "size=1m"]},
             {"destination": "/tmp", "type": "tmpfs", "source": "tmpfs",
              "options": ["nosuid", "nodev", "mode=1777", "size=256m"]},
-            _bind("/usr", "/usr"), _bind("/etc", "/etc"),
-            _bind("/opt/cordon/build", BUILD),
-            _bind("/opt/cordon/python", SRC / "clients" / "python"),
             _bind("/work", self.work, ro=False),
         ]
+        if not self.image:
+            mounts += [_bind("/usr", "/usr"), _bind("/etc", "/etc"),
+                       _bind("/opt/cordon/build", BUILD),
+                       _bind("/opt/cordon/python",
+                             SRC / "clients" / "python")]
         linux = {
             "namespaces": [{"type": t} for t in
                            ("pid", "network", "ipc", "uts", "mount")],
@@ -312,7 +320,8 @@ class Pod:
             "seccomp": self.profile,
         }
         return {"ociVersion": "1.0.2", "hostname": "cordon-worker",
-                "root": {"path": str(rootfs()), "readonly": True},
+                "root": {"path": str(self.image or rootfs()),
+                         "readonly": True},
                 "process": process(["/usr/bin/python3", "-c", REAPER]),
                 "mounts": mounts, "linux": linux}
 
