@@ -318,3 +318,43 @@ def test_nothing_left_behind(pod):
     assert left == [], left
     runs = [p.name for p in pod.work.iterdir() if p.name != "in"]
     assert runs == [], runs
+
+
+# ---- podman, with the profile it applies itself ----------------------
+
+def test_podman_default_profile(tmp_path):
+    """podman run as the pod runs (the same root, uid 10001, no
+    capabilities, no_new_privs, read-only root, a work volume), with
+    podman's own default seccomp profile (not given: podman applies it):
+    --check, a run with every layer, an escape refused."""
+    import shutil
+    import subprocess
+    if shutil.which("podman") is None:
+        pytest.skip("podman is not installed (make deps installs it)")
+    work = tmp_path / "work"
+    work.mkdir()
+    os.chown(work, podrt.UID, podrt.GID)
+    (work / "s.py").write_text("print(6 * 7)\n")
+    (work / "e.py").write_text("open('/work/escaped', 'w')\n")
+    script = ("%s --check %s/radiomics.cpol > /dev/null && echo checked; "
+              "%s --status-fd 3 %s/radiomics.cpol /work/s.py 3>/work/st.json;"
+              " %s %s/radiomics.cpol /work/e.py; echo escape=$?" %
+              (C, POL, C, POL, C, POL))
+    r = subprocess.run(
+        ["podman", "--cgroup-manager=cgroupfs", "--events-backend=none",
+         "run", "--rm", "--rootfs", str(podrt.rootfs()), "--read-only",
+         "--user", "%d:%d" % (podrt.UID, podrt.GID), "--cap-drop", "ALL",
+         "--security-opt", "no-new-privileges", "--network", "none",
+         "-v", "/usr:/usr:ro", "-v", "/etc:/etc:ro",
+         "-v", "%s:/opt/cordon/build:ro" % BUILD,
+         "-v", "%s:/work" % work, "--tmpfs", "/tmp",
+         "-e", "TMPDIR=/work", "/bin/sh", "-c", script],
+        capture_output=True, text=True, timeout=300)
+    if r.returncode != 0 and "checked" not in r.stdout:
+        pytest.skip("podman cannot start a container here: %s" %
+                    r.stderr.strip()[-300:])
+    assert "checked" in r.stdout and "42" in r.stdout, (r.stdout, r.stderr)
+    st = json.loads((work / "st.json").read_text())
+    assert ok(st) and st["layers"]["namespaces"], st
+    assert "escape=0" not in r.stdout and "PermissionError" in r.stderr
+    assert not (work / "escaped").exists()
