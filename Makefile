@@ -191,4 +191,5 @@ image: all
 .PHONY: all deps check clean install install-python deb demo bench sanitize fuzz lint soak image
 .DELETE_ON_ERROR:
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (not into make image's root file system: its *.d are folders)
+-include $(shell find $(BUILD) -path $(BUILD)/image-rootfs -prune -o -name '*.d' -type f -print 2>/dev/null)
