@@ -458,7 +458,7 @@ void command_free(char **v);
 /* run.c */
 int run_caps_drop(void);
 pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen);
-int run_probe_ns(unsigned long flags, char *why, size_t len);
+int run_probe_ns(unsigned long flags, int proxy, char *why, size_t len);
 int run_workdir_private(const struct launch *ln);
 
 /* clock.c: deadlines (monotonic ms) and a dead process's CPU time */

@@ -3,7 +3,8 @@
  * the run's namespace flags is not enough: a container runtime's seccomp
  * profile may give the clone and refuse what the child then does (the
  * uid map, the mount propagation, the run tmpfs's fsopen, fsconfig,
- * fsmount, open_tree and move_mount: runfs.c), and then every run fails.
+ * fsmount, open_tree and move_mount: runfs.c; for named hosts the
+ * proxy's listener: netns.c), and then every run fails.
  * So the probe's child does the same calls on a tiny tmpfs, and names
  * the first refusal.
  */
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -23,11 +25,12 @@
 
 /* The child: the run's set-up steps (run.c's ns_setup and mounts), the
  * first that fails written to w as "STEP: ERROR". */
-static void probe_child(int w, const char *uid_map, const char *gid_map)
+static void probe_child(int w, int proxy, const char *uid_map,
+    const char *gid_map)
 {
 	const char *step = "uid_map";
 	struct stat st;
-	int mnt;
+	int mnt, sp[2];
 
 	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0 ||
 	    file_put("/proc/self/uid_map", uid_map) < 0 ||
@@ -44,13 +47,20 @@ static void probe_child(int w, const char *uid_map, const char *gid_map)
 	if (runfs_attach(mnt, "tmp", stat("/tmp", &st) == 0 &&
 	    S_ISDIR(st.st_mode) ? "/tmp" : "/") < 0)
 		goto out;
+	/* Named hosts: the egress proxy's listener, made as a run makes it
+	 * (netns.c) and handed over a socket pair (fdpass.c). */
+	step = "the egress proxy's listener in the run's network namespace "
+	    "(socketpair, socket, ioctl, bind, listen)";
+	if (proxy && (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+	    sp) < 0 || netns_listen(sp[0]) < 0))
+		goto out;
 	_exit(0);
 out:
 	dprintf(w, "%s: %s", step, strerror(errno));
 	_exit(1);
 }
 
-int run_probe_ns(unsigned long flags, char *why, size_t len)
+int run_probe_ns(unsigned long flags, int proxy, char *why, size_t len)
 {
 	char uid_map[32], gid_map[32];
 	int p[2], status;
@@ -65,7 +75,7 @@ int run_probe_ns(unsigned long flags, char *why, size_t len)
 	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
 	if (pid == 0) {
 		close(p[0]);
-		probe_child(p[1], uid_map, gid_map);
+		probe_child(p[1], proxy, uid_map, gid_map);
 	}
 	close(p[1]);
 	if (pid < 0) {

@@ -71,8 +71,8 @@ void probe_make(const struct cpol *p, const struct opts *o, int ask,
 	pr->landlock_abi = landlock_probe(&pr->landlock_errata);
 	pr->root = getuid() == 0;
 	pr->ns = ask ? run_probe_ns(CLONE_NEWUSER | CLONE_NEWPID |
-	    CLONE_NEWNET | CLONE_NEWNS, pr->ns_broken,
-	    sizeof(pr->ns_broken)) : -1;
+	    CLONE_NEWNET | CLONE_NEWNS, (p->flags & CPOL_F_NET_HOSTS) != 0,
+	    pr->ns_broken, sizeof(pr->ns_broken)) : -1;
 	if (!ask)
 		pr->ns_broken[0] = '\0';
 	pr->cgroup_base = o->cgroup ? o->cgroup : env && env[0] ? env : NULL;

@@ -144,6 +144,26 @@ def test_check_fails_where_a_run_would(tmp_path):
         p.stop()
 
 
+def test_check_fails_where_the_proxy_would(tmp_path):
+    """A profile that refuses socket() (the project's before this
+    release): --check of a named-host policy fails naming the proxy's
+    listener, as its run would; a network-off policy passes."""
+    prof = podrt.cordon_worker()
+    prof["syscalls"].append({"names": ["socket"],
+                             "action": "SCMP_ACT_ERRNO", "errnoRet": 97})
+    p = podrt.Pod("cordon-worker", tmp_path, profile=prof)
+    p.start()
+    try:
+        chk = p.sh("%s --check %s/bih_query.cpol" % (C, POL))
+        assert chk.returncode != 0 and "proxy" in chk.stderr, chk.stderr
+        st, r = run(p, "bih_query", "print(1)")
+        assert not ok(st), (r.stderr, st)
+        assert p.sh("%s --check %s/radiomics.cpol" % (C, POL)) \
+            .returncode == 0
+    finally:
+        p.stop()
+
+
 # ---- the shipped policies' workloads ---------------------------------
 
 PLOT = ("import numpy as np, matplotlib\nmatplotlib.use('Agg')\n"

@@ -110,7 +110,8 @@ int serve_exec(const struct opts *o, const struct cpol *p, char **cargv,
 		return EXIT_CORDON;
 	}
 	if (!run_probe_ns(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET |
-	    CLONE_NEWNS, why, sizeof(why)) || why[0]) {
+	    CLONE_NEWNS, (p->flags & CPOL_F_NET_HOSTS) != 0, why,
+	    sizeof(why)) || why[0]) {
 		snprintf(err, ERRLEN, "a warm pool's runs need namespaces (each "
 		    "its own PID namespace), and a run could not make them "
 		    "(%s): run cold instead", why[0] ? why : "the kernel or the "
