@@ -86,7 +86,7 @@ deps:
 		python3 python3-dev python3-pytest mandoc clang llvm \
 		libclang-rt-14-dev \
 		cppcheck clang-tidy util-linux iproute2 \
-		bubblewrap firejail hyperfine busybox-static runc \
+		bubblewrap firejail hyperfine busybox-static runc podman \
 		python3-numpy python3-pandas python3-matplotlib python3-nibabel \
 		python3-pydicom python3-scipy python3-torch python3-yaml dcm2niix \
 		python3-pip python3-setuptools python3-wheel python3-all \
@@ -191,7 +191,14 @@ DEB_PATH ?= /usr/sbin:/usr/bin:/sbin:/bin
 demo: all
 	$(PYTHON) tools/demo.py --build $(BUILD)
 
-.PHONY: all blobs deps check clean install install-python deb demo bench sanitize fuzz lint soak
+# The worker image's root file system, from this host's Debian packages,
+# checked against every blob (deploy/kubernetes/mkrootfs.py; minutes);
+# tests/test_image.py runs it under runc once it is there.
+image: all
+	$(PYTHON) deploy/kubernetes/mkrootfs.py --build $(BUILD) $(BUILD)/image-rootfs
+
+.PHONY: all blobs deps check clean install install-python deb demo bench sanitize fuzz lint soak image
 .DELETE_ON_ERROR:
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (not into make image's root file system: its *.d are folders)
+-include $(shell find $(BUILD) -path $(BUILD)/image-rootfs -prune -o -name '*.d' -type f -print 2>/dev/null)

@@ -23,6 +23,9 @@ $(BUILD)/bench/sysbench: $(BUILD)/bench/sysbench.o $(BUILD)/bench/filter.o \
 # cordon-mcp through the MCP SDK client, and sessions) runs after, with the
 # same flags; the MCP rows need make deps' npm ci in tests/mcp and say "not
 # run" without it.  Its report: $(BUILD)/bench-mcp.md.
+# Section 10 (bench/pod.py: launch cost in a worker pod under runc against
+# the host; root and runc, else "not run"): $(BUILD)/bench-pod.md.
 bench: all $(BENCH_BINS)
 	$(PYTHON) bench/run.py --build $(BUILD) $(BENCH_FLAGS)
 	$(PYTHON) bench/mcp.py --build $(BUILD) $(BENCH_FLAGS)
+	$(PYTHON) bench/pod.py --build $(BUILD) $(BENCH_FLAGS)

@@ -9,7 +9,8 @@ LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.
 	launcher/auditsay.c launcher/notes.c launcher/feed.c \
 	launcher/plan.c launcher/probe.c launcher/plansay.c launcher/filter.c \
 	launcher/companion.c launcher/initend.c launcher/late.c \
-	launcher/limits.c launcher/llplan.c launcher/sigs.c launcher/nscause.c
+	launcher/limits.c launcher/llplan.c launcher/sigs.c launcher/nscause.c \
+	launcher/nsprobe.c
 # The rooms (HACKING.md): the egress proxy, warm pools, the modes that
 # watch a run's calls.  Each has one header the rest of the launcher
 # includes (egress.h, warm.h, learnmode.h); every folder is on the include

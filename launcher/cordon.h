@@ -488,7 +488,11 @@ int run_caps_drop(void);
  * decided here: the caller re-plans, plan_ns_refused, and calls again). */
 #define RUN_NS_REFUSED (-2)
 pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen);
-int run_probe_ns(unsigned long flags, int *err);
+/* nsprobe.c: for --check, would a run get its namespaces and set them
+ * up?  0 with *err the clone's errno where the kernel refuses them; 1,
+ * with why the set-up step a run's child would fail, or "". */
+int run_probe_ns(unsigned long flags, int proxy, char *why, size_t len,
+    int *err);
 /* nscause.c: why the kernel refused namespaces (clone's errno e) */
 void ns_cause(int e, char *buf, size_t len);
 int run_workdir_private(const struct launch *ln);

@@ -405,6 +405,9 @@ static int go(struct opts *o, const struct cpol *p, struct res *s,
 	closefd(&s->egress.sock[1]);
 	sp->notify_r = s->ln.ns_flags & CLONE_NEWPID ? s->notify[0] : -1;
 	if (supervise_exec(s->pipe[P_MSG][0], err, ERRLEN)) {
+		/* Failed before its exec: nothing ran, nothing applied. */
+		r->layers = (struct layers){ .landlock_abi = r->layers.
+		    landlock_abi, .landlock_errata = r->layers.landlock_errata };
 		while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
 			;
 		r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) :

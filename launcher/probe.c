@@ -73,7 +73,10 @@ void probe_make(const struct cpol *p, const struct opts *o, int ask,
 	pr->uid = getuid();
 	pr->root = pr->uid == 0;
 	pr->ns = ask ? run_probe_ns(CLONE_NEWUSER | CLONE_NEWPID |
-	    CLONE_NEWNET | CLONE_NEWNS, &e) : -1;
+	    CLONE_NEWNET | CLONE_NEWNS, (p->flags & CPOL_F_NET_HOSTS) != 0,
+	    pr->ns_broken, sizeof(pr->ns_broken), &e) : -1;
+	if (!ask)
+		pr->ns_broken[0] = '\0';
 	pr->ns_why[0] = '\0';
 	if (pr->ns == 0)
 		ns_cause(e, pr->ns_why, sizeof(pr->ns_why));

@@ -556,19 +556,3 @@ pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen)
 		snprintf(err, errlen, "clone: %s", strerror(errno));
 	return pid;
 }
-
-/* For --check: would the kernel give us these namespaces? */
-int run_probe_ns(unsigned long flags, int *err)
-{
-	int pidfd = -1, status;
-	pid_t pid = spawn(flags, &pidfd);
-
-	if (pid == 0)
-		_exit(0);
-	if (pid < 0) {
-		*err = errno;
-		return 0;
-	}
-	close(pidfd);
-	return waitpid(pid, &status, 0) == pid;
-}

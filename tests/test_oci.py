@@ -15,6 +15,7 @@ import tempfile
 import pytest
 
 from conftest import BUILD, SRC
+from podrt import resolve
 
 CORDONC = BUILD / "cordonc"
 OCILOAD = BUILD / "tests" / "ociload"
@@ -285,36 +286,8 @@ def test_import_caps_and_kernel(tmp_path):
 
 def _resolve(prof, out, caps=(), kernel=(6, 1)):
     """A Docker-format profile as Docker hands it to runc for amd64, the
-    capabilities caps and kernel: includes/excludes applied (every
-    includes.cap needed, any excludes.cap excludes), the TRACE entries
-    (no tracer in a test) left out; names libseccomp does not know are
-    skipped by ociload as runc skips them."""
-    def kern(v):
-        return tuple(map(int, v.split(".")))
-    keep = []
-    for e in prof["syscalls"]:
-        e = dict(e)
-        inc, exc = e.pop("includes", None) or {}, e.pop("excludes",
-                                                         None) or {}
-        if inc.get("arches") and "amd64" not in inc["arches"]:
-            continue
-        if any(c not in caps for c in inc.get("caps") or []):
-            continue
-        if inc.get("minKernel") and kern(inc["minKernel"]) > kernel:
-            continue
-        if "amd64" in (exc.get("arches") or []) or \
-                any(c in caps for c in exc.get("caps") or []):
-            continue
-        if exc.get("minKernel") and kern(exc["minKernel"]) <= kernel:
-            continue
-        if e["action"] == "SCMP_ACT_TRACE":
-            continue
-        e.pop("comment", None)
-        keep.append(e)
-    out.write_text(json.dumps({
-        "defaultAction": prof["defaultAction"],
-        "defaultErrnoRet": prof.get("defaultErrnoRet", 1),
-        "architectures": ["SCMP_ARCH_X86_64"], "syscalls": keep}))
+    capabilities caps and kernel (podrt.resolve), written to out."""
+    out.write_text(json.dumps(resolve(prof, caps=caps, kernel=kernel)))
 
 
 def _resolve_docker(path, out):
@@ -662,9 +635,20 @@ def test_kube_worker_profile_is_current(tmp_path):
     """profiles/cordon-worker.json is the export of worker.policy."""
     if not KUBE.exists():
         pytest.skip("deploy/kubernetes is not in this copy of the tree")
-    text = cordonc("export", "--format", "oci", "--widen-unknown",
-                   KUBE / "worker.policy").stdout
+    r = subprocess.run(["sh", str(KUBE / "regen-profiles.sh")],
+                       env=dict(os.environ, OUT=str(tmp_path),
+                                CONFIGMAP=str(tmp_path / "cm.yaml"),
+                                CORDONC=str(CORDONC)),
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "cordon-worker.json").read_text()
     assert (KUBE / "profiles" / "cordon-worker.json").read_text() == text
+    # the pod's layer leaves sockets and the run tmpfs's calls to cordon
+    prof = json.loads(text)
+    denied = {n for e in prof["syscalls"] for n in e["names"]}
+    for need in ("socket", "fsopen", "fsconfig", "fsmount", "open_tree",
+                 "move_mount", "mount", "unshare"):
+        assert need not in denied, need
 
 
 def test_kube_worker_profile_lets_cordon_run(tmp_path):
@@ -680,3 +664,36 @@ def test_kube_worker_profile_lets_cordon_run(tmp_path):
                  "landlock_add_rule", "landlock_restrict_self", "execve",
                  "clone", "wait4", "setrlimit", "prlimit64", "setsid"):
         assert need not in denied, need
+
+
+def _size(text):
+    units = {"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40}
+    for u, m in units.items():
+        if text.endswith(u):
+            return int(text[:-2]) * m
+    return int(text)
+
+
+def test_kube_worker_fresh_pod_folders_and_sizes():
+    """A fresh pod has what cordon needs: TMPDIR is a volume's mount
+    point (a folder below one would not exist), /tmp a writable volume
+    (warm pools; the root is read-only), and the work volume is larger
+    than every shipped policy's disk bound."""
+    docs = _kube_docs()
+    pod = docs[("Deployment", "cordon-worker")]["spec"]["template"]["spec"]
+    c = pod["containers"][0]
+    env = {e["name"]: e["value"] for e in c["env"]}
+    mounts = {m["mountPath"]: m["name"] for m in c["volumeMounts"]}
+    vols = {v["name"]: v for v in pod["volumes"]}
+    assert env["TMPDIR"] in mounts, env["TMPDIR"]
+    assert "emptyDir" in vols[mounts["/tmp"]]
+    work = _size(vols[mounts[env["TMPDIR"]]]["emptyDir"]["sizeLimit"])
+    disks = []
+    for blob in sorted((BUILD / "policies").glob("*.cpol")):
+        out = cordonc("explain", blob).stdout
+        m = re.search(r"^\s*disk (\d+)([KMG]?)", out, re.M)
+        if m:
+            disks.append(int(m.group(1)) << {"": 0, "K": 10, "M": 20,
+                                              "G": 30}[m.group(2)])
+    assert disks and work > max(disks), (work, disks)
+    assert _size(c["resources"]["limits"]["ephemeral-storage"]) > work

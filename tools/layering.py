@@ -135,11 +135,11 @@ MAX_FILE_LINES = 600
 # The program cordon, the plain cold core (features are programs of their
 # own: launcher/companion.c), in lines of C, whole files and headers: the
 # figure it has, so that it cannot grow unseen (18,923 before the rooms
-# left it; 14,719 after; 15,247 once the plan decided alone and issue
-# 41's messages, the payload's pid, nscause.c and supervise.h came in).  Issue 40 asks for 8,000:
+# left it; 14,719 after; 15,346 once the plan decided alone and issue
+# 41's messages, the payload's pid, nscause.c, nsprobe.c and supervise.h came in).  Issue 40 asks for 8,000:
 # that needs the core's own rooms and headers, the audit reader as a
 # build option, and egress.h's core-facing part apart from the proxy's.
-CORDON_MAX_LINES = 15247
+CORDON_MAX_LINES = 15346
 SECCOMP_OK = ('compiler/backend/', 'compiler/names/tables_syscalls.c')
 MAX_FUNCTION_LINES = 80
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^">]+)[">]', re.M)

@@ -24,6 +24,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <linux/close_range.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,8 +91,8 @@ int serve_exec(const struct opts *o, const struct cpol *p, char **cargv,
 	/* static: argv points at them (an exec, or an error, follows) */
 	static char warm[PATH_MAX], blob[PATH_MAX], idx[16];
 	static char dir[] = "/tmp/cordon-warm.XXXXXX";
-	char **envp;
-	int at = snippet_word(p), n = 0, i, held;
+	char **envp, why[240];
+	int at = snippet_word(p), n = 0, i, held, e = 0;
 	uint32_t k;
 
 	if (o->serve[0] != '@' || strlen(o->serve) < 2 ||
@@ -108,6 +109,16 @@ int serve_exec(const struct opts *o, const struct cpol *p, char **cargv,
 	if (companion_path("warm/warm.py", warm, sizeof(warm)) < 0 || !realpath(o->policy, blob)) {
 		snprintf(err, ERRLEN, "warm.py (next to cordon) or the policy's "
 		    "path: %s", strerror(errno));
+		return EXIT_CORDON;
+	}
+	if (!run_probe_ns(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET |
+	    CLONE_NEWNS, (p->flags & CPOL_F_NET_HOSTS) != 0, why,
+	    sizeof(why), &e) || why[0]) {
+		if (!why[0])
+			ns_cause(e, why, sizeof(why));
+		snprintf(err, ERRLEN, "a warm pool's runs need namespaces (each "
+		    "its own PID namespace), and a run could not make them "
+		    "(%s): run cold instead", why);
 		return EXIT_CORDON;
 	}
 	warmdir_sweep();

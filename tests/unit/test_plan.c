@@ -244,6 +244,34 @@ static void test_table(void **state)
 	}
 }
 
+/* --check's probe: the clone given, the run tmpfs's mount refused (a
+ * container profile): the plan refuses, naming the step and the way
+ * out; with --no-namespaces it goes on. */
+static void test_ns_setup_refused(void **state)
+{
+	static struct cpol_insn insns[CPOL_MAX_INSNS];
+	const struct row r = { .name = "setup", .abi = 6 };
+	struct cpol_limit lim[8];
+	struct run_plan pl;
+	struct cpol p;
+	struct opts o;
+	struct probe pr = { .landlock_abi = 6, .ns = 1 };
+	char err[ERRLEN] = "";
+
+	(void)state;
+	policy(&r, &p, insns, lim);
+	options(&r, &o);
+	snprintf(pr.ns_broken, sizeof(pr.ns_broken), "the run tmpfs "
+	    "(fsopen, fsconfig, fsmount): Operation not permitted");
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "fsopen"));
+	assert_non_null(strstr(err, "seccomp profile"));
+	assert_non_null(strstr(err, "--no-namespaces"));
+	o.no_namespaces = 1;
+	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
+	assert_int_equal(pl.ns_flags, 0);
+}
+
 static int rlim_of(const struct run_plan *pl, int resource, uint64_t *v)
 {
 	int i;
@@ -502,7 +530,8 @@ static void test_llwatch_why(void **state)
 	assert_int_equal(plan_make(&p, &o, &pr, &pl, err, sizeof(err)), 0);
 	assert_int_equal(pl.filter, FILTER_LLWATCH);
 	assert_null(pl.llwatch_why);
-	assert_int_equal(plan_ns_refused(&pl, &p, &o, err, sizeof(err)), 0);
+	assert_int_equal(plan_ns_refused(&pl, &p, &o, "the kernel (EPERM)",
+	    err, sizeof(err)), 0);
 	assert_non_null(strstr(pl.llwatch_why, "needs the PID namespace"));
 	r.ninsns = 1400;
 	policy(&r, &p, insns, lim);
@@ -518,6 +547,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_ns_setup_refused),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_check_cgroup_env),
 		cmocka_unit_test(test_request),

@@ -243,6 +243,7 @@ class Client:
             asyncio.AbstractEventLoop, dict[str, asyncio.Lock]] = \
             weakref.WeakKeyDictionary()
         self._closed = False
+        self._cold_said: set[str] = set()   # tools said to run cold
         # Stops the pools of a client never closed (and at exit); refers
         # to the pools only, not to the client.
         self._finalizer = weakref.finalize(
@@ -567,8 +568,17 @@ class Client:
                 self._guard.check()
             except Exception as e:
                 raise LauncherError(str(e), None) from None
-        if not (self.warm if warm is None else warm):
-            return ([self.cordon, *self._priority_opts], [info.path]), None
+        mode = self.policies.known_mode(info)
+        want = self.warm if warm is None else warm
+        if want and mode is not None and not mode.warm_ok:
+            if tool not in self._cold_said:
+                self._cold_said.add(tool)
+                log.warning("cordon: tool %r runs cold: a warm pool needs "
+                            "namespaces, and here %s", tool, mode.reason)
+            want = False
+        if not want:
+            return ([self.cordon, *self._priority_opts,
+                     *(mode.options if mode else ())], [info.path]), None
         pool = self._acquire(tool, info)
         if pool is None:
             loop = asyncio.get_running_loop()

@@ -30,6 +30,7 @@ import tempfile
 import threading
 from typing import Sequence, Union
 
+from . import _mode
 from . import blob as _blob
 from .errors import (ConfigError, LauncherError, PolicyInvalid,
                      PolicyNotFound, PolicyStale, PolicyUnenforceable)
@@ -79,7 +80,8 @@ class PolicyStore:
         self._cache: dict[str, tuple[StatKey | None,
                                      list[tuple[str, StatKey | None]],
                                      _blob.BlobInfo]] = {}
-        self._enforceable: dict[str, str | None] = {}   # blob digest -> err
+        # blob digest -> the launch mode cordon --check allows (_mode.py)
+        self._enforceable: dict[str, _mode.Mode] = {}
 
     # -- lookup -----------------------------------------------------------
 
@@ -186,24 +188,29 @@ class PolicyStore:
 
     # -- enforceability ---------------------------------------------------
 
-    def _check_cmd(self, info: _blob.BlobInfo) -> list[str]:
-        if not self.cordon:
-            raise ConfigError("no cordon launcher configured")
-        return [self.cordon, "--check", info.path]
+    def _run_check(self, cmd: Sequence[str]
+                   ) -> "subprocess.CompletedProcess[bytes]":
+        try:
+            return subprocess.run(list(cmd), stdin=subprocess.DEVNULL,
+                                  capture_output=True, check=False,
+                                  timeout=COMPILE_TIMEOUT)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise LauncherError(f"{' '.join(cmd)}: {e}", None) from e
 
-    def _check_result(self, tool: str, info: _blob.BlobInfo, rc: int,
-                      err: bytes) -> None:
-        msg = err.decode("utf-8", "replace").strip()
-        if rc == 0:
+    def _check_result(self, tool: str, info: _blob.BlobInfo,
+                      mode: _mode.Mode | None,
+                      p: "subprocess.CompletedProcess[bytes]") -> None:
+        msg = p.stderr.decode("utf-8", "replace").strip()
+        if mode is not None:
             with self._lock:
-                self._enforceable[info.blob_digest] = None
+                self._enforceable[info.blob_digest] = mode
             return
-        if rc == CHECK_UNENFORCEABLE:
+        if p.returncode == CHECK_UNENFORCEABLE:
             raise PolicyUnenforceable(
                 tool, f"the kernel cannot enforce policy {tool!r} "
                 f"({info.path}): {msg}", msg)
-        raise LauncherError(f"cordon --check {info.path} exited {rc}: {msg}",
-                            rc, err)
+        raise LauncherError(f"cordon --check {info.path} exited "
+                            f"{p.returncode}: {msg}", p.returncode, p.stderr)
 
     def _known_ok(self, info: _blob.BlobInfo) -> bool:
         with self._lock:
@@ -218,16 +225,32 @@ class PolicyStore:
         with self._check_lock:
             if self._known_ok(info):
                 return info
-            try:
-                p = subprocess.run(self._check_cmd(info),
-                                   stdin=subprocess.DEVNULL,
-                                   capture_output=True, check=False,
-                                   timeout=COMPILE_TIMEOUT)
-            except (OSError, subprocess.TimeoutExpired) as e:
-                raise LauncherError(f"cordon --check {info.path}: {e}",
-                                    None) from e
-            self._check_result(tool, info, p.returncode, p.stderr)
+            if not self.cordon:
+                raise ConfigError("no cordon launcher configured")
+            mode, p = _mode.choose(self._run_check, self.cordon, info.path,
+                                   tool)
+            self._check_result(tool, info, mode, p)
         return info
+
+    def mode(self, tool: str) -> tuple[tuple[str, ...], str]:
+        """The options every run of tool gets for the mode this machine
+        allows (check() chose it), and why, or "" where runs get
+        namespaces: (("--no-namespaces",), "the kernel gives ...")."""
+        info = self.check(tool)
+        with self._lock:
+            m = self._enforceable[info.blob_digest]
+        return m.options, m.reason
+
+    def known_mode(self, info: _blob.BlobInfo) -> "_mode.Mode | None":
+        """The mode check() chose for this blob, or None (not checked)."""
+        with self._lock:
+            return self._enforceable.get(info.blob_digest)
+
+    def warm_ok(self, tool: str) -> bool:
+        """Whether tool's runs can be warm here (they need namespaces)."""
+        info = self.check(tool)
+        with self._lock:
+            return self._enforceable[info.blob_digest].warm_ok
 
     async def acheck(self, tool: str) -> _blob.BlobInfo:
         """check() in a worker thread: file reads, a possible cordonc run
