@@ -1392,6 +1392,23 @@ def test_warm_pool_that_cannot_start(cpkg, launcher_blobs, cordon_bin,
         c.close()
 
 
+def test_pool_closing_stderr_then_exiting_did_not_start(cpkg, tmp_path):
+    # A pool that ends its stderr without the ready word has not started,
+    # though it has not exited yet (as a failing cordon --serve, between
+    # closing its files and becoming a zombie, on a loaded machine).
+    fake = tmp_path / "cordon"
+    fake.write_text("#!/bin/sh\necho 'cordon: nonexistent' >&2\n"
+                    "exec 2>&-\nsleep 5\nexit 125\n")
+    fake.chmod(0o755)
+    from importlib import import_module
+    pool_mod = import_module(cpkg.__name__ + "._pool")
+    p = pool_mod.Pool(str(fake), "t", str(tmp_path / "t.cpol"), "0", {})
+    with pytest.raises(pool_mod.PoolStartError) as e:
+        p.start(30)
+    assert b"nonexistent" in e.value.stderr, e.value.stderr
+    assert not p.alive()
+
+
 @needs_warm
 def test_warm_cancel_ends_the_run(warm_client):
     # The pool keeps idle spares (their runs wait in a read); the run

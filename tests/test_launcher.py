@@ -641,6 +641,13 @@ def test_kernel_refusing_namespaces_replans(cordon_bin, launcher_blobs,
     if r.returncode == 99 or "unshare failed" in r.stderr:
         pytest.skip("no user namespace to refuse namespaces in: %s"
                     % r.stderr.strip())
+    if os.geteuid() != 0 and "(a symbolic link; name its target)" in r.stderr:
+        # Made by a user other than root, the namespace maps no uid to the
+        # host's root, so a root-owned link in the base policy
+        # (/etc/localtime) is owned by the overflow uid there and cordon
+        # refuses it (landlock.c: only root's links are followed).
+        pytest.skip("host root unmapped in this user namespace: %s"
+                    % r.stderr.strip())
     assert r.returncode == 0 and r.stdout == "ran\n", r
     status = json.loads(st.read_text())
     assert status["layers"]["namespaces"] == [], status

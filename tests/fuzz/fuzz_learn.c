@@ -130,8 +130,11 @@ static const char *learned(const uint8_t *data, size_t size,
 		if (!trace)
 			fuzz_fail("out of memory");
 		snprintf(trace, n, HOST "%s", name);
+		l.path = malloc(sizeof(*l.path));  /* learn's table grows */
+		if (!l.path)
+			fuzz_fail("out of memory");
 		l.path[0] = (struct learn_path){ trace, RIGHTS, 1, name };
-		l.npath = 1;
+		l.npath = l.cappath = 1;
 		return trace;
 	}
 	if (strchr(name, '\n'))

@@ -67,7 +67,8 @@ class Pool:
         self._popen: "subprocess.Popen[bytes] | None" = None
         self._tail: collections.deque[bytes] = \
             collections.deque(maxlen=STDERR_TAIL)
-        self._ready = threading.Event()
+        self._ready = threading.Event()   # said ready, or stderr ended
+        self._said_ready = False
         self._drain: threading.Thread | None = None
         self.users = 0              # runs in flight (under the client's lock)
         self.retired = False        # replaced: stop when users reaches 0
@@ -98,7 +99,9 @@ class Pool:
             daemon=True)
         self._drain.start()
         ready = self._ready.wait(timeout)
-        if ready and self.alive():
+        # stderr's end is not ready: the pool may close it just before
+        # it exits, and poll() sees it alive until it has.
+        if ready and self._said_ready and self.alive():
             return
         rc = self.stop()
         why = "exited" if ready else f"was not ready after {timeout:g}s"
@@ -114,6 +117,7 @@ class Pool:
             for line in iter(popen.stderr.readline, b""):
                 self._tail.append(line)
                 if READY_WORD in line:
+                    self._said_ready = True
                     self._ready.set()
         except (OSError, ValueError):
             pass                # closed by stop()
