@@ -303,10 +303,11 @@ print("made", n, flush=True)
 time.sleep(30)
 """
 # The watch's overshoot on a creator this fast, documented in cordon(1):
-# what it makes during one walk of its bound (4,800 files past 20,000
-# measured on a loaded 2-core machine, about 1,000 typically); the watch
-# before issue 38 let it pass by half again (32,757, 29,772).
-OVERSHOOT = 0.25
+# what it makes during one walk of its bound (about 1,000 files past
+# 20,000 typically, 4,800 on a loaded 2-core machine, 6,843 with eight
+# test suites sharing its two cores); the watch before issue 38 let it
+# pass by half again (32,757, 29,772), which this still catches.
+OVERSHOOT = 0.4
 
 
 def test_watch_stops_a_fast_creator_at_the_files_bound(launcher_blobs,

@@ -28,6 +28,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -45,6 +46,17 @@ int cordon_main(int argc, char **argv);
 char warm_no_text[1];
 
 static jmp_buf resume_at;
+
+/* The process that forked this one, recorded in the forker before each
+ * fork (pthread_atfork): a spare compares its parent with it once its
+ * parent-death signal is set, so a forker that died before then (the
+ * spare re-parented to init, or to a subreaper) ends the spare too. */
+static pid_t forker;
+
+static void fork_prepare(void)
+{
+	forker = getpid();
+}
 static char **run_argv, **run_envp;
 
 static void resume(char **argv, char **envp) __attribute__((noreturn));
@@ -116,7 +128,7 @@ static PyObject *warm_run(PyObject *self, PyObject *args)
 	argv[n] = NULL;
 	/* The template's end is the pool: its death ends the spare. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
-	    getppid() == 1)
+	    getppid() != forker)
 		_exit(EXIT_CORDON);
 	if (setjmp(resume_at) == 0) {
 		warm_resume = resume;
@@ -268,7 +280,8 @@ PyMODINIT_FUNC PyInit__cordon_warm(void)
 {
 	PyObject *m = PyModule_Create(&module);
 
-	if (m && protocol_add(m) < 0) {
+	if (m && (protocol_add(m) < 0 ||
+	    pthread_atfork(fork_prepare, NULL, NULL) != 0)) {
 		Py_DECREF(m);
 		return NULL;
 	}
