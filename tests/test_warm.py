@@ -1090,3 +1090,31 @@ def test_maker_gone_stops_the_pool(code_gen):
                     assert "\nState:\tZ" in f.read(), pid
             except FileNotFoundError:
                 pass
+
+
+MAKER_SAID_TAKEN = r"""
+import collections, socket, sys
+sys.path.insert(0, sys.argv[1])
+import warm_maker, warm_serve
+# A select's events: a run's end (its "exit") made a spare, whose making
+# read the maker's pending messages (MADE, and an ENDED kept for later);
+# the maker's socket was reported readable in the same select: its event
+# finds nothing to read, and must not wait for a message.
+pool = warm_serve.Pool.__new__(warm_serve.Pool)
+pool.maker, other = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+pool.pids, pool.ends = {}, collections.deque()
+pool.maker_ended()
+print("returned", len(pool.ends))
+"""
+
+
+def test_maker_event_after_its_messages_were_taken(tmp_path):
+    script = tmp_path / "taken.py"
+    script.write_text(MAKER_SAID_TAKEN)
+    try:
+        out = subprocess.run([PYTHON, str(script), str(BUILD / "warm")],
+                             capture_output=True, text=True, timeout=20)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the maker's event waited for a message already taken")
+    assert out.returncode == 0 and out.stdout == "returned 0\n", \
+        out.stdout + out.stderr
