@@ -3,16 +3,16 @@
  * template (warm.py): cordon itself, built from the same sources with
  * -fPIC and linked into the template, so a warm run is a cold run's code.
  *
- * run(argv) is called in a fork of the template's maker (one per run) with the
- * caller's descriptors on 0, 1, 2 (and 3 for --status-fd 3).  It runs
- * cordon's main with argv: the workdir, the cgroup, the namespaces, the
- * run tmpfs, the rlimits, the capabilities dropped, no_new_privs,
- * Landlock, the run's init, seccomp, supervision and the status report,
- * all as in a cold run.  That process (cordon) never returns: it exits
- * with cordon's status.  Only in the run itself (the process run.c's
- * warm_start made after seccomp, every descriptor above 2 closed) does
- * run() return, with the run's argv and environment, for warm.py to run
- * the snippet as __main__.
+ * run(argv) is called in a fork of the template's maker (one per run)
+ * with the caller's descriptors on 0, 1, 2 (and 3 for --status-fd 3).
+ * It runs cordon's main with argv: the workdir, the cgroup, the
+ * namespaces, the run tmpfs, the rlimits, the capabilities dropped,
+ * no_new_privs, Landlock, the run's init, seccomp, supervision and the
+ * status report, all as in a cold run.  That process (cordon) never
+ * returns: it exits with cordon's status.  Only in the run itself (the
+ * process run.c's warm_start made after seccomp, every descriptor above
+ * 2 closed) does run() return, with the run's argv and environment, for
+ * warm.py to run the snippet as __main__.
  *
  * options() tells warm.py which options a request may carry, from
  * cordon's own option table; the module's constants (REQUEST_MAX,
