@@ -135,7 +135,7 @@ WARM_OBJS := $(LAUNCHER_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(EGRESS_SRCS:%.c=$(WARM_D
 	$(COMMON_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(WARM_DIR)/obj/launcher/warm/pywarm.o
 # The template's modules, one job each (warm.py's docstring names them).
 WARM_PY := warm.py warm_preload.py warm_serve.py warm_request.py \
-	warm_spare.py warm_pace.py warm_run.py
+	warm_spare.py warm_maker.py warm_pace.py warm_run.py
 ifneq ($(wildcard $(WARM_PYINC)/Python.h),)
 PROGRAMS += $(WARM_DIR)/_cordon_warm.so $(WARM_PY:%=$(WARM_DIR)/%)
 endif

@@ -4,7 +4,7 @@
  * (run.c says why init exists and what it holds).
  *
  * A warm run's init first lets go of the template's memory.  It is a
- * fork of its spare, itself a fork of the template, so it maps the
+ * fork of its spare, a fork of the template's maker, so it maps the
  * interpreter's whole heap (about 55 of code_gen's 85 MiB resident are
  * private anonymous memory), which it never touches once it has forked
  * the run.  Its exit tore those page tables down after the run had

@@ -479,11 +479,11 @@ def _children(pid):
 
 def test_warm_session_leaves_no_process_or_folder(cpkg, policies_dir,
                                                   cordon_bin, tmp_path):
-    """The session's run is one of the template's children (a spare's
-    cordon, its init, the run): once the session is closed that whole
+    """The session's run is one of the maker's children (a spare's
+    cordon, its init, the run; the maker is the template's child): once the session is closed that whole
     tree is gone, and so is the session's folder, while the other spares
     and the pool live on.  (Spares at rest never end by themselves: a
-    tree of the template's that ends is the session's.  Where the spare's
+    tree of the maker's that ends is the session's.  Where the spare's
     directory can be read, as root, it is also found by its directory,
     the session's.)"""
     runs = tmp_path / "runs"
@@ -495,7 +495,10 @@ def test_warm_session_leaves_no_process_or_folder(cpkg, policies_dir,
                 assert s.warm
                 base, template = s._base, s._pool.pid
                 r = await s.run("import os; os.getpid()")
-                trees = {k: _tree(k) for k in _children(template)}
+                # the spares: the children of the template's one child,
+                # its maker
+                trees = {k: _tree(k) for m in _children(template)
+                         for k in _children(m)}
                 mine = [k for k in trees if _cwd(k) == base]
                 submit = (s._proc.pid, _tree(s._proc.pid)[0][1])
             return s, r, trees, mine, submit

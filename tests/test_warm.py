@@ -531,10 +531,12 @@ _cordon_warm.run = lambda argv, fd: os._exit(7)     # no cordon: just end
 # The pool's SIGTERM for a spare (its caller gone), at its first instant.
 os.register_at_fork(after_in_child=lambda: os.kill(os.getpid(),
                                                     signal.SIGTERM))
-class Pool:
-    opts, blob = [], "x.cpol"
-sp = warm_spare.fork(Pool(), None, False)
-_, st = os.waitpid(sp.pid, 0)
+class Maker:
+    opts, blob, at = [], "x.cpol", 0
+    def forget(self):
+        pass
+pid, _ = warm_spare.fork(Maker(), None, False)
+_, st = os.waitpid(pid, 0)
 try:
     woke = os.read(r, 64)
 except BlockingIOError:
@@ -577,7 +579,7 @@ def _anon_kib(pid):
 
 
 def test_run_init_lets_go_of_the_template_memory(code_gen, tmp_path):
-    # A warm run's init (a fork of its spare, a fork of the template)
+    # A warm run's init (a fork of its spare, a fork of the maker)
     # unmaps the template's anonymous memory once it has forked the run
     # (initend.c): its exit is on the caller's path.  Then it still
     # reaps the run and reports its status and CPU time.
@@ -587,7 +589,8 @@ def test_run_init_lets_go_of_the_template_memory(code_gen, tmp_path):
         assert template and template > 32 << 10, template
         seen, deadline = {}, time.time() + 30
         while time.time() < deadline:
-            inits = [i for sp in _children(srv.pid) for i in _children(sp)
+            spares = [sp for m in _children(srv.pid) for sp in _children(m)]
+            inits = [i for sp in spares for i in _children(sp)
                      if _children(i)]           # init, its run forked
             seen = {i: _anon_kib(i) for i in inits}
             if seen and all(a is not None and a < template // 8
@@ -1053,3 +1056,71 @@ def test_next_pool_removes_a_killed_pools_directory(code_gen):
         other = _template_dir(srv.pid)
         assert not home.exists(), sorted(home.iterdir())
         assert other.is_dir()               # its own is kept, while it runs
+
+
+
+def test_template_forks_only_its_maker(code_gen, tmp_path):
+    # The template forks once, its maker, which makes every spare (and
+    # reaps it): the template's pages written on the request path stay
+    # its own, where a fork per spare shared them again.  A spare made
+    # for a request's own set-up (--limit) comes from the maker too.
+    (tmp_path / "e.py").write_text("print('ran')\n")
+    with _serving(code_gen, tag="maker") as (name, srv):
+        makers = set()
+        for opts in ([], [], ["--limit", "memory=256M"], []):
+            r = subprocess.run([str(BUILD / "cordon"), "--submit", name,
+                                *opts, "e.py"], cwd=tmp_path,
+                               capture_output=True, text=True, timeout=60)
+            assert r.returncode == 0 and r.stdout == "ran\n", r
+            kids = _children(srv.pid)
+            assert len(kids) == 1, kids
+            makers.add(kids[0])
+            assert _children(kids[0]), "the spares are the maker's"
+        assert len(makers) == 1, makers
+
+
+def test_maker_gone_stops_the_pool(code_gen):
+    # The maker's death (SIGKILL) ends its spares (their parent-death
+    # signal) and stops the pool with a clear error: no caller is left
+    # waiting on a pool that cannot make runs.
+    with _serving(code_gen, tag="makergone") as (name, srv):
+        maker = _children(srv.pid)[0]
+        spares = _children(maker)
+        assert spares
+        os.kill(maker, signal.SIGKILL)
+        assert srv.wait(30) == 125
+        assert "its maker has ended" in srv.stderr.read()
+        for pid in spares:
+            try:
+                with open("/proc/%d/status" % pid) as f:
+                    assert "\nState:\tZ" in f.read(), pid
+            except FileNotFoundError:
+                pass
+
+
+MAKER_SAID_TAKEN = r"""
+import collections, socket, sys
+sys.path.insert(0, sys.argv[1])
+import warm_maker, warm_serve
+# A select's events: a run's end (its "exit") made a spare, whose making
+# read the maker's pending messages (MADE, and an ENDED kept for later);
+# the maker's socket was reported readable in the same select: its event
+# finds nothing to read, and must not wait for a message.
+pool = warm_serve.Pool.__new__(warm_serve.Pool)
+pool.maker, other = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+pool.pids, pool.ends = {}, collections.deque()
+pool.maker_ended()
+print("returned", len(pool.ends))
+"""
+
+
+def test_maker_event_after_its_messages_were_taken(tmp_path):
+    script = tmp_path / "taken.py"
+    script.write_text(MAKER_SAID_TAKEN)
+    try:
+        out = subprocess.run([PYTHON, str(script), str(BUILD / "warm")],
+                             capture_output=True, text=True, timeout=20)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the maker's event waited for a message already taken")
+    assert out.returncode == 0 and out.stdout == "returned 0\n", \
+        out.stdout + out.stderr

@@ -99,13 +99,15 @@ LAUNCHER_PUBLIC = {
 LAUNCHER_ONLY = {'warm.h': {'launcher/main.c'}}
 # The warm pool's Python (launcher/warm/): which of the folder's modules
 # each may import.  warm_run.py runs inside the sandbox: nothing of the
-# server's (warm_serve, warm_spare, warm_request) may come with it.
+# server's (warm_serve, warm_maker, warm_spare, warm_request) may come
+# with it.
 WARM_PY = 'launcher/warm'
 WARM_PY_IMPORTS = {
     'warm': {'_cordon_warm', 'warm_preload', 'warm_serve'},
     'warm_serve': {'_cordon_warm', 'warm_spare', 'warm_request',
-                   'warm_pace'},
+                   'warm_pace', 'warm_maker'},
     'warm_pace': set(),
+    'warm_maker': {'_cordon_warm', 'warm_spare'},
     'warm_spare': {'_cordon_warm', 'warm_run'},
     'warm_request': {'_cordon_warm'},
     'warm_run': {'_cordon_warm', 'warm_preload'},

@@ -3,16 +3,16 @@
  * template (warm.py): cordon itself, built from the same sources with
  * -fPIC and linked into the template, so a warm run is a cold run's code.
  *
- * run(argv) is called in a fork of the template (one per run) with the
- * caller's descriptors on 0, 1, 2 (and 3 for --status-fd 3).  It runs
- * cordon's main with argv: the workdir, the cgroup, the namespaces, the
- * run tmpfs, the rlimits, the capabilities dropped, no_new_privs,
- * Landlock, the run's init, seccomp, supervision and the status report,
- * all as in a cold run.  That process (cordon) never returns: it exits
- * with cordon's status.  Only in the run itself (the process run.c's
- * warm_start made after seccomp, every descriptor above 2 closed) does
- * run() return, with the run's argv and environment, for warm.py to run
- * the snippet as __main__.
+ * run(argv) is called in a fork of the template's maker (one per run)
+ * with the caller's descriptors on 0, 1, 2 (and 3 for --status-fd 3).
+ * It runs cordon's main with argv: the workdir, the cgroup, the
+ * namespaces, the run tmpfs, the rlimits, the capabilities dropped,
+ * no_new_privs, Landlock, the run's init, seccomp, supervision and the
+ * status report, all as in a cold run.  That process (cordon) never
+ * returns: it exits with cordon's status.  Only in the run itself (the
+ * process run.c's warm_start made after seccomp, every descriptor above
+ * 2 closed) does run() return, with the run's argv and environment, for
+ * warm.py to run the snippet as __main__.
  *
  * options() tells warm.py which options a request may carry, from
  * cordon's own option table; the module's constants (REQUEST_MAX,
@@ -20,6 +20,8 @@
  *
  * home_remove(dir) removes the template's own directory at its stop
  * (warmdir.c: the walk that removes a run's workdir).
+ *
+ * tie(parent) makes the pool's maker die with the template.
  *
  * harden() makes the template non-dumpable (no same-uid process may
  * ptrace it or read its memory; runs are in other namespaces and
@@ -126,7 +128,8 @@ static PyObject *warm_run(PyObject *self, PyObject *args)
 			return PyErr_NoMemory();
 	}
 	argv[n] = NULL;
-	/* The template's end is the pool: its death ends the spare. */
+	/* The maker's end (the template's: warm_maker.py) is the pool's:
+	 * its death ends the spare. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
 	    getppid() != forker)
 		_exit(EXIT_CORDON);
@@ -192,6 +195,25 @@ static PyObject *warm_harden(PyObject *self, PyObject *unused)
 	return Py_None;
 }
 
+/* tie(parent): this process dies (SIGKILL) with its parent, the pool's
+ * template (the maker, warm_maker.py); parent has gone already: OSError. */
+static PyObject *warm_tie(PyObject *self, PyObject *args)
+{
+	int parent;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "i", &parent))
+		return NULL;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return PyErr_SetFromErrno(PyExc_OSError);
+	if (getppid() != parent) {
+		PyErr_SetString(PyExc_OSError, "the pool's template has gone");
+		return NULL;
+	}
+	Py_INCREF(Py_None);
+	return Py_None;
+}
+
 static PyObject *warm_home_remove(PyObject *self, PyObject *args)
 {
 	char err[ERRLEN];
@@ -217,6 +239,8 @@ static PyMethodDef methods[] = {
 	{ "run", warm_run, METH_VARARGS, "a warm run: cordon, in this process" },
 	{ "harden", warm_harden, METH_NOARGS, "make the template "
 	    "non-dumpable" },
+	{ "tie", warm_tie, METH_VARARGS, "die with the parent (the "
+	    "pool's template)" },
 	{ "home_remove", warm_home_remove, METH_VARARGS, "remove the "
 	    "template's directory" },
 	{ "options", warm_options, METH_NOARGS, "the options a warm "

@@ -15,7 +15,7 @@
  *     the index of the snippet in a run's argv, the preloads;
  *   - the lock on its directory held (warmdir.c): the template removes
  *     the directory when it stops, the next pool when it was killed.
- * Each run is then cordon itself, called in a fork of the template by
+ * Each run is then cordon itself, in a fork of the template's maker, by
  * the extension (launcher/warm/pywarm.c): every layer of a cold run, built by
  * the same code; only the payload's execve is replaced (run.c).
  */

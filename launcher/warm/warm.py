@@ -16,7 +16,9 @@ descriptor, given as --status-fd 3) passed by SCM_RIGHTS.  The protocol,
 its messages and limits, is defined once, in warm.h; _cordon_warm
 (pywarm.c) gives its numbers to these modules.
 
-Runs are made ahead: SPARES at a time, each a fork of the template that
+Runs are made ahead: SPARES at a time, each a fork of the pool's maker
+(forked once from the template at its start: the template never forks
+again, so its pages stay its own on the request path) that
 calls cordon itself (_cordon_warm.run): every layer of a cold run is set
 up there by cordon's own code, and only in the run, after seccomp, does
 run() return here.  The run exercises the preloads again (its
@@ -39,6 +41,7 @@ The modules, one job each, next to this file:
   warm_preload.py  the preloads: imported, exercised, no import after
   warm_serve.py    the server loop: requests taken, queued, answered
   warm_request.py  a caller's request, its words sorted (run, set-up)
+  warm_maker.py    the maker: spares forked, reaped, their ends said
   warm_spare.py    spares made, given their request
   warm_pace.py     whether a spare is exercised: the callers' pace
   warm_run.py      the run, inside the sandbox: ready, the arguments,
@@ -60,7 +63,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _cordon_warm  # noqa: E402
 import warm_preload  # noqa: E402
-from warm_serve import Pool, Stop  # noqa: E402
+from warm_serve import MakerGone, Pool, Stop  # noqa: E402
 del sys.path[0]
 
 
@@ -93,14 +96,21 @@ def main():
                              % (name, _cordon_warm.READY_WORD, len(modules)))
             sys.stderr.flush()
         pool.serve()
-    except Stop:
-        pool.stop()
+    except Stop as e:
+        code = 0
+        try:
+            if isinstance(e, MakerGone):
+                raise
+            pool.stop()
+        except MakerGone:
+            pool.broken()
+            code = 125
         try:
             _cordon_warm.home_remove(home)
         except OSError as e:
             sys.stderr.write("cordon: warm pool %s: %s\n" % (name, e))
             sys.exit(125)
-        return
+        sys.exit(code)
     # MAX_RUNS: a new template, same socket (a new layout, new imports).
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)

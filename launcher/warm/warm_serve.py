@@ -1,9 +1,10 @@
 """A warm pool's server (cordon --serve, launcher/warm/warm.py): the
 template's loop.  It takes requests on the pool's socket (one message
 each, from the same uid only; the protocol: warm.h), queues them, hands
-them to ready spares (warm_spare), makes spares ahead, answers each
-caller with cordon's exit status, and stops on SIGTERM or its stdin's
-EOF."""
+them to ready spares (warm_spare), has spares made ahead by its maker
+(warm_maker: the template forks once, the maker, never again), answers
+each caller with cordon's exit status, and stops on SIGTERM or its
+stdin's EOF."""
 
 import array
 import collections
@@ -16,6 +17,7 @@ import struct
 import sys
 
 import _cordon_warm
+import warm_maker
 import warm_spare
 from warm_pace import Pace
 from warm_request import Request
@@ -35,15 +37,25 @@ class Stop(Exception):
     pass
 
 
+class MakerGone(Stop):
+    """The maker ended before its EOF: the spares ended with it."""
+
+
 class Pool:
     def __init__(self, name, blob, at, opts, lsock):
         self.name, self.blob, self.at, self.opts = name, blob, at, opts
         self.lsock = lsock
+        # First, while the template holds nothing of a caller's.
+        self.maker, self.maker_pid = warm_maker.start(blob, at, opts,
+                                                      [lsock])
         self.sel = selectors.DefaultSelector()
         self.sel.register(lsock, selectors.EVENT_READ, ("listen", None))
+        self.sel.register(self.maker, selectors.EVENT_READ, ("maker", None))
         self.spares = []                # made ahead, no request yet
         self.leaving = []               # told to go, not yet ended
-        self.busy = {}                  # pidfd -> Spare with a request
+        self.busy = {}                  # pid -> Spare with a request
+        self.pids = {}                  # pid -> every Spare not ended
+        self.ends = collections.deque()     # (pid, status) said meanwhile
         self.queue = collections.deque()
         self.failures = self.done = 0
         self.pace = Pace()              # whether spares are exercised
@@ -58,31 +70,83 @@ class Pool:
         signal.signal(signal.SIGTERM, lambda signum, frame: None)
         self.sel.register(self.sigs, selectors.EVENT_READ, ("signal", None))
 
-    def forget(self):
-        """In a spare's run: the template's sockets are not its own (their
-        descriptors are closed; their numbers are never closed again)."""
-        socks = [self.lsock] + [s.ctl for s in self.spares + self.leaving]
-        socks += [s.ctl for s in self.busy.values()]
-        socks += [s.conn for s in self.busy.values() if s.conn]
-        socks += [r.conn for r in self.queue]
-        for sock in socks:
-            sock.detach()
-        for request in self.queue:
-            request.wipe()      # other callers' words: not this run's
+    def order(self, request, warm):
+        """The maker makes a spare (for a request: with its directory,
+        set-up words and stdio); its pid, pidfd and socket come back at
+        once (ends said meanwhile wait in self.ends)."""
+        msg, fds = bytearray(warm_maker.MAKE_FOR if request else
+                             warm_maker.MAKE), []
+        msg += b"1" if warm else b"0"
+        if request:
+            for word in [request.word(request.cwd)] + \
+                    request.words(request.setup):
+                msg += os.fsencode(word) + b"\0"
+            fds = request.fds[:_cordon_warm.FDS_MIN]
+        try:
+            self.maker.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                        array.array("i", fds))] if fds else [])
+        except OSError:
+            raise MakerGone()
+        finally:
+            msg[:] = bytes(len(msg))
+        while True:
+            what, pid, status, fds = self.maker_said(socket.MSG_CMSG_CLOEXEC)
+            if what == warm_maker.MADE:
+                return warm_spare.Spare(pid, fds[1], socket.socket(
+                    fileno=fds[0]), warm)
+            self.ends.append((pid, status))
+
+    def maker_said(self, flags=0):
+        """One message of the maker's: (MADE, pid, None, [ctl, pidfd]) or
+        (ENDED, pid, wait status, []); with MSG_DONTWAIT, None where
+        there is none (taken already, by a spare's making)."""
+        fds = array.array("i")
+        try:
+            data, anc, _, _ = self.maker.recvmsg(
+                16, socket.CMSG_SPACE(2 * fds.itemsize), flags)
+        except BlockingIOError:
+            return None
+        except OSError:
+            data, anc = b"", []
+        for level, kind, cdata in anc:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds.frombytes(cdata[:len(cdata) - len(cdata) % 4])
+        pid = int.from_bytes(data[1:5], "little")
+        if data[:1] == warm_maker.MADE and len(data) == 5 and len(fds) == 2:
+            return warm_maker.MADE, pid, None, list(fds)
+        for fd in fds:
+            os.close(fd)
+        if data[:1] == warm_maker.ENDED and len(data) == 9 and pid in self.pids:
+            return warm_maker.ENDED, pid, int.from_bytes(
+                data[5:], "little", signed=True), []
+        raise MakerGone()
+
+    def maker_ended(self):
+        """The maker said a spare's end (a spare made now: not asked).  A
+        spare made in this select's events took what it had said (and
+        kept its ends in self.ends): then there is nothing to read."""
+        said = self.maker_said(socket.MSG_DONTWAIT | socket.MSG_CMSG_CLOEXEC)
+        if said is None:
+            return
+        what, pid, status, fds = said
+        if what != warm_maker.ENDED:
+            for fd in fds:
+                os.close(fd)
+            raise MakerGone()
+        self.ended(pid, status)
 
     def fork_spare(self, request=None):
-        """A spare (warm_spare.fork); for a request, one of its own, the
+        """A spare (made by the maker); for a request, one of its own, the
         request sent at once.  While callers come faster than exercised
         spares are made, spares skip the exercise: it costs about what
         it saves, and a waiting caller pays all of it."""
         making = [s for s in self.spares if not s.ready]
-        sp = warm_spare.fork(self, request,
-                             request is None and self.pace.exercise())
+        sp = self.order(request, request is None and self.pace.exercise())
+        self.pids[sp.pid] = sp
         # Its making is measured only if no other spare's shares the CPU.
         sp.alone = not making
         for other in making:
             other.alone = False
-        self.sel.register(sp.pidfd, selectors.EVENT_READ, ("end", sp))
         self.sel.register(sp.ctl, selectors.EVENT_READ, ("ctl", sp))
         if request:
             self.give(sp, request)
@@ -90,7 +154,7 @@ class Pool:
 
     def give(self, sp, request):
         warm_spare.give(sp, request, self.blob)
-        self.busy[sp.pidfd] = sp
+        self.busy[sp.pid] = sp
         # A caller that goes away (cancelled, killed) ends its run.
         self.sel.register(sp.conn, selectors.EVENT_READ, ("conn", sp))
 
@@ -186,14 +250,14 @@ class Pool:
         except (KeyError, ValueError):
             pass
 
-    def ended(self, sp):
-        _, status = os.waitpid(sp.pid, 0)
-        self.drop(sp.pidfd)
+    def ended(self, pid, status):
+        """The maker has reaped a spare: status, its wait status."""
+        sp = self.pids.pop(pid)
         self.drop(sp.ctl)
         os.close(sp.pidfd)
         sp.ctl.close()
         if sp.conn is not None:
-            del self.busy[sp.pidfd]
+            del self.busy[sp.pid]
             self.answer(sp, os.waitstatus_to_exitcode(status))
             return
         if sp in self.leaving:
@@ -240,15 +304,14 @@ class Pool:
             elif what == "exit":
                 self.answer(sp, value)
             else:
-                self.drop(sp.ctl)       # it has ended: "end" follows
-        elif kind == "end":
-            self.ended(sp)
+                self.drop(sp.ctl)       # it has ended: the maker says
+        elif kind == "maker":
+            self.maker_ended()
         elif kind == "conn":
             # A caller never writes: it left.  Its run ends, unless it
-            # was answered or ended earlier in this select (its pidfd's
-            # number may be a new spare's now, its pid reaped).
-            if sp.conn.fileno() >= 0 and self.busy.get(sp.pidfd) is sp:
-                os.kill(sp.pid, signal.SIGTERM)
+            # was answered or ended earlier in this select.
+            if sp.conn.fileno() >= 0 and self.busy.get(sp.pid) is sp:
+                sp.kill()
             self.drop(sp.conn)
         elif kind == "stdin":
             if not os.read(0, 512):
@@ -258,17 +321,36 @@ class Pool:
                 raise Stop()
         self.dispatch()
 
+    def events(self, stopping=False):
+        """The ends said while a spare was made, then one select's;
+        stopping: ends only, nothing made or dispatched."""
+        while self.ends:
+            self.ended(*self.ends.popleft())
+            if not stopping:
+                self.dispatch()
+        for key, _ in self.sel.select():
+            if not stopping:
+                self.event(*key.data)
+            elif key.data[0] == "maker":
+                self.maker_ended()
+
     def serve(self):
         """Until MAX_RUNS requests; then the rest of them, and return
-        (new callers wait in the socket's backlog for the next template)."""
+        (new callers wait in the socket's backlog for the next template),
+        the maker ended."""
         while self.done < MAX_RUNS:
-            for key, _ in self.sel.select():
-                self.event(*key.data)
+            self.events()
         self.drop(self.lsock)
         self.idle_go()
         while self.queue or self.busy or self.leaving:
-            for key, _ in self.sel.select():
-                self.event(*key.data)
+            self.events()
+        self.maker_end()
+
+    def maker_end(self):
+        """EOF to the maker, once no spare is left: it ends."""
+        self.drop(self.maker)
+        self.maker.close()
+        os.waitpid(self.maker_pid, 0)
 
     def idle_go(self):
         """Spares without a request are told to go (EOF on their socket:
@@ -291,8 +373,30 @@ class Pool:
         self.queue.clear()
         self.idle_go()
         for sp in self.busy.values():
-            os.kill(sp.pid, signal.SIGTERM)
+            sp.kill()
         while self.leaving or self.busy:
-            for key, _ in self.sel.select():
-                if key.data[0] == "end":
-                    self.ended(key.data[1])
+            self.events(stopping=True)
+        self.maker_end()
+
+    def broken(self):
+        """The maker is gone (and its spares with it: their parent's death
+        ends them): callers waiting are left (their --submit says the
+        pool did not answer), nothing is made again."""
+        self.drop(self.lsock)
+        self.lsock.close()
+        for request in self.queue:
+            for fd in request.fds:
+                os.close(fd)
+            request.conn.close()
+        for sp in list(self.pids.values()):
+            if sp.conn is not None:
+                sp.conn.close()
+            sp.ctl.close()
+            os.close(sp.pidfd)
+        self.queue.clear()
+        self.pids.clear()
+        self.drop(self.maker)
+        self.maker.close()
+        os.waitpid(self.maker_pid, 0)
+        sys.stderr.write("cordon: warm pool %s: its maker has ended; the "
+                         "pool stops\n" % self.name)

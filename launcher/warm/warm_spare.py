@@ -1,9 +1,10 @@
 """A warm pool's spares (cordon --serve, launcher/warm/warm.py): each a
-fork of the template that calls cordon itself (_cordon_warm.run), with
-every layer of a cold run set up by cordon's own code; only in the run,
-after seccomp, does that call return, and the run goes on in warm_run.
-The spare's cordon (warmhold.c) says when it is ready and takes the
-request the template gives it (the protocol: warm.h)."""
+fork of the pool's maker (warm_maker, itself forked once from the
+template) that calls cordon itself (_cordon_warm.run), with every layer
+of a cold run set up by cordon's own code; only in the run, after
+seccomp, does that call return, and the run goes on in warm_run.  The
+spare's cordon (warmhold.c) says when it is ready and takes the request
+the template gives it (the protocol: warm.h)."""
 
 import array
 import os
@@ -18,31 +19,43 @@ HANDLED = (signal.SIGTERM, signal.SIGINT)   # the template's handlers
 
 
 class Spare:
+    """A spare, as the template sees it: the maker forked it, reaps it and
+    says its end; the template holds its socket and a pidfd (signals go
+    through the pidfd: its pid may be reaped and reused meanwhile)."""
     __slots__ = ("pid", "pidfd", "ctl", "ready", "conn", "warm", "born",
                  "alone")
 
     def __init__(self, pid, pidfd, ctl, warm):
         self.pid, self.pidfd, self.ctl = pid, pidfd, ctl
         self.ready, self.conn = False, None
-        self.warm, self.born = warm, time.monotonic()   # exercised; forked
+        self.warm, self.born = warm, time.monotonic()   # exercised; made
         self.alone = True       # no other spare was made meanwhile
 
+    def kill(self):
+        try:
+            signal.pidfd_send_signal(self.pidfd, signal.SIGTERM)
+        except ProcessLookupError:
+            pass                # it has ended: the maker says so
 
-def fork(pool, request, warm):
-    """A spare: cordon with every layer set up around a warm run, with
-    the pool's options; for a request, with the caller's stdio and
-    set-up options.  warm: the run exercises the preloads first."""
+
+def fork(maker, setup, warm):
+    """In the maker: a spare, cordon with every layer set up around a warm
+    run, with the pool's options (maker.opts); setup: None, or for a
+    request (cwd, its set-up words, the caller's stdio).  warm: the run
+    exercises the preloads first.  Returns (pid, the template's end of
+    the spare's socket)."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    # Blocked across the fork: a SIGTERM for the spare (its caller gone)
-    # before the child has dropped the template's handler would write to
-    # the template's wake-up pipe, and stop the pool.  The child keeps
-    # them blocked: cordon blocks them too, and reads them (signalfd).
+    # Blocked across the fork (the maker keeps them blocked; this is for
+    # a process with Python's handlers): a SIGTERM for the spare before
+    # the child has dropped such a handler would write to its wake-up
+    # pipe.  The child keeps them blocked: cordon blocks them too, and
+    # reads them (signalfd).
     held = signal.pthread_sigmask(signal.SIG_BLOCK, HANDLED)
     pid = -1
     try:
         pid = os.fork()
     finally:
-        if pid != 0:        # the template, forked or not: as it was
+        if pid != 0:        # the parent, forked or not: as it was
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
     if pid == 0:
         try:
@@ -50,24 +63,27 @@ def fork(pool, request, warm):
             signal.set_wakeup_fd(-1)
             for signum in HANDLED:
                 signal.signal(signum, signal.SIG_DFL)
-            setup = []
-            if request:
-                for i, fd in enumerate(request.fds[:_cordon_warm.FDS_MIN]):
+            words = []
+            if setup:
+                cwd, words, fds = setup
+                for i, fd in enumerate(fds[:_cordon_warm.FDS_MIN]):
                     os.dup2(fd, i)
-                os.chdir(request.word(request.cwd))
-                setup = request.words(request.setup)
-            os.dup2(theirs.fileno(), _cordon_warm.CTL_FD)
+                os.chdir(cwd)
+            ctl = theirs.detach()
+            if ctl != _cordon_warm.CTL_FD:
+                os.dup2(ctl, _cordon_warm.CTL_FD)
+            else:
+                os.set_inheritable(ctl, True)
+            maker.forget()      # its sockets' numbers: never closed again
             os.closerange(_cordon_warm.CTL_FD + 1, 1 << 20)
             argv, envp = _cordon_warm.run(
-                ["cordon"] + pool.opts + setup + [pool.blob, "snippet.py"],
+                ["cordon"] + maker.opts + words + [maker.blob, "snippet.py"],
                 _cordon_warm.CTL_FD)
-            # The run: the template's sockets and callers are not its own.
-            pool.forget()
-            warm_run.run(argv, envp, pool.at, warm)
+            warm_run.run(argv, envp, maker.at, warm)
         finally:
             os._exit(125)
     theirs.close()
-    return Spare(pid, os.pidfd_open(pid), ours, warm)
+    return pid, ours
 
 
 def give(sp, request, blob):

@@ -2,7 +2,7 @@
  * warmhold.c - a warm pool's spare, between its set-up and its run.
  *
  * The template (warm.py) makes spares ahead of requests.  A spare is
- * cordon (launch.c) in a fork of the template, with the policy's blob
+ * cordon (launch.c) in a fork of the template's maker, with the blob
  * and the pool's options: workdir, run tmpfs, cgroup, namespaces,
  * rlimits, Landlock and seccomp are all in place around a run process
  * that has resumed the template's interpreter.  The run exercises the
