@@ -658,8 +658,8 @@ def test_kernel_refusing_namespaces_replans(cordon_bin, launcher_blobs,
                             snip, st)
     assert r.returncode == 125 and "ran" not in r.stdout, r
     assert "requires a private /tmp, which needs a mount namespace, but " \
-        "the kernel refuses namespaces. Hint: sysctl " \
-        "user.max_user_namespaces" in r.stderr, r
+        "namespaces were refused: sysctl user.max_user_namespaces is 0" \
+        in r.stderr, r
 
 
 def test_private_tmp(cordon, launcher_blobs):

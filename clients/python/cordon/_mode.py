@@ -56,10 +56,13 @@ def _words(err: bytes) -> str:
     return text.removeprefix("cordon: ")
 
 
-def choose(check: Check, cordon: str, path: str, tool: str
+def choose(check: Check, cordon: str, path: str, tool: str,
+           quiet: bool = False
            ) -> tuple[Mode | None, "subprocess.CompletedProcess[bytes]"]:
     """The mode for one blob: (Mode, the first check's result), or (None,
-    that result) where neither mode passes."""
+    that result) where neither mode passes.  quiet: the choice of the
+    no-namespace mode is not logged (a health probe asks again and
+    again)."""
     first = check([cordon, "--check", "--json", path])
     if first.returncode == 0:
         ns = _namespaces(first.stdout)
@@ -69,6 +72,7 @@ def choose(check: Check, cordon: str, path: str, tool: str
     if second.returncode != 0:
         return None, first
     reason = _words(first.stderr)
-    log.warning("cordon: tool %r runs without namespaces (%s), since %s",
-                tool, NO_NAMESPACES, reason)
+    if not quiet:
+        log.warning("cordon: tool %r runs without namespaces (%s), since "
+                    "%s", tool, NO_NAMESPACES, reason)
     return Mode((NO_NAMESPACES,), False, reason), first

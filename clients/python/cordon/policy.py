@@ -212,6 +212,20 @@ class PolicyStore:
         raise LauncherError(f"cordon --check {info.path} exited "
                             f"{p.returncode}: {msg}", p.returncode, p.stderr)
 
+    def check_now(self, tool: str) -> str | None:
+        """``cordon --check`` of TOOL now, not cached, in the mode the
+        machine allows (_mode.choose): None where a run could go, else
+        why not (a health probe's answer)."""
+        info = self.load(tool)
+        if not self.cordon:
+            return "no cordon launcher configured"
+        mode, p = _mode.choose(self._run_check, self.cordon, info.path, tool,
+                               quiet=True)
+        if mode is not None:
+            return None
+        msg = p.stderr.decode("utf-8", "replace").strip()[-500:]
+        return f"cordon --check {tool} exited {p.returncode}: {msg}"
+
     def _known_ok(self, info: _blob.BlobInfo) -> bool:
         with self._lock:
             return info.blob_digest in self._enforceable
