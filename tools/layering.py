@@ -232,18 +232,29 @@ def circles(graph):
     return out
 
 
-def check_calls(objects, errors):
-    defs, uses = {}, {}
-    for o in objects:
+_SYMBOLS = {}
+
+
+def object_symbols(o):
+    """An object's defined and undefined symbols (nm), read once: the call
+    and purity checks both ask."""
+    if o not in _SYMBOLS:
         out = subprocess.run(['nm', o], capture_output=True, text=True,
                              check=True).stdout
-        defs[o], uses[o] = set(), set()
+        defs, uses = set(), set()
         for line in out.splitlines():
             f = line.split()
             if len(f) == 3 and f[1] in 'TDBR':
-                defs[o].add(f[2])
+                defs.add(f[2])
             elif len(f) == 2 and f[0] == 'U':
-                uses[o].add(f[1])
+                uses.add(f[1])
+        _SYMBOLS[o] = (defs, uses)
+    return _SYMBOLS[o]
+
+
+def check_calls(objects, errors):
+    defs = {o: object_symbols(o)[0] for o in objects}
+    uses = {o: object_symbols(o)[1] for o in objects}
     owner = {s: o for o, d in defs.items() for s in d}
     graph = {o: sorted({owner[s] for s in uses[o] if s in owner} - {o})
              for o in objects}
@@ -349,17 +360,8 @@ def check_py_circles(errors, packages=None):
 def check_pure(objects, errors):
     """Every function a PURE object reaches is in a PURE object, in an
     object it reaches, or in PURE_LIBC."""
-    defs, uses = {}, {}
-    for o in objects:
-        out = subprocess.run(['nm', o], capture_output=True, text=True,
-                             check=True).stdout
-        defs[o], uses[o] = set(), set()
-        for line in out.splitlines():
-            f = line.split()
-            if len(f) == 3 and f[1] in 'TDBR':
-                defs[o].add(f[2])
-            elif len(f) == 2 and f[0] == 'U':
-                uses[o].add(f[1])
+    defs = {o: object_symbols(o)[0] for o in objects}
+    uses = {o: object_symbols(o)[1] for o in objects}
     owner = {s: o for o, d in defs.items() for s in d}
     todo = [o for o in objects if o.endswith(PURE) and '/warm/' not in o]
     seen = set(todo)
