@@ -19,6 +19,9 @@
  * client's copy, clients/python/cordon/_warm.py, is generated from this
  * file by tools/gen_cpol_py.py (tests/test_cpol_constants.py fails when
  * it is stale, tests/test_warm.py when a number is written elsewhere).
+ * That client also speaks the caller's side itself (cordon/_submit.py,
+ * submit.c's rules: SO_PEERCRED checked, no NUL in a word), with no
+ * cordon --submit between it and the pool.
  *
  * caller (cordon --submit) -> template, on the pool's abstract socket
  * (SOCK_SEQPACKET: one request, one message, with its descriptors):

@@ -11,9 +11,9 @@ import re
 import threading
 import time
 import weakref
-from typing import Any, Callable, Mapping, Sequence, TypeVar
+from typing import Any, Awaitable, Callable, Mapping, Sequence, TypeVar
 
-from . import _discover, _fs, _pool
+from . import _discover, _fs, _pool, _submit
 from ._cpol import CPOL_CA_BUNDLE_NAME
 from ._proc import (Priority, Process, complete, priority_options,
                     read_pipe, spawner, uncancellable)
@@ -24,6 +24,7 @@ from .outputs import (OutputFile, OutputLimits, RefusedOutput,
                       collect_outputs)
 from .policy import PolicyStore, StrPath
 from ._status import parse_status as _parse_status
+from ._warm import WARM_STATUS_FD
 from .result import (Layers, Outcome, RunResult, Timings,
                      denials_from_status)
 
@@ -45,7 +46,7 @@ DEFAULT_ENV_KEEP = ("LANG", "LC_ALL", "LC_CTYPE", "TZ")
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 SNIPPET_NAME = "snippet.py"
 WORKDIR_NAME = "work"
-EXIT_LAUNCHER = 125
+EXIT_LAUNCHER = _submit.EXIT_CORDON     # cordon failed (launcher/cordon.h)
 POOL_READY_TIMEOUT = 60.0       # seconds for cordon --serve to be ready
 
 
@@ -104,14 +105,6 @@ def _test_options(resolve: Mapping[str, str] | None,
 
 # The words before cordon's options, and those after them (the blob).
 _Command = tuple[list[str], list[str]]
-
-
-def _never_reached(pool: _pool.Pool, rc: int, out: bytes,
-                   err: bytes) -> bool:
-    """cordon --submit found no pool: it ended before this run reached it
-    (nothing of the run started)."""
-    return rc == EXIT_LAUNCHER and not out and not pool.alive() and \
-        err.startswith(b"cordon: --submit " + pool.name.encode() + b":")
 
 
 def _int(d: Mapping[str, Any], key: str) -> int:
@@ -480,33 +473,39 @@ class Client:
         if watch:
             extra.append("--landlock-watch")
 
-        def argv_for(command: _Command) -> Callable[[int], list[str]]:
-            # Cold: cordon [options] BLOB snippet args; warm: cordon
-            # --submit @NAME [options] snippet args (the pool's blob).
-            # --workdir: cordon uses this existing folder and never removes
-            # it (the client collects the outputs, then removes it).
-            def make_argv(status_fd: int) -> list[str]:
-                return [*command[0], "--status-fd", str(status_fd),
-                        "--workdir", workdir, "--quiet", *extra,
-                        *command[1], snippet, *args]
-            return make_argv
+        # Cold: cordon [options] BLOB snippet args; warm: the same words
+        # without the blob, sent to the pool (_submit.py).  --workdir:
+        # cordon uses this existing folder and never removes it (the
+        # client collects the outputs, then removes it).
+        def words(status_fd: int) -> list[str]:
+            return ["--status-fd", str(status_fd), "--workdir", workdir,
+                    "--quiet", *extra]
         run_timeout = timeout if timeout is not None else \
             info.timeout_ms / 1000.0
         for attempt in (1, 2):
             command, pool = await self._command(
                 tool, info, warm=False if creds or tests or watch else None)
+            if pool is None:
+                start = self._spawn_cold(
+                    lambda fd: [*command[0], *words(fd), *command[1],
+                                snippet, *args], env, base)
+            else:
+                start = self._submit(pool, base,
+                                     [*words(WARM_STATUS_FD), snippet, *args])
             try:
                 rc, out, err, raw_status = await self._launch(
-                    argv_for(command), self._env(env), base,
-                    run_timeout + BACKSTOP_MARGIN)
+                    start, run_timeout + BACKSTOP_MARGIN)
+            except _submit.NotReached as e:
+                # A pool that ended before this run reached it: nothing
+                # ran, so the run is made once more, in a restarted pool.
+                assert pool is not None
+                if attempt == 1 and not pool.alive():
+                    continue
+                raise LauncherError(f"cordon: warm pool of tool {tool!r}: "
+                                    f"{e.strerror}", EXIT_LAUNCHER) from None
             finally:
                 self._release(pool)
             status = _parse_status(raw_status)
-            # A pool that ended before this run reached it: nothing ran,
-            # so the run is made once more, in a restarted pool.
-            if attempt == 1 and status is None and pool is not None and \
-                    _never_reached(pool, rc, out[0], err[0]):
-                continue
             break
         if status is None or status.get("outcome") == "error":
             # Only cordon's own words: under --quiet its stderr is the
@@ -525,20 +524,46 @@ class Client:
         return self._result(tool, info, rc, status, out, err, outputs,
                             refused, t0), left
 
-    async def _launch(self, make_argv: Callable[[int], list[str]],
-                      env: Mapping[str, str], cwd: str, deadline: float
+    def _spawn_cold(self, make_argv: Callable[[int], list[str]],
+                    env: Mapping[str, str] | None, cwd: str
+                    ) -> Callable[[int], Awaitable[Any]]:
+        """How _launch starts a cold run: cordon spawned (in a thread)."""
+        def start(status_w: int) -> Awaitable[Any]:
+            return Process.start(make_argv, status_w=status_w,
+                                 env=self._env(env), cwd=cwd,
+                                 grace=self.grace, executor=self._spawner,
+                                 pgroup=self._pgroup)
+        return start
+
+    def _submit(self, pool: _pool.Pool, cwd: str, words: list[str]
+                ) -> Callable[[int], Awaitable[Any]]:
+        """How _launch starts a warm run: the request sent to the pool
+        straight from this process (_submit.py), on the loop's thread
+        unless the pool's socket would block."""
+        async def start(status_w: int) -> _submit.Submitted:
+            try:
+                return _submit.Submitted.start(pool.name, cwd, words,
+                                               status_w, blocking=False)
+            except BlockingIOError:
+                pass
+            return (await complete(asyncio.get_running_loop(
+                ).run_in_executor(self._spawner, functools.partial(
+                    _submit.Submitted.start, pool.name, cwd, words,
+                    status_w, blocking=True))))[0]
+        return start
+
+    async def _launch(self, start: Callable[[int], Awaitable[Any]],
+                      deadline: float
                       ) -> tuple[int, tuple[bytes, bool],
                                  tuple[bytes, bool], bytes]:
-        """Start cordon, read its output and status until it exits (or is
-        terminated, when the caller is cancelled or after deadline s):
-        (exit status, stdout, stderr, raw status)."""
+        """Start the run (start(status write end): a Process or a
+        Submitted), read its output and status until it ends (or is
+        ended, when the caller is cancelled or after deadline s): (exit
+        status, stdout, stderr, raw status)."""
         rfd, wfd = os.pipe()            # both O_CLOEXEC
         status_pipe = os.fdopen(rfd, "rb", buffering=0)
         try:
-            proc = await Process.start(make_argv, status_w=wfd, env=env,
-                                       cwd=cwd, grace=self.grace,
-                                       executor=self._spawner,
-                                       pgroup=self._pgroup)
+            proc = await start(wfd)
         except BaseException:
             status_pipe.close()
             raise
@@ -553,7 +578,8 @@ class Client:
         finally:
             proc.close()
         assert proc.returncode is not None
-        return proc.returncode, out, err, raw_status
+        said = getattr(proc, "said", b"")
+        return proc.returncode, out, (said + err[0], err[1]), raw_status
 
     # -- warm pools -------------------------------------------------------
 
