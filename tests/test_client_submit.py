@@ -32,6 +32,12 @@ def sub(src_dir):
     return _submit
 
 
+@pytest.fixture(scope="module")
+def status_fd(sub):
+    from cordon._warm import WARM_STATUS_FD
+    return str(WARM_STATUS_FD)
+
+
 @pytest.fixture
 def pool(warm_pools):
     if not WARM_OK:
@@ -93,10 +99,10 @@ def test_no_pool_is_not_reached(sub, tmp_path):
         sub.connect("@cordon-test-none-%d" % os.getpid(), True)
 
 
-def test_run_status_and_refusal(sub, pool, tmp_path):
+def test_run_status_and_refusal(sub, pool, tmp_path, status_fd):
     (tmp_path / "s.py").write_text("import sys\nprint('hi', sys.argv[1:])\n"
                                    "sys.exit(3)\n")
-    words = ["--status-fd", str(sub.WARM_STATUS_FD), "s.py", "a b"]
+    words = ["--status-fd", status_fd, "s.py", "a b"]
     rc, out, err, status = run(sub, pool, tmp_path, words)
     assert (rc, out) == (3, b"hi ['a b']\n"), (rc, out, err)
     st = json.loads(status)
@@ -108,12 +114,12 @@ def test_run_status_and_refusal(sub, pool, tmp_path):
     assert err.startswith(b"cordon: the warm pool refused the run: "), err
 
 
-def test_closing_the_socket_ends_the_run(sub, pool, tmp_path):
+def test_closing_the_socket_ends_the_run(sub, pool, tmp_path, status_fd):
     (tmp_path / "s.py").write_text("import time\ntime.sleep(60)\n")
     t0 = time.monotonic()
     rc, out, err, status = run(
         sub, pool, tmp_path,
-        ["--status-fd", str(sub.WARM_STATUS_FD), "s.py"], cancel_after=1.0)
+        ["--status-fd", status_fd, "s.py"], cancel_after=1.0)
     assert rc == 125
     # The status pipe's write end is cordon's: read to EOF only once the
     # run has ended, well before its 60 s.
