@@ -6,14 +6,16 @@ The server starts the guardian before anything else (Guard.start): a
 process of its own, ``python3 -I -c ... ROOT``, leader of a new process
 group, its stdin a pipe whose write end only the server holds (every
 other child of the server is spawned with descriptors above 3 closed).
-The server's clients spawn every cordon process (cold runs, ``--submit``,
-sessions) into the guardian's group, atomically (posix_spawn's
+The server's clients spawn every cordon process (cold runs, sessions'
+``--submit``) into the guardian's group, atomically (posix_spawn's
 POSIX_SPAWN_SETPGROUP, Popen's process_group): a spawn after the guardian
 and its group are gone fails.  Warm pools (``cordon --serve``) lead groups
 of their own (Pool.stop signals a pool's group); the server tells the
 guardian each one's group ("+PGID" when started, "-PGID" once stopped and
 its group empty).  A pool also stops by itself at its stdin's EOF, ending
-its runs.
+its runs.  A warm run is a process of its pool's (the client asks for it
+on the pool's socket): the pool ends it when its connection closes, as
+the server's death closes it.
 
 At the pipe's EOF -- the server's exit, whatever caused it -- the guardian
 sends SIGTERM to every member of its group and to the pools' groups (a

@@ -2,7 +2,8 @@
 and stopped by the client (Client(warm=True)).
 
 A pool is the tool's blob served on an abstract unix socket whose name is
-unique to this process; runs reach it with ``cordon --submit @NAME``.
+unique to this process; runs reach it on that socket (_submit.py;
+sessions with ``cordon --submit @NAME --stdin``).
 Everything here blocks (fork/exec, waiting for the "ready" line, waiting
 for an exit): the client calls it from a worker thread, never from the
 event loop.  A pool outlives event loops (run() makes one per call), so
