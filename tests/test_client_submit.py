@@ -13,7 +13,6 @@ import asyncio
 import json
 import os
 import pathlib
-import subprocess
 import sys
 import time
 
@@ -22,7 +21,7 @@ import pytest
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from client_support import import_client  # noqa: E402
 from conftest import BUILD, WARM_OK  # noqa: E402
-from test_warm import IMPOSTOR  # noqa: E402
+from test_warm import impostor  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -131,18 +130,9 @@ def test_nothing_is_sent_to_a_listener_of_another_uid(sub, tmp_path):
     if os.geteuid() != 0:
         pytest.skip("needs root: the impostor runs as another uid (65534)")
     name = "@cordon-test-pyimpostor-%d" % os.getpid()
-    srv = subprocess.Popen(["/usr/bin/python3", "-c", IMPOSTOR, name],
-                           user=65534, group=65534, extra_groups=[],
-                           cwd="/", stdout=subprocess.PIPE, text=True)
-    try:
-        assert srv.stdout.readline() == "listening\n"
+    with impostor(name) as got:
         with pytest.raises(sub.NotReached, match="uid 65534"):
             sub.Submitted.start(name, str(tmp_path), ["s.py"], 1,
                                 blocking=True)
-        said = srv.stdout.read()
-        assert srv.wait(30) == 0
-    finally:
-        if srv.poll() is None:
-            srv.kill()
-            srv.wait()
+        said = got()
     assert said == "got 0 bytes 0 fds\n", said

@@ -812,6 +812,28 @@ except OSError:
 '''
 
 
+@contextlib.contextmanager
+def impostor(name):
+    """IMPOSTOR listening on name as uid 65534 (needs root); yields a
+    function that waits for its end and gives what it got (its line)."""
+    srv = subprocess.Popen(["/usr/bin/python3", "-c", IMPOSTOR, name],
+                           user=65534, cwd="/",
+                           group=65534, extra_groups=[],
+                           stdout=subprocess.PIPE, text=True)
+
+    def said():
+        got = srv.stdout.read()
+        assert srv.wait(30) == 0
+        return got
+    try:
+        assert srv.stdout.readline() == "listening\n"
+        yield said
+    finally:
+        if srv.poll() is None:
+            srv.kill()
+            srv.wait()
+
+
 def test_submit_refuses_a_pool_of_another_uid(tmp_path):
     # A process of another uid that holds the name first is no pool of
     # ours: --submit checks the listener's credentials before it sends
@@ -819,22 +841,12 @@ def test_submit_refuses_a_pool_of_another_uid(tmp_path):
     if os.geteuid() != 0:
         pytest.skip("needs root: the impostor runs as another uid (65534)")
     name = "@cordon-test-impostor-%d" % os.getpid()
-    srv = subprocess.Popen(["/usr/bin/python3", "-c", IMPOSTOR, name],
-                           user=65534, cwd="/",
-                           group=65534, extra_groups=[],
-                           stdout=subprocess.PIPE, text=True)
-    try:
-        assert srv.stdout.readline() == "listening\n"
+    with impostor(name) as got:
         (tmp_path / "s.py").write_text("print(1)\n")
         p = subprocess.run([str(BUILD / "cordon"), "--submit", name,
                             str(tmp_path / "s.py")], capture_output=True,
                            text=True, timeout=30)
-        said = srv.stdout.read()
-        assert srv.wait(30) == 0
-    finally:
-        if srv.poll() is None:
-            srv.kill()
-            srv.wait()
+        said = got()
     assert p.returncode == 125, p
     assert "uid 65534" in p.stderr and "not" in p.stderr, p
     assert said == "got 0 bytes 0 fds\n", said
