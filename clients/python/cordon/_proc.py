@@ -111,6 +111,7 @@ class Process:
         self.stdout = stdout        # raw file objects, read ends
         self.stderr = stderr
         self.returncode: int | None = None
+        self.said = b""             # nothing said for it (_submit's twin)
         self._pidfd = pidfd
         self._exited: "asyncio.Future[None] | None" = None
 

@@ -578,8 +578,7 @@ class Client:
         finally:
             proc.close()
         assert proc.returncode is not None
-        said = getattr(proc, "said", b"")
-        return proc.returncode, out, (said + err[0], err[1]), raw_status
+        return proc.returncode, out, (proc.said + err[0], err[1]), raw_status
 
     # -- warm pools -------------------------------------------------------
 
