@@ -532,9 +532,18 @@ def alive(pid):
         return False
 
 
-def killed_groups(pid):
+def start_time(pid):
+    with open("/proc/%d/stat" % pid, "rb") as f:
+        return int(f.read().rsplit(b")", 1)[1].split()[19])
+
+
+def killed_groups(pid, start):
+    """Run groups made by process pid that started at start (cgstale.c's
+    names): an earlier process with the same pid may have left one
+    under another parent, where no sweep of this machine's runs reaches."""
     import glob
-    return glob.glob("/sys/fs/cgroup/**/cordon-*-%d-*" % pid, recursive=True)
+    return glob.glob("/sys/fs/cgroup/**/cordon-*-%d-%d.*" % (pid, start),
+                     recursive=True)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="run cgroups are root's")
@@ -552,7 +561,8 @@ def test_next_run_removes_a_killed_cordons_busy_cgroup(small, tmp_path):
     line = p.stdout.readline().split()
     assert line[:1] == [b"orphan"], line
     orphan = int(line[1])
-    groups = killed_groups(p.pid)
+    start = start_time(p.pid)
+    groups = killed_groups(p.pid, start)
     if not groups:
         p.kill()
         p.wait()
@@ -566,7 +576,7 @@ def test_next_run_removes_a_killed_cordons_busy_cgroup(small, tmp_path):
         r = subprocess.run([CORDON, str(small), "-"], input="print(1)\n",
                            capture_output=True, text=True, env=env)
         assert r.returncode == 0, r
-        assert killed_groups(p.pid) == [], groups
+        assert killed_groups(p.pid, start) == [], groups
         time.sleep(0.2)
         assert not alive(orphan)
     finally:

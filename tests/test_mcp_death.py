@@ -45,21 +45,38 @@ def under_way(pid, what):
 
 
 def wait_for(what, why):
+    """Poll what() until true; why (a string, or a function giving one
+    when the wait fails: the state then, not the state before) says what
+    was not seen."""
     end = time.monotonic() + DEADLINE
     while not what():
-        assert time.monotonic() < end, why
+        assert time.monotonic() < end, why() if callable(why) else why
         time.sleep(0.05)
 
 
-def cgroups_of(pids):
+def start_time(pid):
+    """Field 22 of /proc/PID/stat (clock ticks since boot), None when
+    pid is gone."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def cgroups_of(made_by):
     """Run cgroups (cordon-PIDNS-PID-START.XXXXXX, cgstale.c) made by
-    any of pids, anywhere below /sys/fs/cgroup."""
+    one of made_by, a set of (PID, START): a group whose PID is one of
+    these but whose START is not was made by an earlier process that had
+    the same PID (perhaps under another parent group, where no sweep of
+    ours reaches), and is none of this test's business."""
     out = []
     for top, dirs, _ in os.walk("/sys/fs/cgroup"):
         for d in dirs:
-            parts = d.split("-")
-            if d.startswith("cordon-") and len(parts) >= 4 and \
-                    parts[2].isdigit() and int(parts[2]) in pids:
+            parts = d.split(".")[0].split("-")
+            if d.startswith("cordon-") and len(parts) == 4 and \
+                    parts[2].isdigit() and parts[3].isdigit() and \
+                    (int(parts[2]), int(parts[3])) in made_by:
                 out.append(os.path.join(top, d))
     return out
 
@@ -68,14 +85,17 @@ def killed_leaves_nothing(pid, work):
     """SIGKILL pid with its runs under way; then nothing of it may stay."""
     tree = tree_of(pid) - {pid}
     assert [p for p in tree if confined(p)], "no run below the server"
+    made_by = {(p, start_time(p)) for p in tree} - {(p, None) for p in tree}
     os.kill(pid, signal.SIGKILL)
 
+    def alive():
+        return [p for p in tree if (p, start_time(p)) in made_by]
+
     def gone():
-        return not [p for p in tree if os.path.exists("/proc/%d" % p)] \
-            and os.listdir(work) == [] and not cgroups_of(tree)
-    wait_for(gone, "left behind: processes %s, folders %s, cgroups %s" % (
-        [p for p in tree if os.path.exists("/proc/%d" % p)],
-        os.listdir(work), cgroups_of(tree)))
+        return not alive() and os.listdir(work) == [] and \
+            not cgroups_of(made_by)
+    wait_for(gone, lambda: "left behind: processes %s, folders %s, "
+             "cgroups %s" % (alive(), os.listdir(work), cgroups_of(made_by)))
 
 
 def stdio_server(src_dir, build_dir, work, *extra, scale=None):
