@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from test_mcp import (cmdline, run_folders, server_argv,
+from test_mcp import (cmdline, server_argv,
                       server_env, tree_of)
 from test_mcp_http import Served
 
