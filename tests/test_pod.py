@@ -342,6 +342,25 @@ def test_nothing_left_behind(pod):
 
 # ---- podman, with the profile it applies itself ----------------------
 
+def podman_conf(tmp_path):
+    """A containers.conf whose default ulimits podman can set.  Without
+    it podman asks for 1048576 open files and processes, which a root
+    without CAP_SYS_RESOURCE (a VM's, a CI runner's) may not raise to
+    (runc: "error setting rlimits ... operation not permitted"), and
+    --ulimit on its command line did not replace them (podman 4.3).
+    Open files: the caller's hard limit, as a pod inherits its node's;
+    processes: the pod's pids limit (podman lowers its own to 32768)."""
+    import resource
+    nofile = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if nofile == resource.RLIM_INFINITY:
+        nofile = 1 << 20
+    conf = tmp_path / "containers.conf"
+    conf.write_text('[containers]\ndefault_ulimits = ["nofile=%d:%d", '
+                    '"nproc=%d:%d"]\n' % (nofile, nofile, podrt.PIDS,
+                                           podrt.PIDS))
+    return str(conf)
+
+
 def test_podman_default_profile(tmp_path):
     """podman run as the pod runs (the same root, uid 10001, no
     capabilities, no_new_privs, read-only root, a work volume), with
@@ -362,14 +381,17 @@ def test_podman_default_profile(tmp_path):
               (C, POL, C, POL, C, POL))
     r = subprocess.run(
         ["podman", "--cgroup-manager=cgroupfs", "--events-backend=none",
-         "run", "--rm", "--rootfs", str(podrt.rootfs()), "--read-only",
+         "run", "--rm", "--read-only",
          "--user", "%d:%d" % (podrt.UID, podrt.GID), "--cap-drop", "ALL",
          "--security-opt", "no-new-privileges", "--network", "none",
          "-v", "/usr:/usr:ro", "-v", "/etc:/etc:ro",
          "-v", "%s:/opt/cordon/build:ro" % BUILD,
          "-v", "%s:/work" % work, "--tmpfs", "/tmp",
-         "-e", "TMPDIR=/work", "/bin/sh", "-c", script],
-        capture_output=True, text=True, timeout=300)
+         "-e", "TMPDIR=/work",
+         "--rootfs", str(podrt.rootfs()),       # the root, then the command
+         "/bin/sh", "-c", script],
+        capture_output=True, text=True, timeout=300,
+        env=dict(os.environ, CONTAINERS_CONF=podman_conf(tmp_path)))
     if r.returncode != 0 and "checked" not in r.stdout:
         pytest.skip("podman cannot start a container here: %s" %
                     r.stderr.strip()[-300:])
