@@ -146,8 +146,8 @@ static int no_group(int i, const char *parent, char *why, size_t whylen)
 	if (errno != EACCES && errno != EPERM && errno != EROFS)
 		return -1;
 	snprintf(why, whylen, "cannot make a group in cordon's own %s "
-	    "cgroup %.160s (%s)", i ? "pids" : "memory", parent,
-	    strerror(errno));
+	    "cgroup %.160s (%s): a run gets all its groups or none",
+	    i ? "pids" : "memory", parent, strerror(errno));
 	return 0;
 }
 
