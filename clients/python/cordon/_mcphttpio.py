@@ -63,9 +63,8 @@ async def read_head(reader: asyncio.StreamReader,
                     first: bool) -> Request:
     """A request's line and headers (the reader's limit is MAX_HEAD)."""
     try:
-        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"),
-                                      HEAD_TIMEOUT if first else
-                                      IDLE_TIMEOUT)
+        async with asyncio.timeout(HEAD_TIMEOUT if first else IDLE_TIMEOUT):
+            head = await reader.readuntil(b"\r\n\r\n")
     except asyncio.LimitOverrunError:
         raise HttpFail(431, f"request head longer than {MAX_HEAD} bytes",
                        close=True) from None
@@ -133,8 +132,8 @@ async def read_body(reader: asyncio.StreamReader, req: Request,
         raise HttpFail(413, f"body of {n} bytes: the maximum is {max_body}"
                        f" ({setting})", close=True)
     try:
-        req.body = await asyncio.wait_for(reader.readexactly(n),
-                                          BODY_TIMEOUT)
+        async with asyncio.timeout(BODY_TIMEOUT):
+            req.body = await reader.readexactly(n)
     except (asyncio.IncompleteReadError, asyncio.TimeoutError,
             ConnectionError):
         raise Closed() from None
@@ -153,7 +152,14 @@ async def write(writer: asyncio.StreamWriter, status: int,
                 headers: dict[str, str], body: bytes, close: bool) -> None:
     writer.write(_head(status, {"Content-Length": str(len(body)),
                                 **headers}, close) + body)
-    await asyncio.wait_for(writer.drain(), WRITE_TIMEOUT)
+    await _drain(writer)
+
+
+async def _drain(writer: asyncio.StreamWriter) -> None:
+    """What was written taken by the client within WRITE_TIMEOUT
+    (asyncio.timeout: no task is made for the wait, as wait_for makes)."""
+    async with asyncio.timeout(WRITE_TIMEOUT):
+        await writer.drain()
 
 
 async def write_chunked(writer: asyncio.StreamWriter, status: int,
@@ -165,12 +171,12 @@ async def write_chunked(writer: asyncio.StreamWriter, status: int,
     try:
         writer.write(_head(status, {"Transfer-Encoding": "chunked",
                                     **headers}, close))
-        await asyncio.wait_for(writer.drain(), WRITE_TIMEOUT)
+        await _drain(writer)
         async for c in chunks:
             if c:
                 writer.write(b"%x\r\n%s\r\n" % (len(c), c))
-                await asyncio.wait_for(writer.drain(), WRITE_TIMEOUT)
+                await _drain(writer)
         writer.write(b"0\r\n\r\n")
-        await asyncio.wait_for(writer.drain(), WRITE_TIMEOUT)
+        await _drain(writer)
     finally:
         await chunks.aclose()       # type: ignore[attr-defined]

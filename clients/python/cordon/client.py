@@ -715,7 +715,8 @@ class Client:
                  asyncio.ensure_future(read_pipe(status_pipe, STATUS_CAP))]
         try:
             try:
-                await asyncio.wait_for(proc.wait(), deadline)
+                async with asyncio.timeout(deadline):
+                    await proc.wait()
             except asyncio.TimeoutError:
                 raise LauncherError(
                     f"cordon did not end {deadline:.0f}s after start: "

@@ -417,7 +417,8 @@ class Session:
                 await proc.stdin.drain()
                 if self._proc is not proc:      # ended while it was sent
                     raise _Bad("the session ended")
-                d = await asyncio.wait_for(self._frame(proc), t + CELL_GRACE)
+                async with asyncio.timeout(t + CELL_GRACE):
+                    d = await self._frame(proc)
                 cell = _cell(d, seq)
             except asyncio.TimeoutError:
                 why = (f"cell {seq} did not stop within its {t:g}s "
