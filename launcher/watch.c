@@ -6,7 +6,9 @@
  * cordon's descendants (it is their subreaper), found through each
  * thread's /proc/PID/task/TID/children; their files through
  * /proc/PID/fd and /proc/PID/maps (the kernel shows a mapped file's
- * inode through /proc/PID/map_files to root only).  What the watch
+ * inode through /proc/PID/map_files to root only: to another uid a
+ * deleted file mapped is seen only where a process of the run also
+ * holds it open, as multiprocessing's arenas do).  What the watch
  * cannot look into counts as past every bound, but for a process with
  * no memory left (exiting, or a zombie): the kernel shows its /proc
  * files as root's, and what it held is gone or going.  It cannot see a
@@ -27,7 +29,10 @@
 
 /* Files the run holds that are not in the tree: open (or mapped) by one
  * of its processes, unlinked or made O_TMPFILE (st_nlink 0), on the
- * workdir's device.  Each inode once, however many descriptors. */
+ * workdir's device.  Each inode once, however many descriptors; bytes
+ * UNSEEN for one mapped where its size could not be read (known only if
+ * a descriptor holds it too). */
+#define UNSEEN UINT64_MAX
 struct held {
 	struct held_file { ino_t ino; uint64_t bytes; } *v;
 	size_t n, cap;
@@ -35,13 +40,10 @@ struct held {
 	dev_t dev;
 };
 
-static void held_add(struct held *h, const struct stat *st)
+static void held_put(struct held *h, ino_t ino, uint64_t bytes)
 {
 	struct held_file *nv;
 
-	if (!S_ISREG(st->st_mode) || st->st_nlink != 0 ||
-	    st->st_dev != h->dev)
-		return;
 	if (h->n == h->cap) {
 		if (h->cap > RUNFS_HELD_MAX) {
 			h->unknown = 1;   /* more than the watch will count */
@@ -55,8 +57,14 @@ static void held_add(struct held *h, const struct stat *st)
 		h->v = nv;
 		h->cap = h->cap ? h->cap * 2 : 64;
 	}
-	h->v[h->n].ino = st->st_ino;
-	h->v[h->n++].bytes = (uint64_t)st->st_blocks * 512;
+	h->v[h->n].ino = ino;
+	h->v[h->n++].bytes = bytes;
+}
+
+static void held_add(struct held *h, const struct stat *st)
+{
+	if (S_ISREG(st->st_mode) && st->st_nlink == 0 && st->st_dev == h->dev)
+		held_put(h, st->st_ino, (uint64_t)st->st_blocks * 512);
 }
 
 /* 1 when pid has no memory left: exiting (past exit_mm) or a zombie,
@@ -121,6 +129,8 @@ static void held_map(struct held *h, pid_t pid, const char *line)
 	    lo, hi);
 	if (stat(path, &st) == 0)
 		held_add(h, &st);
+	else if (errno == EPERM || errno == EACCES)
+		held_put(h, (ino_t)ino, UNSEEN);
 	else if (errno != ENOENT)
 		h->unknown = 1;
 }
@@ -197,11 +207,14 @@ static void held_tree(struct held *h, pid_t pid, int depth)
 	closedir(d);
 }
 
+/* By inode, a size seen before UNSEEN. */
 static int ino_cmp(const void *a, const void *b)
 {
 	const struct held_file *x = a, *y = b;
 
-	return x->ino < y->ino ? -1 : x->ino > y->ino;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
 }
 
 static int count_tree(int fd, int depth, uint64_t max, uint64_t *n);
@@ -293,6 +306,8 @@ int watch_measure(int dirfd, uint64_t *bytes, uint64_t *inodes,
 		qsort(h.v, h.n, sizeof(*h.v), ino_cmp);
 	for (i = 0; i < h.n && !h.unknown; i++)
 		if (i == 0 || h.v[i].ino != h.v[i - 1].ino) {
+			if ((h.unknown = h.v[i].bytes == UNSEEN))
+				break;          /* mapped, held by no descriptor */
 			*bytes += h.v[i].bytes;
 			*inodes += 1;
 		}

@@ -213,6 +213,57 @@ print("held")
     assert r.status["outcome"] == "disk_limit", r
 
 
+MAPPED = """
+import mmap, os, sys, time
+maps = []
+for i in range(int(sys.argv[2])):
+    size = int(sys.argv[3])
+    fd = os.open("m%d" % i, os.O_CREAT | os.O_RDWR, 0o600)
+    os.ftruncate(fd, size)
+    maps.append(mmap.mmap(fd, size))
+    os.unlink("m%d" % i)
+    if sys.argv[1] == "closed":
+        os.close(fd)
+    for j in range(0, size, 4096):      # its blocks written through the map
+        maps[-1][j] = 1
+print("mapped", flush=True)
+time.sleep(float(sys.argv[4]))
+print("held", len(maps))
+"""
+
+
+def test_watch_counts_a_mapped_file_held_open(cordon, watched):
+    # files mapped with no name left, their descriptors kept (as CPython's
+    # multiprocessing arenas keep theirs): measured through the
+    # descriptors by any uid, so 60 MiB under an 8 MiB bound ends the run
+    # for its size, not for what the watch could not see
+    r = cordon(watched, MAPPED, "open", "10", str(6 << 20), "60",
+               opts=["--no-namespaces"])
+    assert "held" not in r.out, r
+    assert r.status["outcome"] == "disk_limit", r
+    assert "could not look into" not in r.status["reason"], r
+
+
+def test_watch_lets_a_small_mapped_file_held_open_run(cordon, watched):
+    # the same, one page: the run goes on (under uid 65534 the watch,
+    # which may not read /proc/PID/map_files, used to end it as unseen)
+    r = cordon(watched, MAPPED, "open", "1", "4096", "1.5",
+               opts=["--no-namespaces"])
+    assert r.rc == 0 and "held" in r.out, r
+    assert r.status["outcome"] == "exited", r
+
+
+def test_watch_fails_closed_on_a_mapped_file_not_held(cordon, watched):
+    # mapped, the descriptors closed: only root can measure them (through
+    # map_files); another uid cannot, which counts as past the bound (or
+    # the file system's free space, which the watch also follows, says
+    # the run took more than its bound first)
+    r = cordon(watched, MAPPED, "closed", "10", str(6 << 20), "60",
+               opts=["--no-namespaces"])
+    assert "held" not in r.out, r
+    assert r.status["outcome"] == "disk_limit", r
+
+
 def test_watch_sees_past_a_zombie(cordon, watched):
     # a child that exited and was not waited for: the kernel shows a
     # process with no memory as root's, so a watch that is not root
