@@ -123,6 +123,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/cordon
 	install -m 0755 $(CORDON_COMPANIONS:%=$(BUILD)/%) \
 		$(DESTDIR)$(PREFIX)/lib/cordon/
+	install -m 0644 $(BUILD)/libcordon-shm.so $(DESTDIR)$(PREFIX)/lib/cordon/
 	if [ -e $(BUILD)/warm/_cordon_warm.so ]; then \
 		install -d $(DESTDIR)$(PREFIX)/lib/cordon/warm && \
 		install -m 0644 $(BUILD)/warm/_cordon_warm.so \

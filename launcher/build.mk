@@ -10,7 +10,7 @@ LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.
 	launcher/plan.c launcher/probe.c launcher/plansay.c launcher/filter.c \
 	launcher/companion.c launcher/initend.c launcher/late.c \
 	launcher/limits.c launcher/llplan.c launcher/sigs.c launcher/nscause.c \
-	launcher/nsprobe.c
+	launcher/nsprobe.c launcher/shmredirect.c
 # The rooms (HACKING.md): the egress proxy, warm pools, the modes that
 # watch a run's calls.  Each has one header the rest of the launcher
 # includes (egress.h, warm.h, learnmode.h); every folder is on the include
@@ -25,7 +25,8 @@ WARMC_SRCS := $(addprefix launcher/warm/,serve.c warmdir.c submit.c \
 	warmhuge.c warmhold.c warmreq.c)
 LEARN_SRCS := $(addprefix launcher/learn/,learn.c learnjudge.c \
 	pathcall.c llwatch.c)
-LAUNCHER_DIRS := launcher launcher/egress launcher/warm launcher/learn
+LAUNCHER_DIRS := launcher launcher/egress launcher/warm launcher/learn \
+	launcher/shm
 CPPFLAGS += $(addprefix -I,$(LAUNCHER_DIRS))
 # OpenSSL (Debian's libssl-dev, static archives for the static PIE): the
 # proxy's TLS for named hosts with a credential or http rules (tls.c,
@@ -106,11 +107,23 @@ $(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) \
 	$(LEARN_OBJS) $(WARMC_OBJS) $(LAUNCHER_COMMON)
 	$(CC) $(filter-out -pie,$(LDFLAGS)) -static-pie -s -o $@ $^ $(TLS_LIBS)
 
+# libcordon-shm.so, preloaded into a run without a private /dev/shm
+# (launcher/shm/shm.c, shmredirect.c): loaded by the run's interpreter,
+# so built without the sanitizers (ASan must come first in a process)
+# and found beside cordon like the programs (companion.c).
+SHM_LIB := $(BUILD)/libcordon-shm.so
+PROGRAMS += $(SHM_LIB)
+$(SHM_LIB): launcher/shm/shm.c launcher/shm/shm.h
+	$(CC) $(CPPFLAGS) $(filter-out -fPIE -fsanitize=% -fno-sanitize-recover=% -MMD -MP,$(CFLAGS)) \
+		$(WARN_STRICT) -fPIC -fvisibility=hidden -shared \
+		$(filter-out -pie -fsanitize=% -fno-sanitize-recover=%,$(LDFLAGS)) -o $@ $<
+
 # For container images (deploy/kubernetes/Containerfile): cordon and its
 # programs stripped, laid out as under PREFIX (bin/cordon, lib/cordon/),
 # so that an image's plain run, too, holds none of the rooms.
 IMAGE_DIR := $(BUILD)/image
-PROGRAMS += $(IMAGE_DIR)/bin/cordon $(CORDON_COMPANIONS:%=$(IMAGE_DIR)/lib/cordon/%)
+PROGRAMS += $(IMAGE_DIR)/bin/cordon $(CORDON_COMPANIONS:%=$(IMAGE_DIR)/lib/cordon/%) \
+	$(IMAGE_DIR)/lib/cordon/libcordon-shm.so
 $(IMAGE_DIR)/bin/cordon: $(BUILD)/cordon
 	@mkdir -p $(@D)
 	strip -o $@ $<

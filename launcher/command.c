@@ -105,6 +105,37 @@ fail:
 	return NULL;
 }
 
+/* name=val in the environment *envp (grown): a name already there is
+ * replaced where replace, else left.  0, or -1 (out of memory). */
+int command_setenv(char ***envp, const char *name, const char *val,
+    int replace)
+{
+	size_t n = 0, j, k = strlen(name);
+	char **v = *envp, *s;
+
+	while (v[n])
+		n++;
+	for (j = 0; j < n; j++)
+		if (strncmp(v[j], name, k) == 0 && v[j][k] == '=')
+			break;
+	if (j < n && !replace)
+		return 0;
+	if (!(s = malloc(k + strlen(val) + 2)))
+		return -1;
+	sprintf(s, "%s=%s", name, val);
+	if (j == n && !(v = realloc(v, (n + 2) * sizeof(*v)))) {
+		free(s);
+		return -1;
+	}
+	if (j < n)
+		free(v[j]);
+	else
+		v[n + 1] = NULL;
+	v[j] = s;
+	*envp = v;
+	return 0;
+}
+
 /* Named hosts: the run's way out is its proxy; every client that reads
  * the usual variables (urllib, requests, httpx, pip, curl) uses it.  They
  * replace any the policy set; NO_PROXY is empty: nothing goes direct.
@@ -118,35 +149,15 @@ int command_proxy_env(char ***envp, const char *workdir)
 		"NO_PROXY", "no_proxy", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE",
 		"CURL_CA_BUNDLE",
 	};
-	char url[64], ca[4200], **v, *s;
-	size_t n = 0, i, j, k, nv = workdir ? 9 : 6;
+	char url[64], ca[4200];
+	size_t i, nv = workdir ? 9 : 6;
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u", CPOL_PROXY_PORT);
 	snprintf(ca, sizeof(ca), "%s/%s", workdir ? workdir : "",
 	    CPOL_CA_BUNDLE_NAME);
-	while ((*envp)[n])
-		n++;
-	v = realloc(*envp, (n + nv + 1) * sizeof(*v));
-	if (!v)
-		return -1;
-	*envp = v;
-	for (i = 0; i < nv; i++) {
-		const char *val = i < 4 ? url : i < 6 ? "" : ca;
-
-		k = strlen(vars[i]);
-		for (j = 0; j < n; j++)
-			if (strncmp(v[j], vars[i], k) == 0 && v[j][k] == '=')
-				break;
-		s = malloc(k + strlen(val) + 2);
-		if (!s)
+	for (i = 0; i < nv; i++)
+		if (command_setenv(envp, vars[i], i < 4 ? url : i < 6 ? "" :
+		    ca, 1) < 0)
 			return -1;
-		sprintf(s, "%s=%s", vars[i], val);
-		if (j < n)
-			free(v[j]);
-		else
-			n++;
-		v[j] = s;
-		v[n] = NULL;
-	}
 	return 0;
 }

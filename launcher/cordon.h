@@ -474,6 +474,8 @@ char **command_argv(const struct cpol *p, const char *workdir,
     const char *snippet, char **args, int nargs);
 char **command_envp(const struct cpol *p, const char *workdir);
 int command_proxy_env(char ***envp, const char *workdir);
+int command_setenv(char ***envp, const char *name, const char *val,
+    int replace);
 int command_rlimits(const struct cpol *p, const uint64_t *cli,
     struct rlim *out);
 struct rlimit;
@@ -510,6 +512,9 @@ int file_put(const char *file, const char *text);
 /* companion.c: a file that comes with cordon (warm/warm.py, cordon-tls)
  * beside the running program, or PREFIX/lib/cordon/; 0, or -1 (errno). */
 int companion_path(const char *name, char *out, size_t len);
+/* shmredirect.c: without a private /dev/shm, libcordon-shm.so preloaded
+ * and readable; 0 also where there is none, -1 with err. */
+int shm_redirect(struct launch *ln, const struct run_plan *pl, char *err);
 /* The features a run may need that the plain cold core (the program
  * `cordon`) does not hold: each is in a program of its own, found by
  * companion_path and executed with the same command line (companion.c

@@ -304,6 +304,8 @@ static pid_t ns_refused_start(const struct opts *o, const struct cpol *p,
 	s->ln.ns_flags = s->pl->ns_flags;
 	s->ln.private_tmp = s->pl->private_tmp;
 	s->ln.private_shm = s->pl->private_shm;
+	if (shm_redirect(&s->ln, s->pl, err) < 0)
+		return -1;
 	return run_start(&s->ln, &s->sup.pidfd, err, ERRLEN);
 }
 
@@ -535,6 +537,7 @@ int launch(struct opts *o, const struct cpol *p, struct run_plan *pl,
 	if (s.ln.ruleset_fd < 0)
 		s.ln.ruleset_fd = -1;
 	if (child_prepare(o, p, pl, &s, err) < 0 ||
+	    shm_redirect(&s.ln, pl, err) < 0 ||
 	    bounds_prepare(pl, p, &s.ln, &r->bounds, err) < 0)
 		goto cleanup;
 	rc = go(o, p, &s, r, err);

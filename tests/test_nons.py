@@ -231,13 +231,21 @@ def test_process_bound_without_namespaces(launcher_blobs, cordon):
 # Processes and pipes need no /dev/shm; a Lock (and so Queue, Pool,
 # ProcessPoolExecutor) is a POSIX semaphore, which glibc makes as a file
 # in /dev/shm, a path it does not let be changed.  With namespaces that is
-# the run's private tmpfs; without one it is the host's (the pod's),
-# which the run may not write: a file there would be outside every bound
-# and beside other programs' shared memory.  cordon(1) says so.
+# the run's private tmpfs.  Without one it is the host's (the pod's),
+# which the run may not write (a file there would be outside every bound
+# and beside other programs' shared memory): cordon preloads
+# libcordon-shm.so, which makes them in WORKDIR/.cordon-shm instead.
 MULTI = r"""
-import multiprocessing as mp, os
+import multiprocessing as mp, os, sys
+from multiprocessing import shared_memory
 def child(conn):
     conn.send(os.getpid())
+def square(x):
+    return x * x
+def bump(lock, v):
+    for _ in range(100):
+        with lock:
+            v.value += 1
 if __name__ == "__main__":
     a, b = mp.Pipe()
     p = mp.Process(target=child, args=(b,))
@@ -250,23 +258,84 @@ if __name__ == "__main__":
         print("lock made")
     except OSError as e:
         print("lock refused", e.errno)
+        sys.exit(0)
+    for method in ("fork", "spawn"):      # forkserver: a socket (refused)
+        ctx = mp.get_context(method)
+        with ctx.Pool(2) as pool:
+            print(method, "pool", sum(pool.map(square, range(10))),
+                  flush=True)
+        q = ctx.Queue()
+        q.put(method)
+        lock, v = ctx.Lock(), ctx.Value("i", 0)
+        ps = [ctx.Process(target=bump, args=(lock, v)) for _ in range(3)]
+        [x.start() for x in ps]
+        [x.join() for x in ps]
+        print(method, "queue", q.get(), "value", v.value, flush=True)
+    sm = shared_memory.SharedMemory(create=True, size=64)
+    sm.buf[:2] = b"ok"
+    again = shared_memory.SharedMemory(sm.name)
+    print("shared", bytes(again.buf[:2]).decode(), flush=True)
+    again.close()
+    sm.close()
+    sm.unlink()
+    d = os.environ.get("CORDON_SHM_DIR")
+    print("folder", d and os.path.dirname(d) == os.getcwd())
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(2) as tp:
         print("threadpool", sum(tp.map(abs, [-1, -2])))
 """
 
 
+def shm_names():
+    try:
+        return set(os.listdir("/dev/shm"))
+    except OSError:
+        return set()
+
+
 @pytest.mark.parametrize("nsopts", [[], ["--no-namespaces"]],
                          ids=["ns", "no-ns"])
 def test_multiprocessing(cordon, policies_dir, nsopts):
-    r = cordon(policies_dir / "code_gen.cpol", MULTI, opts=nsopts)
+    before = shm_names()
+    r = cordon(policies_dir / "code_gen.cpol", MULTI, opts=nsopts,
+               timeout=180)
     assert r.rc == 0, r
     assert "process 0 True" in r.out, r
-    assert "threadpool 3" in r.out, r
-    layers = r.status["layers"]
-    if nsopts:
-        assert layers["private_shm"] is False, layers
-        assert "lock refused 13" in r.out, r     # EACCES: Landlock
-    else:
-        assert layers["private_shm"] is True, layers
-        assert "lock made" in r.out, r
+    assert "lock made" in r.out, r
+    for method in ("fork", "spawn"):
+        assert "%s pool 285" % method in r.out, r
+        assert "%s queue %s value 300" % (method, method) in r.out, r
+    assert "shared ok" in r.out and "threadpool 3" in r.out, r
+    assert r.status["layers"]["private_shm"] is (not nsopts), r.status
+    # with namespaces the run's own /dev/shm; without, its workdir's
+    # folder (libcordon-shm.so): never the host's /dev/shm
+    assert ("folder True" if nsopts else "folder None") in r.out, r
+    assert shm_names() - before == set(), shm_names() - before
+
+
+def test_shm_library_grants_no_dev_shm(cordon, policies_dir):
+    """The library moves the run's own objects; /dev/shm itself stays
+    refused, by name or through the library with the folder unset."""
+    code = r"""
+import ctypes, os
+try:
+    open("/dev/shm/cordon-test-escape", "w")
+    print("dev/shm written")
+except OSError as e:
+    print("dev/shm refused", e.errno)
+print("preloaded", "libcordon-shm" in os.environ.get("LD_PRELOAD", ""))
+os.environ.pop("CORDON_SHM_DIR", None)
+import multiprocessing as mp
+try:
+    mp.Lock()
+    print("lock made without the folder")
+except OSError as e:
+    print("lock refused", e.errno)
+"""
+    r = cordon(policies_dir / "code_gen.cpol", code,
+               opts=["--no-namespaces"])
+    assert r.rc == 0, r
+    assert "preloaded True" in r.out, r
+    assert "dev/shm refused 13" in r.out, r
+    assert "lock refused 13" in r.out, r
+    assert not os.path.exists("/dev/shm/cordon-test-escape")

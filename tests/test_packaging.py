@@ -110,6 +110,7 @@ def test_deb_install_run_remove(debs, src_dir, tmp_path):
     for f in ("/usr/bin/cordon", "/usr/bin/cordonc",
               "/usr/lib/cordon/cordon-tls", "/usr/lib/cordon/cordon-egress",
               "/usr/lib/cordon/cordon-observe", "/usr/lib/cordon/cordon-pool",
+              "/usr/lib/cordon/libcordon-shm.so",
               "/usr/share/cordon/policies/code_gen.cpol",
               "/usr/share/cordon/policies/base/python.policy",
               "/usr/share/man/man1/cordon.1.gz",
@@ -133,6 +134,16 @@ def test_deb_install_run_remove(debs, src_dir, tmp_path):
                        cwd=tmp_path, env=env, capture_output=True,
                        text=True, timeout=60)
     assert (r.returncode, r.stdout) == (0, "hi\n"), r.stderr
+    # Without namespaces a run's semaphores are made by the library
+    # /usr/bin/cordon finds in /usr/lib/cordon/.
+    r = subprocess.run(["cordon", "--no-namespaces",
+                        "/usr/share/cordon/policies/code_gen.cpol", "-"],
+                       input="import multiprocessing as m, os\nm.Lock()\n"
+                       "print(os.environ['LD_PRELOAD'])\n", cwd=tmp_path,
+                       env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert os.path.realpath(r.stdout.strip()) == \
+        "/usr/lib/cordon/libcordon-shm.so", r.stdout
     # A policy with an HTTP host: /usr/bin/cordon executes
     # /usr/lib/cordon/cordon-tls (the program with the proxy's TLS).
     (tmp_path / "http.policy").write_text(

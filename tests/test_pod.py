@@ -196,6 +196,29 @@ def test_shipped_workloads(pod):
             assert "dcm2niix True" in r.stdout, r.stdout
 
 
+MULTIPROCESSING = r"""
+import multiprocessing as mp
+def square(x):
+    return x * x
+if __name__ == "__main__":
+    with mp.Pool(2) as pool:
+        print("pool", sum(pool.map(square, range(10))))
+    v = mp.Value("i", 7)
+    print("value", v.value)
+"""
+
+
+def test_multiprocessing(pod):
+    """code_gen's Pool and Value under every profile: in the run's own
+    /dev/shm with namespaces, in its workdir (libcordon-shm.so) without."""
+    if not runnable(pod, "code_gen"):
+        pytest.skip("code_gen does not run under this profile")
+    st, r = run(pod, "code_gen", MULTIPROCESSING)
+    assert ok(st), (r.stderr[-800:], st)
+    assert "pool 285" in r.stdout and "value 7" in r.stdout, r.stdout
+    assert st["layers"]["private_shm"] is NAMESPACES[pod.name], st
+
+
 def test_monai_needs_torch(pod):
     if pod.py("import torch").returncode:
         pytest.skip("monai_infer: python3-torch is not installed here "

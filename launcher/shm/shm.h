@@ -1,0 +1,12 @@
+/*
+ * shm.h - the names libcordon-shm.so (shm.c, in the run) and cordon
+ * (shmredirect.c, which preloads it) share.
+ */
+#ifndef CORDON_SHM_H
+#define CORDON_SHM_H
+
+#define SHM_LIB "libcordon-shm.so"    /* beside cordon (companion.c) */
+#define SHM_ENV "CORDON_SHM_DIR"      /* the folder the objects are in */
+#define SHM_DIR ".cordon-shm"         /* that folder, in the workdir */
+
+#endif
