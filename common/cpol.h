@@ -159,6 +159,8 @@ enum cpol_net_kind { CPOL_NET_CONNECT = 1, CPOL_NET_BIND = 2 };
  * the workdir (SSL_CERT_FILE and the like name it); cordon writes it,
  * the client does not return it as an output. */
 #define CPOL_CA_BUNDLE_NAME ".cordon-ca.pem"
+/* A run's semaphores without a private /dev/shm (launcher/shm/shm.c) */
+#define CPOL_SHM_DIR_NAME ".cordon-shm"
 /* PRIVATE: the policy said "private" for this literal, which is an
  * address cpol_addr_special names (loopback, private, link-local,
  * metadata...): the only way such a literal is a rule.  Carried in the

@@ -6,9 +6,8 @@
  * may not write (launcher/shm/shm.c says why).  The library is found
  * beside cordon only (companion.c), never through the environment; the
  * run gets the right to read that one file and nothing else.  Without
- * the library the run goes as before: its semaphores fail with EACCES.
- * A policy's own LD_PRELOAD is left as it is (the library is then not
- * loaded).
+ * the library (or with a policy's own LD_PRELOAD, which is left as it
+ * is) the run goes as before: its semaphores fail with EACCES.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +23,7 @@
 
 int shm_redirect(struct launch *ln, const struct run_plan *pl, char *err)
 {
-	char lib[PATH_MAX], dir[PATH_MAX + sizeof(SHM_DIR) + 1];
+	char lib[PATH_MAX], dir[PATH_MAX + sizeof(CPOL_SHM_DIR_NAME) + 1];
 	uint64_t access;
 	int fd;
 
@@ -42,7 +41,7 @@ int shm_redirect(struct launch *ln, const struct run_plan *pl, char *err)
 		}
 		close(fd);
 	}
-	snprintf(dir, sizeof(dir), "%s/%s", ln->workdir, SHM_DIR);
+	snprintf(dir, sizeof(dir), "%s/%s", ln->workdir, CPOL_SHM_DIR_NAME);
 	if (command_setenv(&ln->envp, "LD_PRELOAD", lib, 0) < 0 ||
 	    command_setenv(&ln->envp, SHM_ENV, dir, 1) < 0) {
 		snprintf(err, ERRLEN, "out of memory");

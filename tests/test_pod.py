@@ -219,6 +219,28 @@ def test_multiprocessing(pod):
     assert st["layers"]["private_shm"] is NAMESPACES[pod.name], st
 
 
+CLIENT_MULTI = """
+import json
+from cordon import Client
+with Client(%r, cordon=%r, warm=False) as c:
+    r = c.run("code_gen", %r + "open('out.txt', 'w').write('x')\\n")
+    print(json.dumps({"out": r.stdout.decode(), "files": sorted(r.outputs),
+                      "refused": [x.name for x in r.refused]}))
+"""
+
+
+def test_python_client_multiprocessing(pod):
+    """The client's run of the same: the semaphores' folder (no
+    namespaces) is cordon's, neither an output nor a refused one."""
+    if not runnable(pod, "code_gen"):
+        pytest.skip("code_gen does not run under this profile")
+    r = pod.py(CLIENT_MULTI % (POL, C, MULTIPROCESSING))
+    assert r.returncode == 0, r.stderr[-1500:]
+    res = json.loads(r.stdout.splitlines()[-1])
+    assert "pool 285" in res["out"], res
+    assert res["files"] == ["out.txt"] and res["refused"] == [], res
+
+
 def test_monai_needs_torch(pod):
     if pod.py("import torch").returncode:
         pytest.skip("monai_infer: python3-torch is not installed here "

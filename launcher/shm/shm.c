@@ -46,6 +46,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "shm.h"
+
 #define EXPORT __attribute__((visibility("default")))
 
 /* The file for object name ("/name", as glibc takes it: leading slashes
@@ -55,7 +57,7 @@
 static int object_path(char *out, size_t len, const char *prefix,
     const char *name, int make)
 {
-	const char *dir = getenv("CORDON_SHM_DIR");
+	const char *dir = getenv(SHM_ENV);
 	size_t n;
 
 	while (*name == '/')

@@ -6,7 +6,6 @@
 #define CORDON_SHM_H
 
 #define SHM_LIB "libcordon-shm.so"    /* beside cordon (companion.c) */
-#define SHM_ENV "CORDON_SHM_DIR"      /* the folder the objects are in */
-#define SHM_DIR ".cordon-shm"         /* that folder, in the workdir */
+#define SHM_ENV "CORDON_SHM_DIR"      /* WORKDIR/CPOL_SHM_DIR_NAME */
 
 #endif

@@ -14,7 +14,7 @@ import weakref
 from typing import Any, Awaitable, Callable, Mapping, Sequence, TypeVar
 
 from . import _discover, _fs, _pool, _submit
-from ._cpol import CPOL_CA_BUNDLE_NAME
+from ._cpol import CPOL_CA_BUNDLE_NAME, CPOL_SHM_DIR_NAME
 from ._proc import (Priority, Process, complete, priority_options,
                     read_pipe, spawner, uncancellable)
 from .blob import BlobInfo
@@ -50,9 +50,11 @@ EXIT_LAUNCHER = _submit.EXIT_CORDON     # cordon failed (launcher/cordon.h)
 POOL_READY_TIMEOUT = 60.0       # seconds for cordon --serve to be ready
 
 
-# cordon's CA bundle for a policy with credentials or http rules: its
-# file in the workdir, not the snippet's output.
-_CA_BUNDLE = frozenset({CPOL_CA_BUNDLE_NAME.decode()})
+# cordon's files in the workdir, not the snippet's outputs: the CA bundle
+# for a policy with credentials or http rules, the semaphores' folder of
+# a run without namespaces.
+_CORDON_FILES = frozenset({CPOL_CA_BUNDLE_NAME.decode(),
+                           CPOL_SHM_DIR_NAME.decode()})
 _CRED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -514,7 +516,7 @@ class Client:
             raise LauncherError(f"cordon failed for tool {tool!r} "
                                 f"(exit {rc}): {msg}", rc, err[0], status)
         exclude = (frozenset() if include_inputs or output_dir else
-                   frozenset(written.values())) | _CA_BUNDLE
+                   frozenset(written.values())) | _CORDON_FILES
         (outputs, refused), left = await uncancellable(self._in_io(
             self._after, base, workdir, subdir=output_dir, exclude=exclude,
             limits=self.output_limits,
