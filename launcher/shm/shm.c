@@ -22,9 +22,8 @@
  * file mapped with no name left is one the watch of a run without
  * namespaces cannot measure unless it is root (watch.c), so it would end
  * the run.  Each costs the run a file (limit files) until it ends.
- * Without
- * CORDON_SHM_DIR (a child given another environment) every call fails
- * with EACCES, as it would in /dev/shm.
+ * Without CORDON_SHM_DIR (a child given another environment) every call
+ * fails with EACCES, as it would in /dev/shm.
  *
  * One more call is answered differently: statvfs of /dev/shm says it is
  * full.  CPython's multiprocessing.heap (Value, Array, the shared ctypes)
@@ -226,34 +225,24 @@ static int in_dev_shm(const char *path)
 	    (path[8] == '\0' || path[8] == '/');
 }
 
-EXPORT int statvfs(const char *path, struct statvfs *st)
-{
-	static int (*real)(const char *, struct statvfs *);
-	int rc;
-
-	if (!real)
-		*(void **)&real = dlsym(RTLD_NEXT, "statvfs");
-	if (!real) {
-		errno = ENOSYS;
-		return -1;
-	}
-	if ((rc = real(path, st)) == 0 && in_dev_shm(path))
-		st->f_bavail = st->f_bfree = st->f_favail = st->f_ffree = 0;
-	return rc;
+/* statvfs and statvfs64 (the same call, two structures): the C
+ * library's answer, with /dev/shm said full. */
+#define SAID_FULL(name)							\
+EXPORT int name(const char *path, struct name *st)			\
+{									\
+	static int (*real)(const char *, struct name *);		\
+	int rc;								\
+									\
+	if (!real)							\
+		*(void **)&real = dlsym(RTLD_NEXT, #name);		\
+	if (!real) {							\
+		errno = ENOSYS;						\
+		return -1;						\
+	}								\
+	if ((rc = real(path, st)) == 0 && in_dev_shm(path))		\
+		st->f_bavail = st->f_bfree = st->f_favail =		\
+		    st->f_ffree = 0;					\
+	return rc;							\
 }
-
-EXPORT int statvfs64(const char *path, struct statvfs64 *st)
-{
-	static int (*real)(const char *, struct statvfs64 *);
-	int rc;
-
-	if (!real)
-		*(void **)&real = dlsym(RTLD_NEXT, "statvfs64");
-	if (!real) {
-		errno = ENOSYS;
-		return -1;
-	}
-	if ((rc = real(path, st)) == 0 && in_dev_shm(path))
-		st->f_bavail = st->f_bfree = st->f_favail = st->f_ffree = 0;
-	return rc;
-}
+SAID_FULL(statvfs)
+SAID_FULL(statvfs64)
