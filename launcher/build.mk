@@ -19,7 +19,7 @@ LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.
 # holds it (companion.c: cordon executes that program for a run that needs
 # it); cordon links the room's no*.c instead, whose every function fails
 # closed.
-EGRESS_SRCS := $(addprefix launcher/egress/,proxy.c addrs.c proxyreq.c \
+EGRESS_SRCS := $(addprefix launcher/egress/,proxy.c conf.c addrs.c proxyreq.c \
 	refused.c dns.c httpreq.c around.c sni.c)
 WARMC_SRCS := $(addprefix launcher/warm/,serve.c warmdir.c submit.c \
 	warmhuge.c warmhold.c warmreq.c)
@@ -32,7 +32,7 @@ CPPFLAGS += $(addprefix -I,$(LAUNCHER_DIRS))
 # proxy's TLS for named hosts with a credential or http rules (tls.c,
 # proxyhttp.c); initialised without reading any configuration file.  Only
 # cordon-tls, cordon-static and the warm pool's extension have it: cordon
-# links notls.c instead and executes cordon-tls for a policy with HTTP
+# links notls.c instead (cordon-egress notlsproxy.c too) and executes cordon-tls for a policy with HTTP
 # hosts (main.c), because a static PIE relocates every table OpenSSL has
 # at each start, about 95 pages written (bench/README.md section 1).
 TLS_LIBS := -lssl -lcrypto
@@ -47,10 +47,11 @@ WARMC_OBJS := $(WARMC_SRCS:%.c=$(BUILD)/%.o)
 NOWARM_OBJS := $(BUILD)/launcher/warm/nowarm.o
 TLS_OBJS := $(TLS_SRCS:%.c=$(BUILD)/%.o)
 NOTLS_OBJS := $(BUILD)/launcher/egress/notls.o
+NOTLSPROXY_OBJS := $(BUILD)/launcher/egress/notlsproxy.o
 # The launcher handles sizes from the blob: conversions must be explicit.
 $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(NOEGRESS_OBJS) $(LEARN_OBJS) \
 	$(NOLEARN_OBJS) $(WARMC_OBJS) $(NOWARM_OBJS) $(TLS_OBJS) \
-	$(NOTLS_OBJS): CFLAGS += $(WARN_STRICT)
+	$(NOTLS_OBJS) $(NOTLSPROXY_OBJS): CFLAGS += $(WARN_STRICT)
 
 # The programs (companion.c's table): cordon, the plain cold core; and one
 # program per feature it leaves out, each the core with that room.
@@ -80,7 +81,7 @@ CORDON_OBJS := $(LAUNCHER_OBJS) $(NOEGRESS_OBJS) $(NOTLS_OBJS) \
 $(BUILD)/cordon: $(CORDON_OBJS)
 	$(CC) $(CORDON_LINK) -Wl,-Map=$@.map -o $@ $^
 $(BUILD)/cordon-egress: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(NOTLS_OBJS) \
-	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(LAUNCHER_COMMON)
+	$(NOTLSPROXY_OBJS) $(NOLEARN_OBJS) $(NOWARM_OBJS) $(LAUNCHER_COMMON)
 	$(CC) $(CORDON_LINK) -o $@ $^
 $(BUILD)/cordon-tls: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) \
 	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(LAUNCHER_COMMON)

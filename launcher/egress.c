@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -58,36 +57,22 @@ int egress_prepare(struct egress_run *e, const struct cpol *p,
     unsigned int procs, const struct egress_map *map, int nmap,
     const struct egress_creds *cr, char *err, size_t errlen)
 {
-	void *sh, *dns;
+	void *sh;
 
 	/* The credentials cordon cannot honour: refused by the plan. */
 	if (!(p->flags & CPOL_F_NET_HOSTS) && !e->observe)
 		return 0;
 	e->on = 1;
-	e->conf = calloc(1, sizeof(*e->conf));
-	if (!e->conf) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	e->conf->pol = p;
-	e->conf->map = map;
-	e->conf->nmap = nmap;
-	e->conf->procs = procs;   /* the plan's share (plan.c) */
-	e->conf->observe = e->observe;
-	if (egress_conf_load(e->conf, err, errlen) < 0 || (p->nhttp > 0 &&
-	    tls_prepare(&e->conf->tls, p, cr->cred, cr->n, cr->upstream_ca,
-	    cr->wfd, err, errlen) < 0))
+	/* procs: the plan's share (plan.c) */
+	if (egress_conf_make(&e->conf, p, map, nmap, procs, e->observe, cr,
+	    err, errlen) < 0)
 		return -1;
 	sh = mmap(NULL, sizeof(*e->sh), PROT_READ | PROT_WRITE, MAP_SHARED |
 	    MAP_ANONYMOUS, -1, 0);
-	dns = mmap(NULL, sizeof(*e->conf->dns), PROT_READ | PROT_WRITE,
-	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh != MAP_FAILED)
 		e->sh = sh;
-	if (dns != MAP_FAILED)
-		e->conf->dns = dns;
-	if (!e->sh || !e->conf->dns || socketpair(AF_UNIX, SOCK_SEQPACKET |
-	    SOCK_CLOEXEC, 0, e->sock) < 0) {
+	if (!e->sh || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+	    e->sock) < 0) {
 		snprintf(err, errlen, "egress proxy set-up: %s",
 		    strerror(errno));
 		return -1;              /* egress_end undoes it */
@@ -129,15 +114,11 @@ void egress_end(struct egress_run *e, struct egress_shared *out)
 		memcpy(out, e->sh, sizeof(*out));
 		munmap(e->sh, sizeof(*e->sh));
 	}
-	if (e->conf && e->conf->dns)
-		munmap(e->conf->dns, sizeof(*e->conf->dns));
 	if (e->sock[0] >= 0)
 		close(e->sock[0]);
 	if (e->sock[1] >= 0)
 		close(e->sock[1]);
-	if (e->conf)
-		tls_free(e->conf->tls);
-	free(e->conf);
+	egress_conf_free(e->conf);
 	egress_init(e);
 }
 

@@ -150,10 +150,11 @@ MAX_FILE_LINES = 600
 # 41's messages, the payload's pid, nscause.c, nsprobe.c and supervise.h came in;
 # 15,444 with a run without namespaces given its semaphores in its workdir
 # (shmredirect.c, shm.h: used by the plain cold run in a pod) and the
-# watch's mapped files held open).  Issue 40 asks for 8,000:
-# that needs the core's own rooms and headers, the audit reader as a
-# build option, and egress.h's core-facing part apart from the proxy's.
-CORDON_MAX_LINES = 15444
+# watch's mapped files held open); 15,189 once egress.h kept only what
+# the core sees (the proxy's own header is proxy.h, which no object of
+# cordon includes).  Issue 40 asks for 8,000: that needs the core's own
+# rooms and headers and the audit reader as a build option.
+CORDON_MAX_LINES = 15189
 SECCOMP_OK = ('compiler/backend/', 'compiler/names/tables_syscalls.c')
 MAX_FUNCTION_LINES = 80
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^">]+)[">]', re.M)

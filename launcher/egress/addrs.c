@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cordon.h"
-#include "egress.h"
+#include "proxy.h"
 
 /* Private, loopback, link-local, metadata, multicast, reserved (the one
  * table: common/host.c): not for a name found in DNS (rebinding to the

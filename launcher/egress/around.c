@@ -16,7 +16,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "egress.h"
+#include "proxy.h"
 #include "httpreq.h"
 #include "wall.h"
 

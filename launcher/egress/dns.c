@@ -32,7 +32,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "egress.h"
+#include "proxy.h"
 
 #define DNS_MSG_MAX 1232        /* EDNS's safe UDP size; we send no OPT */
 #define DNS_SERVERS_MAX 3       /* resolv.conf's MAXNS */

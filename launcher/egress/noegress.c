@@ -13,12 +13,20 @@
 
 const int egress_built = 0;
 
-int egress_conf_load(struct egress_conf *c, char *err, size_t errlen)
+int egress_conf_make(struct egress_conf **out, const struct cpol *p,
+    const struct egress_map *map, int nmap, unsigned int procs,
+    int observe, const struct egress_creds *cr, char *err, size_t errlen)
 {
-	(void)c;
+	(void)p, (void)map, (void)nmap, (void)procs, (void)observe, (void)cr;
+	*out = NULL;
 	snprintf(err, errlen, "this cordon has no egress proxy "
 	    "(cordon-egress runs policies with named hosts)");
 	return -1;
+}
+
+void egress_conf_free(struct egress_conf *c)
+{
+	(void)c;                /* never made here */
 }
 
 pid_t egress_start(int listener, const struct egress_conf *c,

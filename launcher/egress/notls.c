@@ -1,66 +1,16 @@
 /*
- * notls.c - the proxy's TLS in cordon, the program without OpenSSL
- * (tls.c and proxyhttp.c are in cordon-tls): a run whose policy names an
- * HTTP host (plan.c: pl->tls) is never launched by this program, main.c
- * executes cordon-tls for it before anything is made.  So none of these
- * is reached with an HTTP host; each fails closed if it were.
+ * notls.c - the proxy's TLS as the launcher sees it (egress.h), in a
+ * program without OpenSSL: cordon and cordon-pool, which never start the
+ * proxy, and cordon-egress, whose proxy has no TLS (notlsproxy.c holds
+ * the proxy's half).  A run whose policy names an HTTP host (plan.c:
+ * pl->tls) is never launched by these programs: main.c executes
+ * cordon-tls for it before anything is made.
  */
-#include <stdio.h>
-
 #include "egress.h"
 
 const int tls_built = 0;
 
-static const char no_tls[] = "this cordon has no TLS (cordon-tls runs "
-    "policies with HTTP hosts)";
-
-int tls_prepare(struct egress_tls **out, const struct cpol *p,
-    const struct tls_cred *creds, int ncreds, const char *upstream_ca,
-    int wfd, char *err, size_t errlen)
-{
-	(void)p, (void)creds, (void)ncreds, (void)upstream_ca, (void)wfd;
-	*out = NULL;
-	snprintf(err, errlen, "%s", no_tls);
-	return -1;
-}
-
-/* No credential was ever read here: nothing to forget or free. */
+/* No credential was ever read here: nothing to forget. */
 void tls_forget(void)
 {
-}
-
-void tls_free(struct egress_tls *t)
-{
-	(void)t;
-}
-
-int proxyhttp_upstream(int ufd, const struct egress_conf *c, uint32_t hi,
-    void **u)
-{
-	(void)ufd, (void)c, (void)hi;
-	*u = NULL;
-	return EGRESS_TLS_UPSTREAM;     /* the proxy answers 502 */
-}
-
-void proxyhttp_serve(int fd, void *u, const struct egress_conf *c,
-    uint32_t hi, struct egress_shared *sh, const char *dest)
-{
-	(void)fd, (void)u, (void)c, (void)hi, (void)sh, (void)dest;
-}
-
-/* No plain HTTP host: a plain request is refused as any other. */
-int proxyhttp_plain_host(const struct egress_conf *c, const char *buf,
-    size_t len, uint32_t *hi, char *host, size_t hostlen, uint16_t *port)
-{
-	(void)c, (void)buf, (void)len, (void)hi, (void)host, (void)hostlen;
-	(void)port;
-	return -1;
-}
-
-void proxyhttp_plain(int fd, int out, const struct egress_conf *c,
-    uint32_t hi, struct egress_shared *sh, const char *dest,
-    const char *buf, size_t len)
-{
-	(void)fd, (void)out, (void)c, (void)hi, (void)sh, (void)dest;
-	(void)buf, (void)len;
 }

@@ -36,8 +36,7 @@
 #include <unistd.h>
 
 #include "cordon.h"
-#include "egress.h"
-#include "infile.h"
+#include "proxy.h"
 #include "wall.h"
 
 static void refuse(struct egress_shared *sh, const char *dest,
@@ -47,38 +46,6 @@ static void refuse(struct egress_shared *sh, const char *dest,
 }
 
 const int egress_built = 1;
-
-/* Read a small text file whole ("" when absent), or refuse it: never a
- * part of it (a name past the cut would silently not resolve). */
-static int slurp(const char *path, char *buf, size_t len, char *err,
-    size_t errlen)
-{
-	struct stat st;
-	size_t got;
-	int fd = infile_open(path, 0, &st), rc = 0;
-
-	buf[0] = '\0';
-	if (fd < 0 && errno == ENOENT)
-		return 0;
-	if (fd < 0 || (rc = infile_read(fd, &st, buf, len - 1, &got)) < 0) {
-		snprintf(err, errlen, "reading %s for the egress proxy: %s "
-		    "(%zu bytes at most)", path, infile_strerror(errno),
-		    len - 1);
-		rc = -1;
-	}
-	if (fd >= 0)
-		close(fd);
-	return rc;
-}
-
-int egress_conf_load(struct egress_conf *c, char *err, size_t errlen)
-{
-	if (slurp("/etc/hosts", c->hosts, sizeof(c->hosts), err, errlen) < 0 ||
-	    slurp("/etc/resolv.conf", c->resolv, sizeof(c->resolv), err,
-	    errlen) < 0)
-		return -1;
-	return 0;
-}
 
 static void answer(int fd, const char *status, const char *dest,
     enum egress_why why)

@@ -25,7 +25,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
-#include "egress.h"
+#include "proxy.h"
 #include "httpreq.h"
 #include "httptarget.h"
 #include "wall.h"

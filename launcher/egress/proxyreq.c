@@ -8,7 +8,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 
-#include "egress.h"
+#include "proxy.h"
 
 struct cur {
 	const char *p;

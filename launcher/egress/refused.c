@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "egress.h"
+#include "proxy.h"
 
 static const char untrusted[] = "upstream certificate not trusted (its "
     "chain reaches no CA of the system's store or --upstream-ca)";

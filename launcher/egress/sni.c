@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "egress.h"
+#include "proxy.h"
 
 struct cur {
 	const uint8_t *p;

@@ -21,7 +21,7 @@
 #include <openssl/x509v3.h>
 
 #include "infile.h"
-#include "egress.h"
+#include "proxy.h"
 #include "wall.h"
 
 #define CA_DAYS 2              /* the run's CA and leaves: valid 2 days */

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "../../launcher/egress/egress.h"
+#include "../../launcher/egress/proxy.h"
 
 #define QNAME "api.example.org"
 

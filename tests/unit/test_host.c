@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "cpol.h"
-#include "egress.h"
+#include "proxy.h"
 
 static char label63[64], label64[65], long_name[300];
 
