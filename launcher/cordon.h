@@ -291,6 +291,9 @@ struct launch {
 	                               * request) and fd 3 ("warm"), or -1 */
 	int go_w, ready_r;            /* their other ends: cordon's only */
 	char uid_map[32], gid_map[32]; /* "ID ID 1\n": our ids, mapped */
+	const char *map_step;         /* the map's step, named as it fails
+	                               * (ns_map_step, asked before the clone:
+	                               * the child sees its new namespace) */
 	int audit_fd;                 /* cordon's audit socket (audit.c),
 	                               * closed in the child, or -1 */
 	unsigned int ll_log;          /* landlock_restrict_self's flags */
@@ -495,8 +498,12 @@ pid_t run_start(struct launch *ln, int *pidfd, char *err, size_t errlen);
  * with why the set-up step a run's child would fail, or "". */
 int run_probe_ns(unsigned long flags, int proxy, char *why, size_t len,
     int *err);
-/* nscause.c: why the kernel refused namespaces (clone's errno e) */
+/* nscause.c: why the kernel refused namespaces (clone's errno e); the
+ * uid map's step as a failing child names it (asked before the clone);
+ * what would get a run past a set-up step its child failed */
 void ns_cause(int e, char *buf, size_t len);
+const char *ns_map_step(void);
+void ns_broken_hint(char *buf, size_t len);
 int run_workdir_private(const struct launch *ln);
 
 /* sigs.c: SIGINT, SIGTERM, SIGHUP blocked and read through *sigfd;

@@ -180,6 +180,7 @@ static int child_prepare(const struct opts *o, const struct cpol *p,
 		    getuid(), getuid());
 		snprintf(ln->gid_map, sizeof(ln->gid_map), "%u %u 1\n",
 		    getgid(), getgid());
+		ln->map_step = ns_map_step();
 	}
 	ln->private_tmp = pl->private_tmp;
 	ln->private_shm = pl->private_shm;

@@ -6,12 +6,16 @@
  * sentence, said once, wherever a refusal is reported (a run that needs
  * its namespaces, --check's plan).  A filter cannot be read (that needs
  * CAP_SYS_ADMIN), so it is named the cause only where the kernel's own
- * settings allow the namespaces.
+ * settings allow the namespaces.  Where the kernel gives the namespaces
+ * but a run's child cannot set them up, the step it fails names what is
+ * known of its cause (the uid map), and a hint says what would help.
  */
 #include <errno.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "action.h"
@@ -73,4 +77,44 @@ void ns_cause(int e, char *buf, size_t len)
 	if (n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, " (clone: %s)",
 		    name ? name : strerror(e));
+}
+
+/* 1 when the run's child may not map cordon's uid: since Linux 5.12 a
+ * map of uid 0 asks for CAP_SETFCAP of the namespace's creator, which a
+ * container's root without capabilities lacks. */
+static int map_refused(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0,
+	};
+	struct __user_cap_data_struct d[2];
+
+	if (geteuid() != 0)
+		return 0;
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d) < 0)
+		return 0;
+	return !(d[CAP_SETFCAP / 32].effective & (1u << (CAP_SETFCAP % 32)));
+}
+
+/* The uid map's step, as the child names it when it fails. */
+const char *ns_map_step(void)
+{
+	return map_refused() ? "uid_map (uid 0 may map itself into a user "
+	    "namespace only with CAP_SETFCAP, which cordon lacks)" :
+	    "uid_map";
+}
+
+/* What would get a run past the set-up step its child failed. */
+void ns_broken_hint(char *buf, size_t len)
+{
+	if (map_refused())
+		snprintf(buf, len, "run cordon as another uid, or with "
+		    "--no-namespaces");
+	else if (filtered())
+		snprintf(buf, len, "in a container, its runtime's seccomp "
+		    "profile may refuse it (deploy/kubernetes/README.md); "
+		    "allow it there, or run with --no-namespaces");
+	else
+		snprintf(buf, len, "run with --no-namespaces");
 }

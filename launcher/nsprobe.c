@@ -26,9 +26,8 @@
 /* The child: the run's set-up steps (run.c's ns_setup and mounts), the
  * first that fails written to w as "STEP: ERROR". */
 static void probe_child(int w, int proxy, const char *uid_map,
-    const char *gid_map)
+    const char *gid_map, const char *step)
 {
-	const char *step = "uid_map";
 	struct stat st;
 	int mnt, sp[2];
 
@@ -64,6 +63,7 @@ int run_probe_ns(unsigned long flags, int proxy, char *why, size_t len,
     int *err)
 {
 	char uid_map[32], gid_map[32];
+	const char *map_step = ns_map_step();   /* before the clone */
 	int p[2], status;
 	ssize_t n;
 	pid_t pid;
@@ -76,7 +76,7 @@ int run_probe_ns(unsigned long flags, int proxy, char *why, size_t len,
 	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
 	if (pid == 0) {
 		close(p[0]);
-		probe_child(p[1], proxy, uid_map, gid_map);
+		probe_child(p[1], proxy, uid_map, gid_map, map_step);
 	}
 	if (pid < 0)
 		*err = errno;

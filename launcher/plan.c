@@ -430,9 +430,7 @@ int plan_make(const struct cpol *p, const struct opts *o,
 	if (!o->no_namespaces && pr->ns > 0 && pr->ns_broken[0]) {
 		snprintf(err, errlen, "the kernel gives the namespaces, but a "
 		    "run could not set them up (%s), so every run would fail. "
-		    "Hint: in a container, its runtime's seccomp profile may "
-		    "refuse it (deploy/kubernetes/README.md); allow it there, "
-		    "or run with --no-namespaces", pr->ns_broken);
+		    "Hint: %s", pr->ns_broken, pr->ns_hint);
 		return -1;
 	}
 	if (plan_ns(p, o, pr->ns, pr->ns_why, pl, err, errlen) < 0)

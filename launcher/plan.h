@@ -22,8 +22,9 @@ struct probe {
 	                       * refuses them, -1: not asked (a run: the
 	                       * clone tries; refused, plan_ns_refused) */
 	char ns_why[240];     /* ns 0: why (nscause.c) */
-	char ns_broken[160];  /* ns 1: the set-up step a run's child would
+	char ns_broken[200];  /* ns 1: the set-up step a run's child would
 	                       * fail ("STEP: ERROR", nsprobe.c), or "" */
+	char ns_hint[200];    /* ns_broken: what would help (nscause.c) */
 	int root;             /* uid 0: RLIMIT_NPROC does not bind it */
 	unsigned int uid;     /* cordon's: RLIMIT_NPROC's count's owner */
 	const char *grows_outside;  /* the first rule path that can grow

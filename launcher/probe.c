@@ -77,6 +77,9 @@ void probe_make(const struct cpol *p, const struct opts *o, int ask,
 	    pr->ns_broken, sizeof(pr->ns_broken), &e) : -1;
 	if (!ask)
 		pr->ns_broken[0] = '\0';
+	pr->ns_hint[0] = '\0';
+	if (pr->ns_broken[0])
+		ns_broken_hint(pr->ns_hint, sizeof(pr->ns_hint));
 	pr->ns_why[0] = '\0';
 	if (pr->ns == 0)
 		ns_cause(e, pr->ns_why, sizeof(pr->ns_why));

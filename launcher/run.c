@@ -192,7 +192,7 @@ static void ns_setup(const struct launch *ln)
 		fail(ln, "PR_SET_DUMPABLE");
 	if (file_put("/proc/self/uid_map", ln->uid_map) < 0 ||
 	    file_put("/proc/self/setgroups", "deny") < 0)
-		fail(ln, "uid_map");
+		fail(ln, ln->map_step);
 	if (file_put("/proc/self/gid_map", ln->gid_map) < 0)
 		fail(ln, "gid_map");
 	if (ln->net_w >= 0 && netns_listen(ln->net_w) < 0)

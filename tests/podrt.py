@@ -239,11 +239,14 @@ def _bind(dst, src, ro=True):
 
 
 def process(args, uid=UID, env=()):
-    """The worker container's process settings."""
+    """The worker container's process settings; env ("NAME=value")
+    adds to or replaces the worker's variables."""
+    kv = {"PATH": PATH, "HOME": "/work", "TMPDIR": "/work",
+          "LANG": "C.UTF-8", "PYTHONPATH": PYPATH}
+    kv.update(e.split("=", 1) for e in env)
     return {"terminal": False, "user": {"uid": uid, "gid": uid},
             "args": list(args), "cwd": "/work",
-            "env": ["PATH=" + PATH, "HOME=/work", "TMPDIR=/work",
-                    "LANG=C.UTF-8", "PYTHONPATH=" + PYPATH, *env],
+            "env": ["%s=%s" % e for e in kv.items()],
             "capabilities": {k: [] for k in ("bounding", "effective",
                                               "inheritable", "permitted",
                                               "ambient")},

@@ -52,13 +52,26 @@ def put(pod, name, text):
     return "/work/in/" + name
 
 
-def run(pod, policy, code, *opts, timeout=180):
-    """cordon POLICY snippet in the pod: (status dict or None, result)."""
+def home(pod, uid):
+    """The folder a user other than the pod's (uid 10001) has for its
+    TMPDIR and HOME in the work volume (a pod's fsGroup would make the
+    volume its own): its path inside, and the env that points there."""
+    host = pod.work / ("u%d" % uid)
+    host.mkdir(exist_ok=True)
+    os.chown(host, uid, uid)
+    d = "/work/u%d" % uid
+    return d, ["HOME=" + d, "TMPDIR=" + d]
+
+
+def run(pod, policy, code, *opts, timeout=180, uid=podrt.UID):
+    """cordon POLICY snippet in the pod as uid (the pod's by default):
+    (status dict or None, result)."""
     snip = put(pod, "s-%s.py" % os.urandom(4).hex(), code)
-    r = pod.sh("%s --status-fd 3 %s %s/%s.cpol %s 3>/work/in/st.json; "
-               "echo rc=$?; cat /work/in/st.json" % (
-                   C, " ".join(map(shlex.quote, opts)), POL, policy, snip),
-               timeout=timeout)
+    d, env = ("/work/in", []) if uid == podrt.UID else home(pod, uid)
+    r = pod.sh("%s --status-fd 3 %s %s/%s.cpol %s 3>%s/st.json; "
+               "echo rc=$?; cat %s/st.json" % (
+                   C, " ".join(map(shlex.quote, opts)), POL, policy, snip,
+                   d, d), timeout=timeout, uid=uid, env=env)
     out, _, st = r.stdout.rpartition("rc=")
     rc, _, st = st.partition("\n")
     r.stdout, r.rc = out, int(rc)
@@ -361,17 +374,77 @@ def test_escape_basics(pod):
     assert pod.sh("echo alive").stdout.strip() == "alive"
 
 
+FORK_BOMB = ("import os, time\nn = 0\n"
+             "try:\n    while n < 5000:\n"
+             "        if os.fork() == 0:\n"
+             "            time.sleep(30)\n            os._exit(0)\n"
+             "        n += 1\n"
+             "except OSError as e:\n    print('stopped', n, e.errno)\n")
+
+
 def test_fork_bomb_bounded(pod):
-    st, r = run(pod, "radiomics",
-                "import os, time\nn = 0\n"
-                "try:\n    while n < 5000:\n"
-                "        if os.fork() == 0:\n"
-                "            time.sleep(30)\n            os._exit(0)\n"
-                "        n += 1\n"
-                "except OSError as e:\n    print('stopped', n, e.errno)\n")
+    st, r = run(pod, "radiomics", FORK_BOMB)
     assert st is not None
     assert "stopped" in r.stdout or st["outcome"] in (
         "killed", "pids_limit", "timeout"), (r.stdout, st["outcome"])
+
+
+# ---- other users inside the pod --------------------------------------
+
+@pytest.mark.parametrize("uid", [0, 65534])
+def test_other_users_inside(pod, uid):
+    """The pod's user is uid 10001; a pod may also run as root (uid 0,
+    still without any capability) or as nobody.  For each: --check
+    agrees with a run, a shipped workload runs, the escape basics are
+    refused, a fork bomb is bounded (or, root without namespaces, the
+    status says nothing of cordon's bounds it), and its run folders are
+    gone."""
+    d, env = home(pod, uid)
+    opts = []
+    if uid == 0 and NAMESPACES[pod.name]:
+        # Linux 5.12 and later: a map of uid 0 into a user namespace asks
+        # for CAP_SETFCAP, which the pod's root lacks.  Said as such by
+        # --check and by a run (not blamed on the seccomp profile); the
+        # client then runs without namespaces, without being told.
+        chk = pod.sh("%s --check %s/radiomics.cpol" % (C, POL), uid=uid,
+                     env=env)
+        assert chk.returncode == 125 and "CAP_SETFCAP" in chk.stderr and \
+            "seccomp" not in chk.stderr, chk.stderr
+        st, r = run(pod, "radiomics", "print(1)", uid=uid)
+        assert st["outcome"] == "error" and "CAP_SETFCAP" in \
+            st["reason"], st
+        r = pod.py(CLIENT % (POL, C, False), uid=uid, env=env)
+        res = json.loads(r.stdout.splitlines()[-1])
+        assert "42" in res["out"] and res["ns"] == [] and \
+            "CAP_SETFCAP" in res["mode"], (res, r.stderr[-800:])
+        opts = ["--no-namespaces"]
+    chk = pod.sh("%s --check %s %s/radiomics.cpol" % (C, " ".join(opts),
+                                                      POL), uid=uid, env=env)
+    st, r = run(pod, "radiomics", PLOT + "import os\nprint('uid', "
+                "os.getuid())\n", *opts, uid=uid)
+    assert chk.returncode == 0 and ok(st), (chk.stderr, r.stderr[-800:], st)
+    assert "mean" in r.stdout and "uid %d" % uid in r.stdout, r.stdout
+    assert bool(st["layers"]["namespaces"]) == \
+        (NAMESPACES[pod.name] and not opts), st
+    for what, (code, word) in ESCAPES.items():
+        st, r = run(pod, "radiomics", code, *opts, uid=uid)
+        assert st is not None and not ok(st) and word in r.stderr, \
+            (uid, what, st and st["outcome"], r.stderr[-500:])
+    assert not (pod.work / "escaped").exists()
+    if uid == 0 and not st["layers"]["namespaces"]:
+        # No cgroup in the pod and no user namespace: nothing of cordon's
+        # bounds root's processes (the kernel does not apply RLIMIT_NPROC
+        # to uid 0), and the status says so; the pod's pids limit does.
+        b = st["bounds"]["pids"]
+        assert b["by"] == "none" and "root" in b["reason"], b
+    else:
+        st, r = run(pod, "radiomics", FORK_BOMB, *opts, uid=uid)
+        assert st is not None and ("stopped" in r.stdout or st["outcome"]
+                                   in ("killed", "pids_limit", "timeout")), \
+            (r.stdout, st["outcome"])
+    left = sorted(p.name for p in (pod.work / ("u%d" % uid)).iterdir()
+                  if p.name != "st.json")
+    assert left == [], left
 
 
 # ---- afterwards ------------------------------------------------------
@@ -381,7 +454,8 @@ def test_nothing_left_behind(pod):
     left = [p for p in pod.processes()
             if "for d in /proc" not in p and "tr " not in p]
     assert left == [], left
-    runs = [p.name for p in pod.work.iterdir() if p.name != "in"]
+    runs = [p.name for p in pod.work.iterdir()
+            if p.name != "in" and not p.name.startswith("u")]
     assert runs == [], runs
 
 
