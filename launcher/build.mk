@@ -32,9 +32,10 @@ CPPFLAGS += $(addprefix -I,$(LAUNCHER_DIRS))
 # proxy's TLS for named hosts with a credential or http rules (tls.c,
 # proxyhttp.c); initialised without reading any configuration file.  Only
 # cordon-tls, cordon-static and the warm pool's extension have it: cordon
-# links notls.c instead (cordon-egress notlsproxy.c too) and executes cordon-tls for a policy with HTTP
-# hosts (main.c), because a static PIE relocates every table OpenSSL has
-# at each start, about 95 pages written (bench/README.md section 1).
+# links notls.c instead (cordon-egress notlsproxy.c too) and executes
+# cordon-tls for a policy with HTTP hosts (main.c), because a static PIE
+# relocates every table OpenSSL has at each start, about 95 pages written
+# (bench/README.md section 1).
 TLS_LIBS := -lssl -lcrypto
 TLS_SRCS := launcher/egress/tls.c launcher/egress/proxyhttp.c \
 	launcher/egress/httptarget.c

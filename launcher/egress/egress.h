@@ -58,7 +58,6 @@ struct egress_shared {
 	struct egress_seen seen[EGRESS_SEEN_MAX];
 };
 
-
 /* A name the caller maps (--resolve), trusted as given. */
 struct egress_map {
 	char name[CPOL_MAX_HOSTNAME + 1];
@@ -66,29 +65,11 @@ struct egress_map {
 	socklen_t len;
 };
 
-/* What the proxy needs (proxy.h), made before it starts: the policy, the
- * --resolve names, its process bound, learn mode, the HTTP hosts' TLS
- * with the credentials (creds).  egress_conf_make: 0, or -1 with err;
- * egress_conf_free takes NULL.  In cordon (noegress.c) the one fails
- * closed and the other does nothing. */
-struct egress_conf;
-struct egress_creds;
-int egress_conf_make(struct egress_conf **out, const struct cpol *p,
-    const struct egress_map *map, int nmap, unsigned int procs,
-    int observe, const struct egress_creds *cr, char *err, size_t errlen);
-void egress_conf_free(struct egress_conf *c);
-/* proxy.c; in cordon, the program without the proxy, noegress.c, whose
- * every function fails closed (companion.c: cordon executes cordon-egress
- * for a run with the proxy, before anything of it is made).  1 in a
- * program with the proxy, 0 in cordon. */
-extern const int egress_built;
-pid_t egress_start(int listener, const struct egress_conf *c,
-    struct egress_shared *sh, int null_fd);
-
 /* netns.c: in the child, in its new network namespace: loopback up, the
  * proxy's listening socket made and sent to cordon. */
 int netns_listen(int sock);
 
+struct egress_conf;           /* the proxy's (proxy.h) */
 /* egress.c: the run's side in launch.c.  One per run; sock[1] is the
  * child's (struct launch net_w). */
 struct egress_run {
@@ -121,6 +102,22 @@ int egress_prepare(struct egress_run *e, const struct cpol *p,
     const struct egress_creds *cr, char *err, size_t errlen);
 int egress_go(struct egress_run *e, int null_fd, char *err, size_t errlen);
 void egress_end(struct egress_run *e, struct egress_shared *out);
+/* What the proxy needs (proxy.h), made before it starts: the policy, the
+ * --resolve names, its process bound, learn mode, the HTTP hosts' TLS
+ * with the credentials (creds).  egress_conf_make: 0, or -1 with err;
+ * egress_conf_free takes NULL.  In cordon (noegress.c) the one fails
+ * closed and the other does nothing. */
+int egress_conf_make(struct egress_conf **out, const struct cpol *p,
+    const struct egress_map *map, int nmap, unsigned int procs,
+    int observe, const struct egress_creds *cr, char *err, size_t errlen);
+void egress_conf_free(struct egress_conf *c);
+/* proxy.c; in cordon, the program without the proxy, noegress.c, whose
+ * every function fails closed (companion.c: cordon executes cordon-egress
+ * for a run with the proxy, before anything of it is made).  1 in a
+ * program with the proxy, 0 in cordon. */
+extern const int egress_built;
+pid_t egress_start(int listener, const struct egress_conf *c,
+    struct egress_shared *sh, int null_fd);
 /* tls.c; notls.c in a program without OpenSSL.  1 in a program with
  * the proxy's TLS: cordon-tls, cordon-static, the warm pool's extension;
  * 0 in cordon, which leaves OpenSSL out because a static PIE relocates
