@@ -487,6 +487,7 @@ void command_rlimit_pair(int resource, uint64_t value,
 void command_free(char **v);
 
 /* run.c */
+int run_cap_held(unsigned cap);
 int run_caps_drop(void);
 /* The child, cloned with ln->ns_flags (the plan's): its pid, -1 with err,
  * or RUN_NS_REFUSED when the kernel refused the namespaces (nothing

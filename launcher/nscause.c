@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "action.h"
@@ -84,17 +83,7 @@ void ns_cause(int e, char *buf, size_t len)
  * container's root without capabilities lacks. */
 static int map_refused(void)
 {
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0,
-	};
-	struct __user_cap_data_struct d[2];
-
-	if (geteuid() != 0)
-		return 0;
-	memset(d, 0, sizeof(d));
-	if (syscall(SYS_capget, &h, d) < 0)
-		return 0;
-	return !(d[CAP_SETFCAP / 32].effective & (1u << (CAP_SETFCAP % 32)));
+	return geteuid() == 0 && run_cap_held(CAP_SETFCAP) == 0;
 }
 
 /* The uid map's step, as the child names it when it fails. */

@@ -220,6 +220,20 @@ static void landlock_here(const struct launch *ln)
 	close(fd);
 }
 
+/* 1 when cordon holds cap (effective), 0 when not, -1 when unknown. */
+int run_cap_held(unsigned cap)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0,
+	};
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof(d));
+	if (cap >= 64 || syscall(SYS_capget, &h, d) < 0)
+		return -1;
+	return !!(d[cap / 32].effective & (1u << (cap % 32)));
+}
+
 /* Every capability gone, for good (the child; the egress proxy). */
 int run_caps_drop(void)
 {
@@ -228,11 +242,11 @@ int run_caps_drop(void)
 	};
 	struct __user_cap_data_struct d[2];
 	unsigned long c;
+	int setpcap = run_cap_held(CAP_SETPCAP);
 
-	memset(d, 0, sizeof(d));
-	if (syscall(SYS_capget, &h, d) < 0)
+	if (setpcap < 0)
 		return -1;
-	if (d[0].effective & (1u << CAP_SETPCAP)) {
+	if (setpcap == 1) {
 		/* Root gains nothing at exec, now or after a setuid. */
 		if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT |
 		    SECBIT_NOROOT_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |

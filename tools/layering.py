@@ -153,10 +153,11 @@ MAX_FILE_LINES = 600
 # watch's mapped files held open); 15,189 once egress.h kept only what
 # the core sees (the proxy's own header is proxy.h, which no object of
 # cordon includes); 15,239 with a pod's root told why its run's uid map
-# is refused (nscause.c: CAP_SETFCAP).  Issue 40 asks for 8,000: that
+# is refused (nscause.c: CAP_SETFCAP); 15,243 with one capability
+# check for it and the run's drop (run.c: run_cap_held).  Issue 40 asks for 8,000: that
 # needs the core's own rooms and headers and the audit reader as a build
 # option.
-CORDON_MAX_LINES = 15239
+CORDON_MAX_LINES = 15243
 SECCOMP_OK = ('compiler/backend/', 'compiler/names/tables_syscalls.c')
 MAX_FUNCTION_LINES = 80
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^">]+)[">]', re.M)
