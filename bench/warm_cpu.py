@@ -23,42 +23,11 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from warm import EMPTY, PLOT  # noqa: E402
-
-TICK_MS = 1000.0 / os.sysconf("SC_CLK_TCK")
-
-
-def stat(pid):
-    """(CPU ms with reaped children, minor faults with theirs, own minor
-    faults) of pid."""
-    with open("/proc/%d/stat" % pid) as f:
-        v = f.read().rsplit(")", 1)[1].split()
-    # fields from 3 (state): minflt 10, cminflt 11, utime 14 .. cstime 17
-    minflt, cminflt = int(v[7]), int(v[8])
-    cpu = sum(int(x) for x in v[11:15]) * TICK_MS
-    return cpu, minflt + cminflt, minflt
-
-
-def children(pid):
-    try:
-        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-            return [int(c) for c in f.read().split()]
-    except OSError:
-        return []
+from warm import EMPTY, PLOT, children, pool_tree  # noqa: E402
 
 
 def tree(pool):
-    """The template and its maker (a child that outlives every call: the
-    one it had at the start)."""
-    pids = [pool["pid"]] + [p for p in pool["keep"]
-                            if p in children(pool["pid"])]
-    cpu = faults = 0
-    own = 0
-    for i, p in enumerate(pids):
-        c, f, o = stat(p)
-        cpu, faults = cpu + c, faults + f
-        own = o if i == 0 else own
-    return cpu, faults, own
+    return pool_tree(pool["pid"], pool["keep"])
 
 
 def start(build, name):
