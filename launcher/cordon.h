@@ -74,7 +74,7 @@ struct opts;
 /* launch()'s hold step: between the run's start and its supervision, a
  * started run (set up, not yet given its snippet) handed to the caller,
  * which fills in what the run's request brought.  Warm pools' spares
- * (warm.h: warm_hold); NULL for a cold run.  0, or -1 with err. */
+ * (pool.h: warm_hold); NULL for a cold run.  0, or -1 with err. */
 typedef int (*launch_hold_fn)(struct opts *o, struct held_run *h,
     struct report *r, char *err);
 

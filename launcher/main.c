@@ -27,7 +27,7 @@
 #include "plan.h"
 #include "units.h"
 #include "learnmode.h"
-#include "warm.h"
+#include "pool.h"
 
 /* Descriptors 0-2 exist (so no pipe lands on them); returns a
  * close-on-exec /dev/null above them (the child's stdin), or -1. */

@@ -11,7 +11,7 @@ Fails (exit 1, one line per breach) when:
     public face (PUBLIC);
   - the compiler's headers include each other in a circle;
   - the same for the launcher's rooms (LAUNCHER_DEPENDS, LAUNCHER_PUBLIC),
-    and the cold core includes warm.h only in main.c (LAUNCHER_ONLY);
+    and the cold core includes pool.h only in main.c (LAUNCHER_ONLY);
   - two headers in common/, compiler/ and launcher/ share a base name;
   - the compiler's objects, the launcher's, or common/'s, call each
     other in a circle (file level, from nm: a defines what b uses and b
@@ -93,14 +93,15 @@ LAUNCHER_DEPENDS = {
 LAUNCHER_PUBLIC = {
     'top': {'cordon.h', 'kaudit.h', 'plan.h', 'filter.h', 'supervise.h'},
     'egress': {'egress.h'},
-    'warm': {'warm.h'},
+    'warm': {'pool.h'},
     'learn': {'learnmode.h'},
     'shm': {'shm.h'},
 }
 # The cold core never calls into a warm pool: main.c composes them (a
 # spare's hold step is launch()'s hook, opts.hold); only it may include
-# warm.h among the core's files.
-LAUNCHER_ONLY = {'warm.h': {'launcher/main.c'}}
+# pool.h (what the core sees of warm pools; warm.h is the pool's own)
+# among the core's files.
+LAUNCHER_ONLY = {'pool.h': {'launcher/main.c'}}
 # The warm pool's Python (launcher/warm/): which of the folder's modules
 # each may import.  warm_run.py runs inside the sandbox: nothing of the
 # server's (warm_serve, warm_maker, warm_spare, warm_request) may come
@@ -154,10 +155,11 @@ MAX_FILE_LINES = 600
 # the core sees (the proxy's own header is proxy.h, which no object of
 # cordon includes); 15,239 with a pod's root told why its run's uid map
 # is refused (nscause.c: CAP_SETFCAP); 15,243 with one capability
-# check for it and the run's drop (run.c: run_cap_held).  Issue 40 asks for 8,000: that
+# check for it and the run's drop (run.c: run_cap_held); 15,138 once the
+# core saw warm pools through pool.h, not the pool's own warm.h.  Issue 40 asks for 8,000: that
 # needs the core's own rooms and headers and the audit reader as a build
 # option.
-CORDON_MAX_LINES = 15243
+CORDON_MAX_LINES = 15138
 SECCOMP_OK = ('compiler/backend/', 'compiler/names/tables_syscalls.c')
 MAX_FUNCTION_LINES = 80
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^">]+)[">]', re.M)

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "cordon.h"
-#include "warm.h"
+#include "pool.h"
 
 const int pool_built = 0;
 int warm_spare_ctl = -1;        /* never a spare */

@@ -1,8 +1,9 @@
 /*
- * warm.h - warm pools (cordon --serve, cordon --submit): the launcher's
- * only view of them.  A pool's template (warm.py with _cordon_warm.so,
- * pywarm.c) calls cordon in-process for each spare; the spare waits set
- * up (warmhold.c) until a request comes over the pool's socket.
+ * warm.h - warm pools (cordon --serve, cordon --submit) inside: the warm
+ * protocol and what the pool's files share.  A pool's template (warm.py
+ * with _cordon_warm.so, pywarm.c) calls cordon in-process for each spare;
+ * the spare waits set up (warmhold.c) until a request comes over the
+ * pool's socket.  What the core sees of them is pool.h.
  */
 #ifndef CORDON_WARM_H
 #define CORDON_WARM_H
@@ -11,6 +12,7 @@
 #include <stdint.h>
 
 #include "cordon.h"
+#include "pool.h"
 
 /*
  * The warm protocol, defined here only: submit.c and warmhold.c use
@@ -105,33 +107,15 @@ static inline uint32_t warm_head_get(const char *p)
 	    (uint32_t)u[4] << 24;
 }
 
-/* 1 in a program with warm pools (serve.c: cordon-pool, the pool's
- * extension), 0 in cordon (nowarm.c: every function fails closed; main.c
- * executes cordon-pool for --serve and --submit, companion.c). */
-extern const int pool_built;
-/* serve.c: cordon --serve: exec the pool's template (warm.py) */
-int serve_exec(const struct opts *o, const struct cpol *p, char **argv,
-    char *err);
 /* warmdir.c: the template's directory: dir ("...XXXXXX") made, locked
  * and marked (returns the lock's descriptor, or -1 with err); removed;
  * abandoned ones of this uid (lock free, mark there) removed */
 int warmdir_make(char *dir, char *err);
 int warmdir_remove(const char *dir, char *err, size_t len);
 void warmdir_sweep(void);
-/* submit.c: cordon --submit @NAME ...: one run in a warm pool */
-int submit_main(int argc, char **argv);
 
-/* warmhold.c: a warm spare, set up, waits for its run's warm-up and the
- * template's request; takes its options, descriptors and snippet.  It is
- * launch()'s hold step (struct held_run, cordon.h): main.c sets
- * opts.hold to warm_hold for a spare. */
-extern int warm_spare_ctl;     /* set by the template's extension */
-int warm_hold(struct opts *o, struct held_run *w, struct report *r,
-    char *err);
 /* warmhuge.c: the template's anonymous memory in huge pages, best
  * effort; how many 2 MiB pages were made */
 unsigned long warm_huge(void);
-/* cordon's exit status, to the template (for the caller), at the end */
-void warm_said(int ctl, int rc);
 
 #endif
