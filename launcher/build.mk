@@ -13,7 +13,7 @@ LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.
 	launcher/nsprobe.c launcher/shmredirect.c
 # The rooms (HACKING.md): the egress proxy, warm pools, the modes that
 # watch a run's calls.  Each has one header the rest of the launcher
-# includes (egress.h, warm.h, learnmode.h); every folder is on the include
+# includes (egress.h, pool.h, learnmode.h); every folder is on the include
 # path, so an #include names a header by its base name.
 # A room the plain cold core leaves out is linked into the program that
 # holds it (companion.c: cordon executes that program for a run that needs
