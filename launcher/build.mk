@@ -5,14 +5,14 @@ LAUNCHER_SRCS := launcher/main.c launcher/opts.c launcher/launch.c launcher/run.
 	launcher/bounds.c launcher/cgroup.c launcher/runfs.c launcher/watch.c \
 	launcher/watchpace.c launcher/cgown.c launcher/cgstale.c launcher/clock.c launcher/ctlfile.c \
 	launcher/fdpass.c launcher/egress.c launcher/netns.c \
-	launcher/denials.c launcher/audit.c launcher/auditrec.c \
+	launcher/denials.c launcher/audit.c \
 	launcher/auditsay.c launcher/notes.c launcher/feed.c \
 	launcher/plan.c launcher/probe.c launcher/plansay.c launcher/filter.c \
 	launcher/companion.c launcher/initend.c launcher/late.c \
 	launcher/limits.c launcher/llplan.c launcher/sigs.c launcher/nscause.c \
 	launcher/nsprobe.c launcher/shmredirect.c
 # The rooms (HACKING.md): the egress proxy, warm pools, the modes that
-# watch a run's calls.  Each has one header the rest of the launcher
+# watch a run's calls, the reader of the kernel's audit records.  Each has one header the rest of the launcher
 # includes (egress.h, pool.h, learnmode.h); every folder is on the include
 # path, so an #include names a header by its base name.
 # A room the plain cold core leaves out is linked into the program that
@@ -25,8 +25,9 @@ WARMC_SRCS := $(addprefix launcher/warm/,serve.c warmdir.c submit.c \
 	warmhuge.c warmhold.c warmreq.c)
 LEARN_SRCS := $(addprefix launcher/learn/,learn.c learnjudge.c \
 	pathcall.c llwatch.c)
+KAUDIT_SRCS := $(addprefix launcher/kaudit/,reader.c auditrec.c)
 LAUNCHER_DIRS := launcher launcher/egress launcher/warm launcher/learn \
-	launcher/shm
+	launcher/shm launcher/kaudit
 CPPFLAGS += $(addprefix -I,$(LAUNCHER_DIRS))
 # OpenSSL (Debian's libssl-dev, static archives for the static PIE): the
 # proxy's TLS for named hosts with a credential or http rules (tls.c,
@@ -46,18 +47,22 @@ LEARN_OBJS := $(LEARN_SRCS:%.c=$(BUILD)/%.o)
 NOLEARN_OBJS := $(BUILD)/launcher/learn/nolearn.o
 WARMC_OBJS := $(WARMC_SRCS:%.c=$(BUILD)/%.o)
 NOWARM_OBJS := $(BUILD)/launcher/warm/nowarm.o
+KAUDIT_OBJS := $(KAUDIT_SRCS:%.c=$(BUILD)/%.o)
+NOAUDIT_OBJS := $(BUILD)/launcher/kaudit/noaudit.o
 TLS_OBJS := $(TLS_SRCS:%.c=$(BUILD)/%.o)
 NOTLS_OBJS := $(BUILD)/launcher/egress/notls.o
 NOTLSPROXY_OBJS := $(BUILD)/launcher/egress/notlsproxy.o
 # The launcher handles sizes from the blob: conversions must be explicit.
 $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(NOEGRESS_OBJS) $(LEARN_OBJS) \
 	$(NOLEARN_OBJS) $(WARMC_OBJS) $(NOWARM_OBJS) $(TLS_OBJS) \
-	$(NOTLS_OBJS) $(NOTLSPROXY_OBJS): CFLAGS += $(WARN_STRICT)
+	$(NOTLS_OBJS) $(NOTLSPROXY_OBJS) $(KAUDIT_OBJS) \
+	$(NOAUDIT_OBJS): CFLAGS += $(WARN_STRICT)
 
 # The programs (companion.c's table): cordon, the plain cold core; and one
 # program per feature it leaves out, each the core with that room.
 # They are installed in PREFIX/lib/cordon/ (Makefile: install).
-CORDON_COMPANIONS := cordon-egress cordon-tls cordon-observe cordon-pool
+CORDON_COMPANIONS := cordon-audit cordon-egress cordon-tls cordon-observe \
+	cordon-pool
 PROGRAMS += $(BUILD)/cordon $(CORDON_COMPANIONS:%=$(BUILD)/%) \
 	$(BUILD)/cordon-static
 
@@ -78,24 +83,30 @@ $(LAUNCHER_COMMON): $(COMMON_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 CORDON_OBJS := $(LAUNCHER_OBJS) $(NOEGRESS_OBJS) $(NOTLS_OBJS) \
-	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(LAUNCHER_COMMON)
+	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(NOAUDIT_OBJS) $(LAUNCHER_COMMON)
 $(BUILD)/cordon: $(CORDON_OBJS)
 	$(CC) $(CORDON_LINK) -Wl,-Map=$@.map -o $@ $^
+# A root run where the kernel's audit is on: the core and the reader.
+$(BUILD)/cordon-audit: $(LAUNCHER_OBJS) $(NOEGRESS_OBJS) $(NOTLS_OBJS) \
+	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(KAUDIT_OBJS) $(LAUNCHER_COMMON)
+	$(CC) $(CORDON_LINK) -o $@ $^
 $(BUILD)/cordon-egress: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(NOTLS_OBJS) \
-	$(NOTLSPROXY_OBJS) $(NOLEARN_OBJS) $(NOWARM_OBJS) $(LAUNCHER_COMMON)
+	$(NOTLSPROXY_OBJS) $(NOLEARN_OBJS) $(NOWARM_OBJS) $(KAUDIT_OBJS) \
+	$(LAUNCHER_COMMON)
 	$(CC) $(CORDON_LINK) -o $@ $^
 $(BUILD)/cordon-tls: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) \
-	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(LAUNCHER_COMMON)
+	$(NOLEARN_OBJS) $(NOWARM_OBJS) $(KAUDIT_OBJS) $(LAUNCHER_COMMON)
 	$(CC) $(CORDON_LINK) -o $@ $^ $(TLS_LIBS)
 # Learn mode is for trusted code only: its program has every room but the
 # warm pool's, and the proxy's TLS (a policy with HTTP hosts observed).
 $(BUILD)/cordon-observe: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) \
-	$(LEARN_OBJS) $(NOWARM_OBJS) $(LAUNCHER_COMMON)
+	$(LEARN_OBJS) $(NOWARM_OBJS) $(KAUDIT_OBJS) $(LAUNCHER_COMMON)
 	$(CC) $(CORDON_LINK) -o $@ $^ $(TLS_LIBS)
 # cordon --serve (which executes the pool's template, whose extension has
-# every room) and cordon --submit (a run sent to a pool).
+# every room) and cordon --submit (a run sent to a pool): neither runs a
+# snippet in this program.
 $(BUILD)/cordon-pool: $(LAUNCHER_OBJS) $(NOEGRESS_OBJS) $(NOTLS_OBJS) \
-	$(NOLEARN_OBJS) $(WARMC_OBJS) $(LAUNCHER_COMMON)
+	$(NOLEARN_OBJS) $(WARMC_OBJS) $(NOAUDIT_OBJS) $(LAUNCHER_COMMON)
 	$(CC) $(CORDON_LINK) -o $@ $^
 
 # Every room in one program, linked statically (no -pie: static-pie needs
@@ -106,7 +117,7 @@ $(BUILD)/cordon-pool: $(LAUNCHER_OBJS) $(NOEGRESS_OBJS) $(NOTLS_OBJS) \
 # 1 MiB until OpenSSL came in for the proxy's TLS (credentials, http
 # rules): 5.7 MiB, see bench/README.md section 3.
 $(BUILD)/cordon-static: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) \
-	$(LEARN_OBJS) $(WARMC_OBJS) $(LAUNCHER_COMMON)
+	$(LEARN_OBJS) $(WARMC_OBJS) $(KAUDIT_OBJS) $(LAUNCHER_COMMON)
 	$(CC) $(filter-out -pie,$(LDFLAGS)) -static-pie -s -o $@ $^ $(TLS_LIBS)
 
 # libcordon-shm.so, preloaded into a run without a private /dev/shm
@@ -146,7 +157,7 @@ WARM_PYINC := $(shell $(WARM_PYTHON) -c 'import sysconfig; print(sysconfig.get_p
 WARM_DIR := $(BUILD)/warm
 WARM_OBJS := $(LAUNCHER_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(EGRESS_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
 	$(LEARN_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(WARMC_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
-	$(TLS_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
+	$(TLS_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(KAUDIT_SRCS:%.c=$(WARM_DIR)/obj/%.o) \
 	$(COMMON_SRCS:%.c=$(WARM_DIR)/obj/%.o) $(WARM_DIR)/obj/launcher/warm/pywarm.o
 # The template's modules, one job each (warm.py's docstring names them).
 WARM_PY := warm.py warm_preload.py warm_serve.py warm_request.py \
@@ -178,7 +189,7 @@ $(BUILD)/launcher/main.o $(WARM_DIR)/obj/launcher/main.o: VERSION
 # make layering (compiler/build.mk) reads the launcher's calls too, and
 # common/'s: no circle among either's objects.
 layering: $(LAUNCHER_OBJS) $(EGRESS_OBJS) $(TLS_OBJS) $(LEARN_OBJS) \
-	$(WARMC_OBJS) $(COMMON_OBJS) $(BUILD)/cordon
+	$(WARMC_OBJS) $(KAUDIT_OBJS) $(COMMON_OBJS) $(BUILD)/cordon
 # ... and counts the lines of the program cordon, what a plain cold run
 # executes: the objects its link map names, their sources and the tree's
 # headers they include.

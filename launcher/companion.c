@@ -32,9 +32,13 @@ static const struct program {
 	unsigned int holds;
 	const char *what;               /* for the error: what it is for */
 } programs[] = {
-	{ "cordon-egress", HOLD_EGRESS, "a policy with named hosts" },
-	{ "cordon-tls", HOLD_EGRESS | HOLD_TLS, "a policy with HTTP hosts" },
-	{ "cordon-observe", HOLD_EGRESS | HOLD_TLS | HOLD_LEARN,
+	{ "cordon-audit", HOLD_AUDIT, "reading the kernel's audit records "
+	    "(root, the kernel's audit on)" },
+	{ "cordon-egress", HOLD_EGRESS | HOLD_AUDIT,
+	    "a policy with named hosts" },
+	{ "cordon-tls", HOLD_EGRESS | HOLD_TLS | HOLD_AUDIT,
+	    "a policy with HTTP hosts" },
+	{ "cordon-observe", HOLD_EGRESS | HOLD_TLS | HOLD_LEARN | HOLD_AUDIT,
 	    "--observe and --landlock-watch" },
 	{ "cordon-pool", HOLD_POOL, "--serve and --submit (warm pools)" },
 };

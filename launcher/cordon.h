@@ -528,8 +528,10 @@ int shm_redirect(struct launch *ln, const struct run_plan *pl, char *err);
  * companion_path and executed with the same command line (companion.c
  * lists them; HACKING.md "Features as programs").  Each room says whether
  * this program holds it (egress_built, tls_built, learn_built,
- * pool_built: the room's code, or its no*.c); main.c adds them up. */
-enum { HOLD_EGRESS = 1, HOLD_TLS = 2, HOLD_LEARN = 4, HOLD_POOL = 8 };
+ * pool_built, audit_built: the room's code, or its no*.c); main.c adds
+ * them up. */
+enum { HOLD_EGRESS = 1, HOLD_TLS = 2, HOLD_LEARN = 4, HOLD_POOL = 8,
+	HOLD_AUDIT = 16 };
 /* needs (HOLD_*) not all in holds (this program's): executes the program
  * that holds them with argv; returns only on failure (EXIT_CORDON, err
  * says which program is missing or why it cannot run).  All held: 0. */

@@ -2,9 +2,10 @@
  * kaudit.h - the kernel's audit records of a run's own refusals: Landlock's
  * (AUDIT_LANDLOCK_ACCESS, named by the run's domain) and the seccomp
  * filter's kills (AUDIT_SECCOMP, named by the run's first process, or
- * under a PID namespace by its payload, init's child).
- * auditrec.c parses one record's text (no system calls, fuzzed);
- * audit.c reads the multicast group and keeps the run's.
+ * under a PID namespace by its payload, init's child).  audit.c says
+ * whether they can be read and keeps the run's denials; the reader
+ * (kaudit/reader.c, with kaudit/auditrec.c's parser) is in cordon-audit
+ * and the programs with a room, kaudit/noaudit.c in cordon.
  */
 #ifndef CORDON_AUDIT_H
 #define CORDON_AUDIT_H
@@ -12,13 +13,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-
-/* Record types (linux/audit.h; Debian's 6.1 headers lack Landlock's). */
-#define AUDITREC_SYSCALL 1300
-#define AUDITREC_EOE 1320
-#define AUDITREC_SECCOMP 1326
-#define AUDITREC_LL_ACCESS 1423
-#define AUDITREC_LL_DOMAIN 1424
 
 #define AUDITREC_OBJ_LEN 512          /* a path or address, cut there */
 #define AUDITREC_ACCESS_LEN 96        /* "fs.read_file,fs.read_dir" */
@@ -37,10 +31,7 @@ struct auditrec {
 	char comm[32];
 };
 
-int auditrec_parse(int type, const char *text, size_t len,
-    struct auditrec *r);
-
-/* Bounds of the reader (audit.c).  Distinct Landlock denials kept;
+/* Bounds of the reader (kaudit/reader.c).  Distinct Landlock denials kept;
  * records of one read of the socket; records read in all (the host's
  * records come too); events waiting for their SYSCALL record; how long
  * cordon waits after the run for its end mark. */
@@ -95,17 +86,27 @@ struct audit {
 	int probe_seen;
 };
 
+/* audit.c: whether the records can be read (audit_wanted: the kernel's
+ * audit is on and answers cordon), the run's denials kept */
 struct audit *audit_open(int landlock_abi, int landlock_on);
+int audit_wanted(void);
+int audit_enabled(uint32_t *lost);
+struct audit *audit_nope(struct audit *a, const char *why);
 unsigned int audit_restrict_flags(const struct audit *a);
 void audit_watched(struct audit *a);
+struct audit_denial *audit_denial_add(struct audit *a, const char *access,
+    const char *object, int net, long pid, const char *comm);
+/* kaudit/reader.c: the group joined, the records read (noaudit.c, in
+ * cordon: audit_built 0, audit_join says why not, the rest do nothing) */
+extern const int audit_built;
+struct audit *audit_join(struct audit *a, int landlock_abi, int landlock_on);
 void audit_read(struct audit *a);
 /* a->payload was set (cordon's PID namespace): a kill of it already
  * read is the run's too.  a may be NULL. */
 void audit_payload(struct audit *a);
 void audit_finish(struct audit *a, int sigsys);
+/* auditsay.c */
 void audit_say(const struct audit *a);
-struct audit_denial *audit_denial_add(struct audit *a, const char *access,
-    const char *object, int net, long pid, const char *comm);
 /* The advice's line: "path " and a quoted path (each byte at most two)
  * and its right, or a sentence about it. */
 #define AUDIT_ADVICE_LEN (2 * AUDITREC_OBJ_LEN + 160)

@@ -78,17 +78,20 @@ static int prepare(const struct opts *o, struct cpol *pol,
 static unsigned int holds(void)
 {
 	return (egress_built ? HOLD_EGRESS : 0) | (tls_built ? HOLD_TLS : 0) |
-	    (learn_built ? HOLD_LEARN : 0) | (pool_built ? HOLD_POOL : 0);
+	    (learn_built ? HOLD_LEARN : 0) | (pool_built ? HOLD_POOL : 0) |
+	    (audit_built ? HOLD_AUDIT : 0);
 }
 
 /* What the run needs of them: a warm pool (--serve); or the plan's
- * proxy and its TLS, the modes that watch its calls. */
+ * proxy and its TLS, the modes that watch its calls, the reader of the
+ * kernel's audit records where the kernel gives them (kaudit.h). */
 static unsigned int needs(const struct opts *o, const struct run_plan *pl)
 {
 	if (o->serve)
 		return HOLD_POOL;
 	return (pl->egress ? HOLD_EGRESS : 0) | (pl->tls ? HOLD_TLS : 0) |
-	    (o->observe || o->ll_watch ? HOLD_LEARN : 0);
+	    (o->observe || o->ll_watch ? HOLD_LEARN : 0) |
+	    (audit_wanted() ? HOLD_AUDIT : 0);
 }
 
 /* cordon --submit: a run sent to a warm pool, cordon-pool's. */

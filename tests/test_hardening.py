@@ -13,8 +13,8 @@ import subprocess
 
 import pytest
 
-BINARIES = ["cordonc", "cordon", "cordon-egress", "cordon-tls",
-            "cordon-observe", "cordon-pool", "cordon-static"]
+BINARIES = ["cordonc", "cordon", "cordon-audit", "cordon-egress",
+            "cordon-tls", "cordon-observe", "cordon-pool", "cordon-static"]
 
 pytestmark = pytest.mark.skipif(shutil.which("readelf") is None,
                                 reason="readelf (binutils) is not installed")

@@ -109,6 +109,7 @@ def debs(src_dir, tmp_path):
 def test_deb_install_run_remove(debs, src_dir, tmp_path):
     for f in ("/usr/bin/cordon", "/usr/bin/cordonc",
               "/usr/lib/cordon/cordon-tls", "/usr/lib/cordon/cordon-egress",
+              "/usr/lib/cordon/cordon-audit",
               "/usr/lib/cordon/cordon-observe", "/usr/lib/cordon/cordon-pool",
               "/usr/lib/cordon/libcordon-shm.so",
               "/usr/share/cordon/policies/code_gen.cpol",

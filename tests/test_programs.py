@@ -3,18 +3,21 @@
 program that holds a feature a run needs, found beside it (or in
 PREFIX/lib/cordon/) by a fixed path, never through PATH; without it the
 run is refused before anything of it exists."""
+import json
 import shutil
 import subprocess
 
 import pytest
 
 import workload_util as wu
+from test_landlock_denials import audit_on  # noqa: F401 (a fixture)
 
 # A symbol of each room's code, and the program that must hold it.
 ROOMS = {
     "egress": (b"proxyreq_parse", "cordon-egress"),
     "learn": (b"pathcall_peek", "cordon-observe"),
     "warm": (b"warmreq_split", "cordon-pool"),
+    "kaudit": (b"auditrec_parse", "cordon-audit"),
 }
 
 
@@ -122,4 +125,29 @@ def test_warm_pools_run_in_cordon_pool(setup, cordon_bin, how):
     assert r.returncode == 125 and "cordon-pool" not in r.stderr, r.stderr
     assert ("abstract" if how == "serve" else "no-such-pool") in r.stderr, \
         r.stderr
+    assert list(tmp.iterdir()) == []
+
+
+def test_audit_reader_runs_in_cordon_audit(setup, cordon_bin,
+                                           audit_on):  # noqa: F811
+    """Root with the kernel's audit on (the fixture turns it on, or
+    skips with why): cordon alone refuses a run, naming cordon-audit, and
+    leaves nothing; with cordon-audit beside it the run is read by the
+    kernel's audit (the status says so).  Egress's program reads it too:
+    a run needs one program for both."""
+    alone, tmp, hosts, plain, run = setup
+    status = tmp.parent / "status.json"
+    r = run(alone / "cordon", plain, "--status-file", str(status))
+    assert r.returncode == 125 and "cordon-audit" in r.stderr, r.stderr
+    assert r.stdout == "" and list(tmp.iterdir()) == []
+    shutil.copy(cordon_bin.parent / "cordon-audit", alone / "cordon-audit")
+    r = run(alone / "cordon", plain, "--status-file", str(status))
+    assert (r.returncode, r.stdout) == (0, "42\n"), r.stderr
+    assert json.loads(status.read_text())["landlock_denials_by"] == \
+        "audit"
+    shutil.copy(cordon_bin.parent / "cordon-egress", alone / "cordon-egress")
+    r = run(alone / "cordon", hosts, "--status-file", str(status))
+    assert (r.returncode, r.stdout) == (0, "42\n"), r.stderr
+    assert json.loads(status.read_text())["landlock_denials_by"] == \
+        "audit"
     assert list(tmp.iterdir()) == []

@@ -96,7 +96,7 @@ $(BUILD)/fuzz/fuzz_httpreq: $(FUZZ_OBJ)/fuzz_httpreq.o $(FUZZ_OBJ)/fail.o \
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
 
 $(BUILD)/fuzz/fuzz_auditrec: $(FUZZ_OBJ)/fuzz_auditrec.o $(FUZZ_OBJ)/fail.o \
-		$(FUZZ_MAIN) $(BUILD)/launcher/auditrec.o
+		$(FUZZ_MAIN) $(BUILD)/launcher/kaudit/auditrec.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $(FUZZ_LINK_FLAGS) -o $@ $^
 

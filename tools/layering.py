@@ -85,6 +85,7 @@ PUBLIC = {
 # it uses nothing of cordon's, and shows cordon the names both use.
 LAUNCHER_DEPENDS = {
     'top': ['egress', 'warm', 'learn', 'shm'],
+    'kaudit': ['top'],
     'egress': ['top'],
     'warm': ['top'],
     'learn': ['top'],
@@ -96,6 +97,7 @@ LAUNCHER_PUBLIC = {
     'warm': {'pool.h'},
     'learn': {'learnmode.h'},
     'shm': {'shm.h'},
+    'kaudit': set(),
 }
 # The cold core never calls into a warm pool: main.c composes them (a
 # spare's hold step is launch()'s hook, opts.hold); only it may include
@@ -156,10 +158,11 @@ MAX_FILE_LINES = 600
 # cordon includes); 15,239 with a pod's root told why its run's uid map
 # is refused (nscause.c: CAP_SETFCAP); 15,243 with one capability
 # check for it and the run's drop (run.c: run_cap_held); 15,138 once the
-# core saw warm pools through pool.h, not the pool's own warm.h.  Issue 40 asks for 8,000: that
-# needs the core's own rooms and headers and the audit reader as a build
-# option.
-CORDON_MAX_LINES = 15138
+# core saw warm pools through pool.h, not the pool's own warm.h; 14,819
+# once the reader of the kernel's audit records was a room of its own
+# (kaudit/: cordon-audit).  Issue 40 asks for 8,000: that
+# needs the core's own rooms and headers.
+CORDON_MAX_LINES = 14819
 SECCOMP_OK = ('compiler/backend/', 'compiler/names/tables_syscalls.c')
 MAX_FUNCTION_LINES = 80
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^">]+)[">]', re.M)

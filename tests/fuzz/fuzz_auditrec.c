@@ -1,5 +1,5 @@
 /*
- * fuzz_auditrec.c - the kernel's audit records as launcher/auditrec.c
+ * fuzz_auditrec.c - the kernel's audit records as launcher/kaudit/auditrec.c
  * reads them.  Their text carries what the snippet chose (paths, its
  * comm), so every byte is input.
  *
@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "../../launcher/kaudit.h"
+#include "../../launcher/kaudit/auditrec.h"
 
 static const int types[] = { AUDITREC_LL_ACCESS, AUDITREC_LL_DOMAIN,
     AUDITREC_SECCOMP, AUDITREC_SYSCALL, AUDITREC_EOE, 1327 };

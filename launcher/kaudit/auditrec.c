@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kaudit.h"
+#include "auditrec.h"
 
 /* The value of key in s[0, n) into out (cut to outlen - 1), 1 if found.
  * hex: a bare value is a string in hexadecimal (decoded when it is). */
