@@ -97,8 +97,9 @@ int audit_wanted(void)
 	return kernel_on() == 1;
 }
 
-/* Join the audit group if the kernel and cordon's rights allow it; else
- * a->why says why not. */
+/* The multicast socket (a->fd) where the kernel's audit is on and
+ * answers cordon: audit_join then joins the group (kaudit/reader.c);
+ * else a->fd is -1 and a->why says why not. */
 struct audit *audit_open(int landlock_abi, int landlock_on)
 {
 	struct audit *a = &one;
@@ -123,7 +124,7 @@ struct audit *audit_open(int landlock_abi, int landlock_on)
 		    "(audit_enabled 0): it writes no record of Landlock's "
 		    "refusals or seccomp's kills; cordon does not turn it on "
 		    "(a host setting: auditctl -e 1)");
-	return audit_join(a, landlock_abi, landlock_on);
+	return a;
 }
 
 /* Landlock's refusals come from the watch (llwatch.c), not from the

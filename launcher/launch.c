@@ -310,12 +310,15 @@ static pid_t ns_refused_start(const struct opts *o, const struct cpol *p,
 	return run_start(&s->ln, &s->sup.pidfd, err, ERRLEN);
 }
 
-/* The kernel's audit records of the run (audit.c): the group joined
+/* The kernel's audit records of the run (audit.c, kaudit/): the group joined
  * before the clone, so that none of the run's records is missed. */
 static void audit_start(struct res *s)
 {
-	s->sup.audit = audit_open(s->ln.plan->layers.landlock_abi,
-	    s->ln.ruleset_fd >= 0);
+	int abi = s->ln.plan->layers.landlock_abi, on = s->ln.ruleset_fd >= 0;
+
+	s->sup.audit = audit_open(abi, on);
+	if (s->sup.audit->fd >= 0)
+		audit_join(s->sup.audit, abi, on);
 	s->sup.audit->named = s->ln.net_w >= 0;
 	if (s->llw.on)
 		audit_watched(s->sup.audit);

@@ -3,8 +3,8 @@
  * their reader (kaudit/reader.c is in cordon-audit and the programs with
  * a room): main.c executes cordon-audit for a run whose records the
  * kernel would give (audit_wanted) before anything of the run exists, so
- * audit_open reaches audit_join here only if the kernel's audit was
- * turned on in between; the status then says so.  The group is never
+ * audit_join is reached here only if the kernel's audit was turned on in
+ * between; the status then says so.  The group is never
  * joined here: there is nothing to read or finish.
  */
 #include "kaudit.h"

@@ -42,8 +42,8 @@
 
 const int audit_built = 1;
 
-/* The group joined (the kernel's audit is on: audit_open asked), a->fd
- * the multicast socket; else a->why says why not. */
+/* The group joined on a->fd, audit_open's socket (the kernel's audit is
+ * on: it asked); else a->fd is closed and a->why says why not. */
 struct audit *audit_join(struct audit *a, int landlock_abi, int landlock_on)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
